@@ -1,0 +1,69 @@
+# CogniVault: `make run` to use it, `make test` to check it. Both start from `make setup`.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+HOST ?= 0.0.0.0
+PORT ?= 8000
+HTTPS_PORT ?= 8443
+REDIS_URL ?= redis://127.0.0.1:6379/0
+DATA_DIR ?= $(CURDIR)/var
+# The port Redis listens on when `make run` has to start it itself.
+REDIS_PORT := $(shell echo "$(REDIS_URL)" | sed -nE 's#^redis://[^/]*:([0-9]+).*#\1#p')
+# honcho gives each process its own $$PORT, so the Procfile reads the web port as WEB_PORT.
+export WEB_PORT := $(PORT)
+export HOST PORT HTTPS_PORT REDIS_URL DATA_DIR REDIS_PORT
+
+# Debian packages the app uses: Redis (jobs), Tesseract (OCR), Chromium (browser tests),
+# espeak-ng (speech fixtures for the tests).
+APT_PACKAGES := redis-server tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng chromium espeak-ng
+
+.PHONY: setup system-packages run worker web test bench lint format clean
+
+setup: system-packages $(VENV)/.installed
+
+system-packages:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "Installing Debian packages:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else \
+	  echo "Missing system packages:$$missing"; \
+	  echo "Install them with:  sudo apt-get install$$missing   (macOS: see README)"; \
+	fi
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet ".[dev]"
+	touch $@
+
+run: setup
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py tls_certificate
+	$(PY) manage.py bootstrap
+	mkdir -p $(DATA_DIR)/redis
+	@if $(PY) -c "import redis,os; redis.Redis.from_url(os.environ['REDIS_URL'], socket_timeout=1).ping()" 2>/dev/null; \
+	then echo "Redis answers at $(REDIS_URL)."; exec $(VENV)/bin/honcho start web worker; \
+	else echo "Starting Redis for $(REDIS_URL)."; exec $(VENV)/bin/honcho start redis web worker; fi
+
+test: setup
+	$(PY) -m pytest
+
+bench: setup
+	@echo "no benchmarks yet"
+
+lint: setup
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check .
+
+format: setup
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,106 @@
+"""Personal API tokens and the teacher's student accounts."""
+
+from datetime import datetime
+
+from django.contrib.auth import authenticate
+from django.http import HttpRequest
+from django.shortcuts import get_object_or_404
+from ninja import Field, Router, Schema, Status
+from ninja.errors import HttpError
+from ninja.security import HttpBearer
+
+from apps.accounts.forms import MAX_STUDENTS_PER_REQUEST
+from apps.accounts.models import ApiToken, User
+
+router = Router(tags=["accounts"])
+
+
+class BearerToken(HttpBearer):
+    def authenticate(self, request: HttpRequest, token: str) -> User | None:
+        return ApiToken.objects.authenticate(token)
+
+
+def require_teacher(request: HttpRequest) -> User:
+    if not request.auth.is_teacher:
+        raise HttpError(403, "Only teachers can manage student accounts.")
+    return request.auth
+
+
+class TokenIn(Schema):
+    username: str
+    password: str
+    name: str = "API token"
+
+
+class TokenCreated(Schema):
+    token: str
+
+
+class TokenOut(Schema):
+    id: int
+    name: str
+    prefix: str
+    created_at: datetime
+    last_used_at: datetime | None
+
+
+class StudentsIn(Schema):
+    usernames: list[str] = Field(..., min_length=1, max_length=MAX_STUDENTS_PER_REQUEST)
+
+
+class CredentialOut(Schema):
+    username: str
+    password: str
+
+
+class StudentOut(Schema):
+    id: int
+    username: str
+    first_name: str
+    last_name: str
+    last_login: datetime | None
+
+
+@router.post("/auth/token", auth=None, response=TokenCreated)
+def create_token(request: HttpRequest, payload: TokenIn):
+    # A lockout after repeated failures is answered by django-axes (429, see views.locked_out).
+    user = authenticate(request, username=payload.username, password=payload.password)
+    if user is None:
+        raise HttpError(401, "Invalid username or password.")
+    _, raw = ApiToken.objects.issue(user, payload.name)
+    return {"token": raw}
+
+
+@router.get("/auth/tokens", response=list[TokenOut])
+def list_tokens(request: HttpRequest):
+    return ApiToken.objects.visible_to(request.auth)
+
+
+@router.delete("/auth/tokens/{token_id}", response={204: None})
+def revoke_token(request: HttpRequest, token_id: int):
+    get_object_or_404(ApiToken.objects.visible_to(request.auth), pk=token_id).delete()
+    return Status(204, None)
+
+
+@router.get("/accounts/students", response=list[StudentOut])
+def list_students(request: HttpRequest):
+    require_teacher(request)
+    return User.objects.students()
+
+
+@router.post("/accounts/students", response={201: list[CredentialOut]})
+def create_students(request: HttpRequest, payload: StudentsIn):
+    require_teacher(request)
+    if not any(name.strip() for name in payload.usernames):
+        raise HttpError(422, "Give at least one non-blank username.")
+    created = User.objects.create_students(payload.usernames)
+    return Status(
+        201, [{"username": user.username, "password": password} for user, password in created]
+    )
+
+
+@router.post("/accounts/students/{student_id}/password", response=CredentialOut)
+def reset_student_password(request: HttpRequest, student_id: int):
+    require_teacher(request)
+    student = get_object_or_404(User.objects.students(), pk=student_id)
+    return {"username": student.username, "password": student.reset_password()}

@@ -1,0 +1,100 @@
+"""People: teachers (staff) who run the class vault, students, and their personal API tokens."""
+
+import hashlib
+import secrets
+
+from django.contrib.auth.models import AbstractUser, UserManager
+from django.db import models, transaction
+from django.utils import timezone
+from django.utils.text import slugify
+
+PASSWORD_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: read aloud in class
+
+
+def generate_password() -> str:
+    """Three groups of four, e.g. 'kx7p-m2qa-9tzd': easy to copy from paper, ~60 bits."""
+    return "-".join("".join(secrets.choice(PASSWORD_ALPHABET) for _ in range(4)) for _ in range(3))
+
+
+class StudentManager(UserManager):
+    def students(self):
+        return self.filter(is_staff=False, is_superuser=False).order_by("username")
+
+    def unique_username(self, name: str) -> str:
+        base = slugify(name).replace("-", ".")[:140] or "student"
+        username, n = base, 1
+        while self.filter(username__iexact=username).exists():
+            n += 1
+            username = f"{base}{n}"
+        return username
+
+    @transaction.atomic
+    def create_students(self, names: list[str]) -> list[tuple["User", str]]:
+        """One student account per non-blank name, with a fresh password shown only now."""
+        created = []
+        for name in names:
+            name = name.strip()
+            if not name:
+                continue
+            password = generate_password()
+            first, _, last = name.partition(" ")
+            user = self.create_user(
+                self.unique_username(name), password=password, first_name=first, last_name=last
+            )
+            created.append((user, password))
+        return created
+
+
+class User(AbstractUser):
+    objects = StudentManager()
+
+    @property
+    def is_teacher(self) -> bool:
+        return self.is_staff
+
+    def reset_password(self) -> str:
+        password = generate_password()
+        self.set_password(password)
+        self.save(update_fields=["password"])
+        return password
+
+
+def hash_token(raw: str) -> str:
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+class ApiTokenQuerySet(models.QuerySet):
+    def visible_to(self, user: User):
+        return self.filter(user=user)
+
+    def issue(self, user: User, name: str) -> tuple["ApiToken", str]:
+        """Create a token and return it with its secret, which is never stored nor shown again."""
+        raw = "cv_" + secrets.token_urlsafe(32)
+        token = self.create(
+            user=user, name=name or "API token", key_hash=hash_token(raw), prefix=raw[:7]
+        )
+        return token, raw
+
+    def authenticate(self, raw: str) -> User | None:
+        token = self.select_related("user").filter(key_hash=hash_token(raw)).first()
+        if token is None or not token.user.is_active:
+            return None
+        self.filter(pk=token.pk).update(last_used_at=timezone.now())
+        return token.user
+
+
+class ApiToken(models.Model):
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100)
+    prefix = models.CharField(max_length=8, help_text="The first characters, to recognise it.")
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ApiTokenQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"

@@ -1,0 +1,98 @@
+import pytest
+
+from apps.accounts.models import User
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_teacher_creates_students_from_a_list_of_names(tess_client):
+    response = tess_client.post(
+        "/accounts/classroom/students/", {"names": "Ada Lovelace\n\n  Alan Turing \nAda Lovelace\n"}
+    )
+    assert response.status_code == 200
+    credentials = response.context["credentials"]
+    assert [user.username for user, _ in credentials] == [
+        "ada.lovelace",
+        "alan.turing",
+        "ada.lovelace2",
+    ]
+    for user, password in credentials:
+        assert password in response.text
+        assert user.check_password(password)
+        assert not user.is_staff
+
+
+def test_students_cannot_open_the_classroom(alice_client):
+    assert alice_client.get("/accounts/classroom/").status_code == 403
+    response = alice_client.post("/accounts/classroom/students/", {"names": "Eve"})
+    assert response.status_code == 403
+    assert not User.objects.filter(username="eve").exists()
+
+
+def test_an_empty_list_explains_itself(tess_client):
+    response = tess_client.post(
+        "/accounts/classroom/students/", {"names": "  \n "}, HTTP_HX_REQUEST="true"
+    )
+    assert response.status_code == 422
+    assert "Enter at least one name." in response.text
+
+
+def test_the_classroom_shows_a_join_link_and_qr_code(tess_client, alice):
+    page = tess_client.get("/accounts/classroom/")
+    assert page.status_code == 200
+    assert "/accounts/login/" in page.context["join_urls"][0]
+    assert "<svg" in page.text
+    assert "alice" in page.text
+
+
+def test_a_teacher_resets_a_students_password(tess_client, alice):
+    response = tess_client.post(f"/accounts/classroom/students/{alice.pk}/reset/")
+    [(user, password)] = response.context["credentials"]
+    alice.refresh_from_db()
+    assert alice.check_password(password)
+
+
+def test_a_teacher_cannot_reset_another_teachers_password_from_the_classroom(tess_client):
+    other = User.objects.create_user("tom", password="x" * 12, is_staff=True)
+    response = tess_client.post(f"/accounts/classroom/students/{other.pk}/reset/")
+    assert response.status_code == 404
+
+
+def test_the_api_creates_students_for_teachers_only(tess_client, alice_client):
+    response = tess_client.post(
+        "/api/v1/accounts/students",
+        {"usernames": ["Grace Hopper", "linus"]},
+        content_type="application/json",
+    )
+    assert response.status_code == 201
+    created = response.json()
+    assert [c["username"] for c in created] == ["grace.hopper", "linus"]
+    assert User.objects.get(username="linus").check_password(created[1]["password"])
+
+    denied = alice_client.post(
+        "/api/v1/accounts/students", {"usernames": ["mallory"]}, content_type="application/json"
+    )
+    assert denied.status_code == 403
+    assert denied.json()["detail"] == "Only teachers can manage student accounts."
+
+
+@pytest.mark.parametrize(
+    "body", [{}, {"usernames": []}, {"usernames": "ada"}, {"usernames": [" "]}]
+)
+def test_bad_student_lists_get_a_4xx_with_detail(tess_client, body):
+    response = tess_client.post("/api/v1/accounts/students", body, content_type="application/json")
+    assert 400 <= response.status_code < 500
+    assert "detail" in response.json()
+
+
+def test_bootstrap_creates_the_first_teacher_once(db, capsys):
+    from django.core.management import call_command
+
+    call_command("bootstrap")
+    first = capsys.readouterr().out
+    assert "password:" in first
+    assert User.objects.filter(is_staff=True).count() == 1
+
+    call_command("bootstrap")
+    assert "password:" not in capsys.readouterr().out
+    assert User.objects.filter(is_staff=True).count() == 1

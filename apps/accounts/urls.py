@@ -1,0 +1,22 @@
+from django.contrib.auth import views as auth_views
+from django.urls import path, reverse_lazy
+
+from apps.accounts import views
+
+app_name = "accounts"
+
+urlpatterns = [
+    path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path(
+        "password/",
+        auth_views.PasswordChangeView.as_view(success_url=reverse_lazy("accounts:settings")),
+        name="password_change",
+    ),
+    path("settings/", views.account_settings, name="settings"),
+    path("settings/tokens/", views.create_token, name="create_token"),
+    path("settings/tokens/<int:pk>/revoke/", views.revoke_token, name="revoke_token"),
+    path("classroom/", views.classroom, name="classroom"),
+    path("classroom/students/", views.create_students, name="create_students"),
+    path("classroom/students/<int:pk>/reset/", views.reset_student_password, name="reset_password"),
+]

@@ -1,0 +1,3 @@
+"""Websocket routes of the chat (mounted in cognivault_site/routing.py)."""
+
+websocket_urlpatterns: list = []

@@ -1,0 +1,9 @@
+from django.urls import path
+
+from apps.vault import views
+
+app_name = "vault"
+
+urlpatterns = [
+    path("", views.index, name="index"),
+]

@@ -1,0 +1,45 @@
+"""The REST API under /api/v1/: each app's router, session or Bearer-token auth, JSON errors."""
+
+from django.http import HttpRequest
+from ninja import NinjaAPI, Schema
+from ninja.security import django_auth
+
+from apps.accounts.api import BearerToken
+from apps.accounts.api import router as accounts_router
+from cognivault_site import health
+
+api = NinjaAPI(
+    title="CogniVault API",
+    version="1",
+    description="Your vault, chats and study tools. Authenticate with the browser session "
+    "or `Authorization: Bearer <token>` (create one at POST /auth/token).",
+    auth=[BearerToken(), django_auth],
+    urls_namespace="api",
+)
+
+
+class CheckOut(Schema):
+    status: str
+    detail: str
+
+
+class HealthOut(Schema):
+    status: str
+    database: CheckOut
+    redis: CheckOut
+    worker: CheckOut
+
+
+@api.get("/health", auth=None, response=HealthOut, tags=["health"])
+def get_health(request: HttpRequest):
+    checks = {"database": health.check_database(), "redis": health.check_redis()}
+    checks["worker"] = (
+        health.check_worker()
+        if checks["redis"]["status"] == "ok"
+        else {"status": "down", "detail": "Redis is down"}
+    )
+    overall = "ok" if all(check["status"] == "ok" for check in checks.values()) else "degraded"
+    return {"status": overall, **checks}
+
+
+api.add_router("/", accounts_router)

@@ -1,0 +1,19 @@
+from django.contrib import admin
+from django.urls import include, path
+
+from apps.accounts.views import home
+from cognivault_site.api import api
+
+admin.site.site_header = "CogniVault administration"
+admin.site.site_title = "CogniVault"
+
+urlpatterns = [
+    path("", home, name="home"),
+    path("accounts/", include("apps.accounts.urls")),
+    path("chat/", include("apps.chat.urls")),
+    path("vault/", include("apps.vault.urls")),
+    path("study/", include("apps.study.urls")),
+    path("progress/", include("apps.progress.urls")),
+    path("admin/", admin.site.urls),
+    path("api/v1/", api.urls),
+]

@@ -1,0 +1,89 @@
+"""Shared fixtures: the three people of every test (tess teaches, alice and bob study),
+small factories, and the isolation check every feature adds its URLs to."""
+
+from collections.abc import Iterable
+
+import pytest
+from django.test import Client
+
+from apps.accounts.models import User
+from apps.vault.models import Category, Document
+
+PASSWORD = "correct-horse-battery"
+HTTP_METHODS = ("get", "post", "put", "patch", "delete")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_environment(settings, tmp_path):
+    """Each test gets its own DATA_DIR and an in-memory channel layer."""
+    settings.DATA_DIR = tmp_path / "data"
+    settings.DATA_DIR.mkdir()
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+
+def make_user(username: str, *, teacher: bool = False) -> User:
+    return User.objects.create_user(username, password=PASSWORD, is_staff=teacher)
+
+
+@pytest.fixture
+def tess(db) -> User:
+    return make_user("tess", teacher=True)
+
+
+@pytest.fixture
+def alice(db) -> User:
+    return make_user("alice")
+
+
+@pytest.fixture
+def bob(db) -> User:
+    return make_user("bob")
+
+
+def client_for(user: User) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def tess_client(tess) -> Client:
+    return client_for(tess)
+
+
+@pytest.fixture
+def alice_client(alice) -> Client:
+    return client_for(alice)
+
+
+@pytest.fixture
+def bob_client(bob) -> Client:
+    return client_for(bob)
+
+
+def make_category(name: str = "Biology") -> Category:
+    return Category.objects.create(name=name)
+
+
+def make_document(owner: User, filename: str = "notes.txt", **fields) -> Document:
+    fields.setdefault("scope", Document.Scope.PERSONAL)
+    fields.setdefault("format", filename.rsplit(".", 1)[-1])
+    fields.setdefault("sha256", "0" * 64)
+    fields.setdefault("stored_name", f"{owner.pk}-{filename}")
+    return Document.objects.create(owner=owner, filename=filename, **fields)
+
+
+def assert_only_owner_can_reach(
+    url: str, intruder: Client, allowed_methods: Iterable[str] = HTTP_METHODS
+) -> None:
+    """Someone else's URL answers 404 to every method the URL takes, as if it did not exist.
+
+    A method the URL never takes may answer 405 instead: that says nothing about the object.
+    """
+    allowed = {method.lower() for method in allowed_methods}
+    for method in HTTP_METHODS:
+        response = getattr(intruder, method)(url)
+        expected = {404} if method in allowed else {404, 405}
+        assert response.status_code in expected, (
+            f"{method.upper()} {url} answered {response.status_code} to an intruder"
+        )

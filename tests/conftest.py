@@ -1,0 +1,188 @@
+"""The real thing for end-to-end tests: a Redis server, daphne and a Celery worker as separate
+processes on loopback, and Debian's Chromium driven by Playwright."""
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TEACHER = ("tess", "tess-teaches-2026")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_until(check, *, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if check():
+                return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    raise TimeoutError(f"{what} did not come up within {timeout:.0f} s")
+
+
+def stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory) -> Iterator[str]:
+    server = shutil.which("redis-server")
+    assert server, "redis-server is missing: run `make setup`"
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            server,
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(tmp_path_factory.mktemp("redis")),
+        ],
+        stdout=subprocess.DEVNULL,
+    )
+
+    def answers() -> bool:
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(16).startswith(b"+PONG")
+
+    wait_until(answers, timeout=20, what="redis-server")
+    yield f"redis://127.0.0.1:{port}/0"
+    stop(process)
+
+
+def spawn(args: list, env: dict[str, str], log: Path) -> subprocess.Popen:
+    with open(log, "w") as out:  # the child keeps its own copy of the descriptor
+        return subprocess.Popen(args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+
+
+@dataclass
+class RunningApp:
+    url: str
+    env: dict[str, str]
+    data_dir: Path
+
+    def manage(self, *args: str) -> str:
+        return subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+
+    def get_json(self, path: str) -> dict:
+        with urllib.request.urlopen(self.url + path, timeout=10) as response:
+            return json.load(response)
+
+
+@pytest.fixture(scope="session")
+def running_app(redis_url, tmp_path_factory) -> Iterator[RunningApp]:
+    """daphne and a Celery worker as `make run` starts them, on a fresh DATA_DIR."""
+    data_dir = tmp_path_factory.mktemp("data")
+    port = free_port()
+    env = {
+        **os.environ,
+        "DATA_DIR": str(data_dir),
+        "REDIS_URL": redis_url,
+        "HOST": "127.0.0.1",
+        "PORT": str(port),
+        "DJANGO_SUPERUSER_USERNAME": TEACHER[0],
+        "DJANGO_SUPERUSER_PASSWORD": TEACHER[1],
+        "DJANGO_SETTINGS_MODULE": "cognivault_site.settings",
+    }
+    app = RunningApp(f"http://127.0.0.1:{port}", env, data_dir)
+    app.manage("migrate", "--noinput")
+    app.manage("createsuperuser", "--noinput", "--email", "tess@example.org")
+    logs = data_dir / "logs"
+    logs.mkdir()
+    bin_dir = Path(sys.executable).parent
+    daphne = [
+        bin_dir / "daphne",
+        "-b",
+        "127.0.0.1",
+        "-p",
+        str(port),
+        "cognivault_site.asgi:application",
+    ]
+    worker = [
+        bin_dir / "celery",
+        "-A",
+        "cognivault_site",
+        "worker",
+        "--concurrency=1",
+        "-n",
+        f"test-{port}@%h",
+    ]
+    processes = [spawn(daphne, env, logs / "web.log"), spawn(worker, env, logs / "worker.log")]
+    try:
+        wait_until(
+            lambda: app.get_json("/api/v1/health")["worker"]["status"] == "ok",
+            timeout=90,
+            what="daphne and the Celery worker",
+        )
+        yield app
+    finally:
+        for process in processes:
+            stop(process)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    executable = shutil.which("chromium")
+    assert executable, "Debian's chromium is missing: run `make setup`"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+def log_in(browser, app: RunningApp, username: str, password: str):
+    """A fresh browser context (its own cookies) logged in as one person; returns its page."""
+    context = browser.new_context(base_url=app.url)
+    page = context.new_page()
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(lambda url: "/accounts/login/" not in url)
+    return page

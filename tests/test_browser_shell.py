@@ -1,0 +1,75 @@
+"""A person in a real browser: logging in, moving around, and a classroom of separate people."""
+
+import re
+
+import pytest
+
+from tests.conftest import TEACHER, log_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.services]
+
+
+def test_a_teacher_logs_in_and_clicks_through_the_four_sections(browser, running_app):
+    page = log_in(browser, running_app, *TEACHER)
+    for link, heading in [
+        ("Chat", "Chat"),
+        ("Knowledge Base", "Knowledge Base"),
+        ("Study Hub", "Study Hub"),
+        ("Dashboard", "Dashboard"),
+    ]:
+        page.get_by_role("navigation").get_by_role("link", name=link, exact=True).click()
+        page.wait_for_url(re.compile(r"/(chat|vault|study|progress)/$"))
+        assert page.get_by_role("heading", level=1).inner_text() == heading
+        current = page.locator('nav a[aria-current="page"]')
+        assert current.inner_text() == link
+    # The last section is remembered.
+    page.goto("/")
+    assert page.url.endswith("/progress/")
+    page.context.close()
+
+
+def test_three_students_created_by_the_teacher_cannot_reach_each_other(browser, running_app):
+    teacher = log_in(browser, running_app, *TEACHER)
+    teacher.goto("/accounts/classroom/")
+    teacher.get_by_label("Names").fill("Anna Berg\nBen Cohen\nCara Diaz")
+    teacher.get_by_role("button", name="Create accounts").click()
+    cards = teacher.locator("article.credential")
+    assert cards.count() == 3
+    credentials = [
+        (card.locator(".username").inner_text(), card.locator(".password").inner_text())
+        for card in cards.all()
+    ]
+    teacher.context.close()
+
+    students = [
+        log_in(browser, running_app, username, password) for username, password in credentials
+    ]
+    revoke_urls = []
+    for page, (username, _) in zip(students, credentials, strict=True):
+        assert f"Log out {username}" in page.locator("nav").inner_text()
+        page.goto("/accounts/settings/")
+        page.get_by_label("Name").fill(f"{username}'s script")
+        page.get_by_role("button", name="Create token").click()
+        page.locator(".new-token").wait_for()
+        revoke_urls.append(page.locator("#token-list tbody form").get_attribute("action"))
+
+    for index, page in enumerate(students):
+        # Nobody sees another's tokens, and nobody can revoke them.
+        page.goto("/accounts/settings/")
+        text = page.locator("#token-list").inner_text()
+        for other, (other_name, _) in enumerate(credentials):
+            if other == index:
+                assert f"{other_name}'s script" in text
+                continue
+            assert f"{other_name}'s script" not in text
+            csrf = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+            response = page.request.post(revoke_urls[other], headers={"X-CSRFToken": csrf})
+            assert response.status == 404
+        # Students have no classroom.
+        assert "Classroom" not in page.locator("nav").inner_text()
+        assert page.goto("/accounts/classroom/").status == 403
+
+    for page in students:
+        page.goto("/accounts/settings/")
+        assert page.locator("#token-list tbody tr").count() == 1
+        page.context.close()
