@@ -164,8 +164,10 @@ def running_app(redis_url, tmp_path_factory) -> Iterator[RunningApp]:
             stop(process)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def browser():
+    """Per test, not per session: Playwright's sync API keeps an event loop running in this
+    thread while it is open, which would break the asyncio tests that follow."""
     from playwright.sync_api import sync_playwright
 
     executable = shutil.which("chromium")
