@@ -265,3 +265,13 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {"axes": {"level": "WARNING"}},
 }
+
+# --- Progress ---------------------------------------------------------------------------------
+
+# A chat message more than this many seconds after the last one opens a new study session.
+STUDY_SESSION_IDLE_GAP_SECONDS = env_int("STUDY_SESSION_IDLE_GAP_SECONDS", 900)
+# Activates the time zone the browser reports (a `tz` cookie), so pages show local times.
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("django.contrib.auth.middleware.AuthenticationMiddleware") + 1,
+    "apps.progress.middleware.LocalTimeZoneMiddleware",
+)
