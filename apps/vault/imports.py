@@ -5,6 +5,7 @@ Nothing else calls this: in particular no model tool can."""
 import re
 from urllib.parse import urlsplit
 
+from apps.llm import egress
 from apps.vault import fetch
 from apps.vault.fetch import FetchError
 from apps.vault.models import Category, Document
@@ -27,7 +28,8 @@ def import_url(
     owner, url: str, *, scope: str = Document.Scope.PERSONAL, category: Category | None = None
 ) -> Stored:
     url = url.strip()
-    page = fetch.fetch(url, resolver=resolver, connector=connector)
+    with egress.user_requested(url):  # the privacy audit shows it as asked for, not flagged
+        page = fetch.fetch(url, resolver=resolver, connector=connector)
     return store(
         owner, label_for(url), [page.content], scope=scope, category=category, source_url=url
     )

@@ -62,10 +62,11 @@ def embed_texts(texts: list[str]) -> np.ndarray:
     return gateway.embed(texts)
 
 
-def model_unavailable_errors() -> tuple[type[BaseException], ...]:
+def model_errors() -> tuple[type[BaseException], ...]:
+    """A model that is down, slow or talks garbage: worth retrying with backoff."""
     from apps.llm import gateway
 
-    return (gateway.ModelUnavailable,)
+    return (gateway.ModelUnavailable, gateway.ModelError)
 
 
 # --- Runs ----------------------------------------------------------------------------------
