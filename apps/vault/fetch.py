@@ -7,11 +7,13 @@ IPv4-mapped IPv6 too); the connection goes to exactly that checked address while
 verifies the name. At most 10 MB and 10 seconds in all. Only a person's explicit import calls it.
 """
 
+import contextlib
 import http.client
 import ipaddress
 import re
 import socket
 import ssl
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -229,6 +231,20 @@ def _get(
 ) -> tuple[int, str, str, bytes]:
     kind = _PinnedHTTPS if target.scheme == "https" else _PinnedHTTP
     connection = kind(target, address, connector, _remaining(deadline))
+    expired = threading.Event()
+
+    def expire() -> None:
+        # The total deadline: a server trickling one byte at a time cannot hold us longer.
+        expired.set()
+        sock = getattr(connection, "pinned", None)
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    timer = threading.Timer(_remaining(deadline), expire)
+    timer.daemon = True
+    timer.start()
+    too_slow = f"The page took longer than {TIMEOUT_SECONDS:g} seconds to load."
     try:
         connection.request(
             "GET",
@@ -248,25 +264,23 @@ def _get(
         if declared and declared.isdigit() and int(declared) > max_bytes:
             raise FetchError(f"The page is larger than {max_bytes // (1024 * 1024)} MB.")
         body = bytearray()
-        while True:
-            # http.client may drop connection.sock once the headers are in; the socket lives on.
-            connection.pinned.settimeout(_remaining(deadline))
-            block = response.read(65536)
-            if not block:
-                break
+        while block := response.read(65536):
             body += block
             if len(body) > max_bytes:
                 raise FetchError(f"The page is larger than {max_bytes // (1024 * 1024)} MB.")
+        if expired.is_set():
+            raise FetchError(too_slow)
         return response.status, location, content_type, bytes(body)
     except FetchError:
         raise
     except TimeoutError as error:
-        raise FetchError(
-            f"The page took longer than {TIMEOUT_SECONDS:g} seconds to load."
-        ) from error
+        raise FetchError(too_slow) from error
     except ssl.SSLError as error:
         raise FetchError(f"The secure connection failed ({error.reason}).") from error
     except (OSError, http.client.HTTPException) as error:
+        if expired.is_set():
+            raise FetchError(too_slow) from error
         raise FetchError(f"The page could not be fetched ({type(error).__name__}).") from error
     finally:
+        timer.cancel()
         connection.close()
