@@ -3,7 +3,7 @@ ingestion runs. Mounted at /api/v1/vault/."""
 
 from datetime import datetime
 
-from django.db import IntegrityError
+from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 from ninja import Field, File, Form, Router, Schema, Status
@@ -99,7 +99,8 @@ def create_category(request: HttpRequest, payload: CategoryIn):
     if not name:
         raise HttpError(422, "Give the category a name.")
     try:
-        category = Category.objects.create(name=name)
+        with transaction.atomic():
+            category = Category.objects.create(name=name)
     except IntegrityError:
         raise HttpError(409, f"A category named {name!r} exists already.") from None
     return Status(201, category)

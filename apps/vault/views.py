@@ -5,7 +5,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db import IntegrityError
+from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
@@ -158,7 +158,8 @@ def create_category(request: HttpRequest) -> HttpResponse:
     if not name:
         return respond(request, errors=["Give the category a name."], status=422)
     try:
-        Category.objects.create(name=name)
+        with transaction.atomic():
+            Category.objects.create(name=name)
     except IntegrityError:
         return respond(request, errors=[f"A category named {name} exists already."], status=409)
     return respond(request, notices=[f"Category {name} created."])
