@@ -282,6 +282,20 @@ def extract(run: IngestRun, step: IngestStep) -> None:
         if not done:
             extract_document(run, step, document, f"{index + 1} of {len(documents)}")
         report(step, done=index + 1)
+    report(step, detail=extract_summary(run, len(documents)))
+
+
+def extract_summary(run: IngestRun, total: int) -> str:
+    failed = run.documents.filter(status=Document.Status.FAILED).count()
+    parts = [f"{total - failed} of {total} files read"]
+    ocr = Extraction.objects.filter(document__in=run.documents.all(), ocr_pages__gt=0)
+    pages = sum(row.ocr_pages for row in ocr)
+    if pages:
+        seconds = sum(row.ocr_seconds for row in ocr)
+        parts.append(f"{pages} OCR page{'s' if pages != 1 else ''} in {seconds:.1f} s")
+    if failed:
+        parts.append(f"{failed} failed")
+    return " · ".join(parts)
 
 
 def extract_document(run: IngestRun, step: IngestStep, document: Document, place: str) -> None:
