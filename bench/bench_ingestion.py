@@ -13,7 +13,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import docx  # noqa: E402
-import pymupdf  # noqa: E402
 from pypdf import PdfReader  # noqa: E402
 
 from apps.vault.chunking import Unit, pieces_from_units  # noqa: E402
@@ -41,15 +40,6 @@ def make_docx(path: Path) -> Path:
         if number % 50 == 0:
             document.add_heading(f"Kapitel {number // 50 + 1}", level=1)
         document.add_paragraph(f"Absatz {number}: " + files.LOREM)
-    document.save(path)
-    return path
-
-
-def make_scanned(path: Path) -> Path:
-    single = files.scanned_page_pdf(path.with_name("one-scan.pdf"), text_pages=0)
-    document = pymupdf.open()
-    for _ in range(SCANNED):
-        document.insert_pdf(pymupdf.open(single))
     document.save(path)
     return path
 
@@ -94,7 +84,7 @@ def main() -> None:
         chunking = median_seconds(lambda: list(pieces_from_units(units)))
         word = make_docx(root / "long.docx")
         docx_time = median_seconds(lambda: extract(word, "docx"))
-        scanned = make_scanned(root / "scanned.pdf")
+        scanned = files.scanned_book(root / "scanned.pdf", SCANNED)
         ocr_one = ocr_seconds(scanned, "1")
         ocr_default = ocr_seconds(scanned, None)
 

@@ -21,12 +21,16 @@ from tests.conftest import ROOT, wait_until
 pytestmark = pytest.mark.services
 
 SETUP = """
+from pathlib import Path
 from apps.accounts.models import User
 from apps.vault import pipeline, uploads
+from apps.vault.tests import files
 alice = User.objects.create_user("alice", password="x")
 rows = "\\n".join(f"Species {n},habitat {n % 7},{n}" for n in range(1, 801))
 uploads.store(alice, "arten.csv", [("species,habitat,count\\n" + rows).encode()])
 uploads.store(alice, "notes.md", [b"# Cells\\n\\nMitochondria make ATP for the whole cell."])
+scan = files.scanned_book(Path("{folder}") / "scan.pdf", pages=12)
+uploads.store(alice, "scan.pdf", [scan.read_bytes()])
 pipeline.start_run(alice)
 """
 
@@ -109,8 +113,9 @@ def rows(database: Path, sql: str) -> list[tuple]:
         return connection.execute(sql).fetchall()
 
 
-def test_a_worker_killed_mid_embedding_resumes_without_losing_or_repeating_work(
-    redis_url, tmp_path
+@pytest.mark.parametrize("moment", ["extract", "embed"])
+def test_a_worker_killed_mid_ingestion_resumes_without_losing_or_repeating_work(
+    redis_url, tmp_path, moment
 ):
     model = SlowModel(delay=0.4)
     data_dir = tmp_path / "data"
@@ -129,19 +134,28 @@ def test_a_worker_killed_mid_embedding_resumes_without_losing_or_repeating_work(
         [*manage, "migrate", "--noinput"], cwd=ROOT, env=env, check=True, capture_output=True
     )
     subprocess.run(
-        [*manage, "shell", "-c", SETUP], cwd=ROOT, env=env, check=True, capture_output=True
+        [*manage, "shell", "-c", SETUP.replace("{folder}", str(tmp_path))],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
     )
     database = data_dir / "cognivault.sqlite3"
     log = tmp_path / "worker.log"
 
-    def embed_step() -> tuple[str, int, int]:
-        return rows(
-            database, "SELECT status, done, total FROM vault_ingeststep WHERE name='embed'"
-        )[0]
+    def step(name: str) -> tuple[str, int, str]:
+        sql = f"SELECT status, done, detail FROM vault_ingeststep WHERE name='{name}'"
+        return rows(database, sql)[0]
+
+    def reached() -> bool:
+        if moment == "extract":  # the OCR of the scanned PDF, the third file, is under way
+            status, done, detail = step("extract")
+            return status == "running" and done >= 2 and "page" in detail
+        return step("embed")[1] >= 3  # three batches embedded
 
     worker = start_worker(env, log)
     try:
-        wait_until(lambda: embed_step()[1] >= 3, timeout=90, what="three embedded batches")
+        wait_until(reached, timeout=90, what=f"the {moment} step")
     finally:
         os.killpg(worker.pid, signal.SIGKILL)
         worker.wait()
@@ -150,9 +164,13 @@ def test_a_worker_killed_mid_embedding_resumes_without_losing_or_repeating_work(
     finished = {text for _, text, embedded in chunks_at_kill if embedded}
     sent_before_restart = len(model.embedded())
     steps = dict(rows(database, "SELECT name, status FROM vault_ingeststep"))
-    assert [steps[name] for name in ("scan", "extract", "chunk")] == ["done"] * 3
-    assert steps["embed"] == "running" and steps["index"] == "waiting"
-    assert len(finished) >= 15 and len(finished) < len(chunks_at_kill)
+    if moment == "extract":
+        assert [steps[name] for name in ("scan", "extract")] == ["done", "running"]
+        assert chunks_at_kill == []
+    else:
+        assert [steps[name] for name in ("scan", "extract", "chunk")] == ["done"] * 3
+        assert steps["embed"] == "running" and steps["index"] == "waiting"
+        assert len(finished) >= 15 and len(finished) < len(chunks_at_kill)
 
     worker = start_worker(env, log)
     try:
@@ -171,10 +189,12 @@ def test_a_worker_killed_mid_embedding_resumes_without_losing_or_repeating_work(
     assert rows(database, "SELECT filename, status FROM vault_document ORDER BY filename") == [
         ("arten.csv", "done"),
         ("notes.md", "done"),
+        ("scan.pdf", "done"),
     ]
     chunks = rows(database, "SELECT id, text, embedding IS NOT NULL FROM vault_chunk")
-    # The same chunks as before the kill (not cut again), none twice, all embedded.
-    assert {c[0] for c in chunks} == {c[0] for c in chunks_at_kill}
+    if moment == "embed":  # the same chunks as before the kill: not cut again
+        assert {c[0] for c in chunks} == {c[0] for c in chunks_at_kill}
+    # None twice, all embedded.
     assert len({text for _, text, _ in chunks}) == len(chunks)
     assert all(embedded for _, _, embedded in chunks)
     # No finished batch went to the model again; everything else went at least once.

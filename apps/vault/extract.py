@@ -9,6 +9,8 @@ No Django here: the child starts fast and the module is easy to test on its own.
 import codecs
 import contextlib
 import csv
+import ctypes
+import ctypes.util
 import io
 import json
 import os
@@ -488,6 +490,13 @@ def extract(path: Path, fmt: str, progress: Progress = noop) -> dict:
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
+def die_with_parent() -> None:
+    """Linux: the child gets SIGKILL when the worker that started it dies (even by kill -9)."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
 def run_isolated(
     path: Path,
     fmt: str,
@@ -501,6 +510,7 @@ def run_isolated(
     limit = memory_mb * 1024 * 1024
 
     def limit_child() -> None:
+        die_with_parent()
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         # A backstop for an orphan whose worker was killed before its timer could fire.

@@ -158,3 +158,14 @@ def zip_with(path: Path, members: dict[str, bytes]) -> Path:
         for name, data in members.items():
             archive.writestr(name, data)
     return path
+
+
+def scanned_book(path: Path, pages: int) -> Path:
+    """Only scans, each page its own text: every page goes through OCR (slow on purpose)."""
+    document = pymupdf.open()
+    for number in range(1, pages + 1):
+        text = f"Seite {number}. Die Zelle Nummer {number} teilt sich durch Mitose. " * 2
+        single = scanned_page_pdf(path.with_name(f"{path.stem}-{number}.pdf"), 0, text)
+        document.insert_pdf(pymupdf.open(single))
+    document.save(path)
+    return path
