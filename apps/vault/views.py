@@ -42,6 +42,15 @@ def respond(request: HttpRequest, *, notices=(), errors=(), run=None, status=200
     return redirect("vault:index")
 
 
+def chosen_category(request: HttpRequest) -> tuple[Category | None, bool]:
+    """The form's category, and whether one was named that does not exist."""
+    value = request.POST.get("category", "")
+    if not value:
+        return None, False
+    category = Category.objects.filter(pk=int(value)).first() if value.isdigit() else None
+    return category, category is None
+
+
 @require_GET
 @login_required
 def index(request: HttpRequest) -> HttpResponse:
@@ -61,11 +70,9 @@ def upload(request: HttpRequest) -> HttpResponse:
             errors=[f"At most {settings.MAX_FILES_PER_UPLOAD} files at once."],
             status=422,
         )
-    category = None
-    if request.POST.get("category"):
-        category = Category.objects.filter(pk=request.POST["category"]).first()
-        if category is None:
-            return respond(request, errors=["That category does not exist."], status=422)
+    category, missing = chosen_category(request)
+    if missing:
+        return respond(request, errors=["That category does not exist."], status=422)
     scope = request.POST.get("scope") or Document.Scope.PERSONAL
     notices, errors, queued = [], [], []
     for uploaded in files:
@@ -94,9 +101,9 @@ def upload(request: HttpRequest) -> HttpResponse:
 @require_POST
 @login_required
 def import_url(request: HttpRequest) -> HttpResponse:
-    category = None
-    if request.POST.get("category"):
-        category = Category.objects.filter(pk=request.POST["category"]).first()
+    category, missing = chosen_category(request)
+    if missing:
+        return respond(request, errors=["That category does not exist."], status=422)
     scope = request.POST.get("scope") or Document.Scope.PERSONAL
     try:
         stored = imports.import_url(

@@ -278,3 +278,15 @@ def test_the_page_lists_documents_with_their_figures(alice, alice_client):
 def test_anonymous_people_are_sent_to_log_in():
     assert Client().get("/vault/").status_code == 302
     assert Client().get(f"{API}/documents").status_code == 401
+
+
+@pytest.mark.parametrize("category", ["999", "not-a-number", "1; DROP TABLE"])
+def test_an_unknown_category_is_a_clear_error(alice_client, category):
+    upload = SimpleUploadedFile("n.txt", b"x" * 200)
+    response = alice_client.post(
+        "/vault/upload/", {"files": [upload], "category": category}, **HTMX
+    )
+    assert response.status_code == 422
+    assert "category does not exist" in response.content.decode()
+    api = alice_client.post(f"{API}/documents", {"file": upload, "category": category})
+    assert api.status_code in (404, 422) and "detail" in api.json()
