@@ -1,0 +1,247 @@
+"""Every format from a real file of that format, OCR of a scanned page, and hostile files."""
+
+import zipfile
+
+import pymupdf
+import pytest
+
+from apps.vault.chunking import Unit, pieces_from_units
+from apps.vault.extract import ExtractionError, extract, looks_like, run_isolated
+from apps.vault.tests import files
+
+
+def pieces(result):
+    units = [unit if isinstance(unit, Unit) else Unit(**unit) for unit in result["units"]]
+    return list(pieces_from_units(units))
+
+
+def isolated(path, fmt, **options):
+    options.setdefault("timeout", 60)
+    options.setdefault("memory_mb", 2048)
+    return run_isolated(path, fmt, **options)
+
+
+def test_pdf_pages_keep_their_numbers(tmp_path):
+    result = isolated(files.text_pdf(tmp_path / "bio.pdf", pages=3), "pdf")
+    chunks = pieces(result)
+    assert result["pages"] == 3
+    assert {chunk.page for chunk in chunks} == {1, 2, 3}
+    assert chunks[0].text.startswith("Page 1.")
+    assert "Photosynthese" in chunks[0].text
+
+
+def test_a_scanned_page_is_read_by_ocr(tmp_path):
+    events = []
+    result = isolated(
+        files.scanned_page_pdf(tmp_path / "scan.pdf", text_pages=1),
+        "pdf",
+        on_progress=events.append,
+    )
+    scanned = [chunk for chunk in pieces(result) if chunk.page == 2]
+    assert result["ocr_pages"] == 1
+    assert scanned and "Mitochondrien" in scanned[0].text and "Kraftwerke" in scanned[0].text
+
+
+def test_docx_keeps_paragraphs_tables_and_headings(tmp_path):
+    chunks = pieces(isolated(files.docx_file(tmp_path / "zelle.docx"), "docx"))
+    text = "\n".join(chunk.text for chunk in chunks)
+    assert "Ribosom | Proteinsynthese" in text
+    assert any(chunk.section == "Zellbiologie > Mitochondrien" for chunk in chunks)
+
+
+def test_pptx_gives_one_chunk_per_slide(tmp_path):
+    chunks = pieces(isolated(files.pptx_file(tmp_path / "slides.pptx", slides=3), "pptx"))
+    assert [chunk.page for chunk in chunks] == [1, 2, 3]
+    assert chunks[0].text.startswith("Slide title 1\nBody of slide 1")
+    assert "An extra text box" in chunks[0].text
+
+
+def test_xlsx_batches_rows_with_the_header_and_sheet_name(tmp_path):
+    chunks = pieces(isolated(files.xlsx_file(tmp_path / "budget.xlsx", rows=45), "xlsx"))
+    budget = [chunk for chunk in chunks if chunk.section == "Budget"]
+    assert len(budget) == 3  # 45 rows: 20 + 20 + 5
+    for chunk in budget:
+        assert chunk.text.startswith("[Sheet: Budget]\nQuarter | Item | Amount\n")
+    assert budget[0].text.count("\n") == 21
+    assert any(chunk.section == "Notes" and "Enzymes" in chunk.text for chunk in chunks)
+
+
+def test_csv_batches_rows_with_the_header(tmp_path):
+    chunks = pieces(isolated(files.csv_file(tmp_path / "arten.csv", rows=45), "csv"))
+    assert len(chunks) == 3
+    assert all(chunk.text.startswith("species | habitat | count\n") for chunk in chunks)
+    assert "Species 45 | Wald | 45" in chunks[-1].text
+
+
+def test_markdown_sections_carry_their_breadcrumb(tmp_path):
+    chunks = pieces(isolated(files.markdown_file(tmp_path / "notes.md"), "md"))
+    by_section = {chunk.section: chunk.text for chunk in chunks}
+    assert by_section["Genetics > Transcription > RNA polymerase"].startswith(
+        "[Section: Genetics > Transcription > RNA polymerase]\n"
+    )
+    assert "# not a heading" in by_section["Genetics > Transcription"]
+    assert "Ecology" in by_section
+    assert by_section[""].startswith("Intro text")
+
+
+def test_a_long_markdown_section_is_split_and_each_piece_keeps_the_breadcrumb(tmp_path):
+    path = tmp_path / "long.md"
+    path.write_text("# Big\n\n" + "A sentence about cells and their parts. " * 80)
+    chunks = pieces(isolated(path, "md"))
+    assert len(chunks) >= 3
+    assert all(chunk.text.startswith("[Section: Big]\n") for chunk in chunks)
+    assert all(len(chunk.text) <= 1000 for chunk in chunks)
+
+
+def test_text_tolerates_bad_bytes_and_old_encodings(tmp_path):
+    path = tmp_path / "alt.txt"
+    path.write_bytes("Grüße aus München, ".encode("cp1252") * 10 + b"\xff\xfe broken")
+    text = pieces(isolated(path, "txt"))[0].text
+    assert "Grüße aus München" in text
+
+
+def test_html_keeps_the_article_not_the_navigation(tmp_path):
+    text = pieces(isolated(files.html_file(tmp_path / "page.html"), "html"))[0].text
+    assert "active site" in text
+    assert "Copyright footer" not in text
+
+
+@pytest.mark.parametrize(
+    ("fmt", "head", "expected"),
+    [
+        ("pdf", b"%PDF-1.7\n", True),
+        ("pdf", b"GIF89a", False),
+        ("docx", b"%PDF-1.7", False),
+        ("txt", b"plain text", True),
+        ("txt", b"MZ\x90\x00\x03\x00", False),
+        ("html", b"<!doctype html>", True),
+    ],
+)
+def test_magic_bytes_must_match_the_extension(fmt, head, expected):
+    assert looks_like(fmt, head) is expected
+
+
+def test_a_zip_that_is_no_office_document_is_refused_by_magic(tmp_path):
+    path = files.zip_with(tmp_path / "fake.docx", {"hello.txt": b"hi"})
+    assert not looks_like("docx", path.read_bytes()[:16], path)
+    assert looks_like("docx", b"PK\x03\x04", files.docx_file(tmp_path / "real.docx"))
+
+
+# --- Hostile and broken files -----------------------------------------------------------------
+
+
+def test_an_encrypted_pdf_fails_with_a_reason(tmp_path):
+    with pytest.raises(ExtractionError, match="password"):
+        isolated(files.encrypted_pdf(tmp_path / "locked.pdf"), "pdf")
+
+
+def test_a_corrupt_pdf_fails_with_a_reason(tmp_path):
+    path = tmp_path / "broken.pdf"
+    path.write_bytes(b"%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> garbage \x00\x01")
+    with pytest.raises(ExtractionError, match="PDF"):
+        isolated(path, "pdf")
+
+
+def test_a_pdf_with_cyclic_references_fails_or_reads_without_hanging(tmp_path):
+    path = tmp_path / "cycle.pdf"
+    path.write_bytes(
+        b"%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n"
+        b"2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj\n"
+        b"3 0 obj << /Type /Pages /Kids [2 0 R] /Count 1 /Parent 2 0 R >> endobj\n"
+        b"trailer << /Root 1 0 R /Size 4 >>\n%%EOF"
+    )
+    with pytest.raises(ExtractionError):
+        isolated(path, "pdf", timeout=30)
+
+
+def test_a_page_too_large_to_render_is_an_error_not_a_memory_bomb(tmp_path):
+    document = pymupdf.open()
+    document.new_page(width=14000, height=14000)  # empty: it would go to OCR
+    document.save(tmp_path / "huge.pdf")
+    with pytest.raises(ExtractionError, match="too large"):
+        isolated(tmp_path / "huge.pdf", "pdf")
+
+
+@pytest.mark.parametrize("fmt", ["docx", "pptx", "xlsx"])
+def test_office_zip_bombs_are_refused(tmp_path, fmt):
+    real = {"docx": files.docx_file, "pptx": files.pptx_file, "xlsx": files.xlsx_file}[fmt]
+    source = real(tmp_path / f"source.{fmt}")
+    bomb = tmp_path / f"bomb.{fmt}"
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(bomb, "w") as out:
+        for entry in original.infolist():
+            out.writestr(entry, original.read(entry), zipfile.ZIP_DEFLATED)
+        out.writestr(
+            "customXml/padding.xml",
+            b"<a>" + b" " * (8 * 1024 * 1024) + b"</a>",
+            zipfile.ZIP_DEFLATED,
+        )
+    with pytest.raises(ExtractionError, match="zip bomb"):
+        isolated(bomb, fmt)
+
+
+@pytest.mark.parametrize("fmt", ["docx", "pptx", "xlsx"])
+def test_office_xml_with_a_dtd_is_refused(tmp_path, fmt):
+    real = {"docx": files.docx_file, "pptx": files.pptx_file, "xlsx": files.xlsx_file}[fmt]
+    source = real(tmp_path / f"source.{fmt}")
+    laughs = (
+        b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
+        b'<!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]><lolz>&lol2;</lolz>'
+    )
+    evil = tmp_path / f"evil.{fmt}"
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(evil, "w") as out:
+        for entry in original.infolist():
+            data = original.read(entry)
+            if entry.filename == "[Content_Types].xml":
+                data = laughs
+            out.writestr(entry, data)
+    with pytest.raises(ExtractionError, match="DTD"):
+        isolated(evil, fmt)
+
+
+@pytest.mark.parametrize("fmt", ["docx", "pptx", "xlsx"])
+def test_truncated_office_files_fail_with_a_reason(tmp_path, fmt):
+    real = {"docx": files.docx_file, "pptx": files.pptx_file, "xlsx": files.xlsx_file}[fmt]
+    path = real(tmp_path / f"whole.{fmt}")
+    broken = tmp_path / f"broken.{fmt}"
+    broken.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    with pytest.raises(ExtractionError):
+        isolated(broken, fmt)
+
+
+def test_a_csv_with_a_giant_field_fails_with_a_reason(tmp_path):
+    path = tmp_path / "giant.csv"
+    path.write_text('a,b\n"' + "x" * 300_000 + '",1\n')
+    with pytest.raises(ExtractionError, match="CSV"):
+        isolated(path, "csv")
+
+
+def test_binary_content_posing_as_text_fails(tmp_path):
+    path = tmp_path / "binary.txt"
+    path.write_bytes(b"\x00\x01\x02" * 100)
+    with pytest.raises(ExtractionError, match="binary"):
+        extract(path, "txt")
+
+
+def test_html_without_readable_text_fails_with_a_reason(tmp_path):
+    path = tmp_path / "empty.html"
+    path.write_text("<html><body><script>x()</script></body></html>")
+    with pytest.raises(ExtractionError, match="readable"):
+        isolated(path, "html")
+
+
+def test_a_file_that_takes_too_long_is_stopped(tmp_path):
+    """Many scanned pages against a 1-second limit: the child is killed, the worker goes on."""
+    source = files.scanned_page_pdf(tmp_path / "one.pdf", text_pages=0)
+    slow = pymupdf.open()
+    for _ in range(30):
+        slow.insert_pdf(pymupdf.open(source))
+    slow.save(tmp_path / "slow.pdf")
+    with pytest.raises(ExtractionError, match="longer than 1 s"):
+        isolated(tmp_path / "slow.pdf", "pdf", timeout=1)
+
+
+def test_a_file_that_needs_too_much_memory_fails_with_a_reason(tmp_path):
+    path = tmp_path / "big.txt"
+    path.write_bytes(b"word " * (40 * 1024 * 1024))  # 200 MB of text against a 150 MB limit
+    with pytest.raises(ExtractionError):
+        isolated(path, "txt", memory_mb=150)

@@ -1,0 +1,210 @@
+"""The pipeline end to end in this process: steps through the real Celery task, the model
+gateway's real Ollama backend against a fake Ollama on loopback, real files and SQLite."""
+
+import numpy as np
+import pytest
+
+from apps.vault import pipeline
+from apps.vault.models import Chunk, Document, IndexState, IngestRun
+from apps.vault.tests import files
+from apps.vault.tests.conftest import closed_port_url, embedded_texts, upload
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_new_document_becomes_live_with_vectors_and_places(alice, model, run_ingestion, tmp_path):
+    document = upload(alice, files.pptx_file(tmp_path / "krebs.pptx", slides=3))
+    run = run_ingestion(alice)
+    document.refresh_from_db()
+    assert run.status == "done"
+    assert [step.status for step in run.steps.all()] == ["done"] * 5
+    assert document.status == "done" and document.indexed_sha256 == document.sha256
+    assert document.chunk_count == 3 and document.pages == 3
+    live = Chunk.objects.live().filter(document=document)
+    assert [chunk.page for chunk in live] == [1, 2, 3]
+    vector = np.frombuffer(live[0].embedding, dtype=np.float32)
+    assert vector.shape == (16,) and np.isclose(np.linalg.norm(vector), 1.0)
+    assert live[0].embedding_model == "ollama/embeddinggemma"
+
+
+def test_embedding_goes_in_batches_of_five(alice, model, run_ingestion, tmp_path):
+    upload(alice, files.csv_file(tmp_path / "arten.csv", rows=20 * 12))  # 12 chunks
+    run = run_ingestion(alice)
+    sizes = [
+        len(body["input"])
+        for path, body in model.requests
+        if path == "/api/embed" and body["input"] != ["dimension probe"]
+    ]
+    assert sizes == [5, 5, 2]
+    embed = run.steps.get(name="embed")
+    assert (embed.done, embed.total) == (3, 3)
+
+
+def test_running_ingestion_twice_does_nothing_the_second_time(
+    alice, model, run_ingestion, tmp_path
+):
+    upload(alice, files.markdown_file(tmp_path / "notes.md"))
+    run_ingestion(alice)
+    chunk_ids = list(Chunk.objects.values_list("pk", flat=True))
+    generation = IndexState.current()
+    asked = len(embedded_texts(model))
+
+    second = run_ingestion(alice)
+
+    assert second.status == "done"
+    assert "1 unchanged" in second.steps.get(name="scan").detail
+    assert list(Chunk.objects.values_list("pk", flat=True)) == chunk_ids
+    assert len(embedded_texts(model)) == asked
+    assert IndexState.current() == generation
+
+
+def test_a_changed_file_replaces_its_chunks_at_once(alice, model, run_ingestion, tmp_path):
+    path = tmp_path / "notes.md"
+    path.write_text("# Old\n\nThe old version talks about photosynthesis in detail here.")
+    document = upload(alice, path)
+    run_ingestion(alice)
+    old_sha = Document.objects.get().sha256
+
+    path.write_text("# New\n\nThe new version talks about cellular respiration instead.")
+    assert upload(alice, path).pk == document.pk  # same filename, same scope: same document
+    assert not Chunk.objects.live().exists()  # the old version is retired from both retrievers
+    run = run_ingestion(alice)
+
+    document.refresh_from_db()
+    assert "1 changed" in run.steps.get(name="scan").detail
+    assert document.sha256 != old_sha
+    texts = [chunk.text for chunk in Chunk.objects.filter(document=document)]
+    assert texts == ["[Section: New]\nThe new version talks about cellular respiration instead."]
+
+
+def test_every_change_of_the_live_set_moves_the_generation(alice, model, run_ingestion, tmp_path):
+    document = upload(alice, files.markdown_file(tmp_path / "notes.md"))
+    start = IndexState.current()
+    run_ingestion(alice)
+    after_ingest = IndexState.current()
+    pipeline.delete_document(document)
+    assert start < after_ingest < IndexState.current()
+
+
+def test_deleting_removes_the_document_its_chunks_and_its_file(
+    alice, model, run_ingestion, tmp_path, django_capture_on_commit_callbacks
+):
+    document = upload(alice, files.markdown_file(tmp_path / "notes.md"))
+    run_ingestion(alice)
+    stored = document.path
+    assert stored.exists() and Chunk.objects.filter(document=document).exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        pipeline.delete_document(document)
+    assert not Chunk.objects.exists() and not Document.objects.exists()
+    assert not stored.exists()
+
+
+def test_a_broken_file_fails_alone_with_its_reason(alice, model, run_ingestion, tmp_path):
+    good = upload(alice, files.markdown_file(tmp_path / "notes.md"))
+    bad = upload(alice, files.encrypted_pdf(tmp_path / "locked.pdf"))
+    run = run_ingestion(alice)
+    good.refresh_from_db()
+    bad.refresh_from_db()
+    assert run.status == "done"
+    assert good.status == "done"
+    assert bad.status == "failed" and "password" in bad.error
+
+
+def test_reingest_reads_the_file_again(alice, model, run_ingestion, tmp_path):
+    document = upload(alice, files.markdown_file(tmp_path / "notes.md"))
+    run_ingestion(alice)
+    before = set(Chunk.objects.values_list("pk", flat=True))
+    pipeline.reset_for_reingest(document)
+    run_ingestion(alice, [document.pk])
+    document.refresh_from_db()
+    after = set(Chunk.objects.values_list("pk", flat=True))
+    assert document.status == "done"
+    assert len(after) == len(before) and not before & after
+
+
+def test_a_model_that_stays_down_fails_the_run_and_a_later_run_continues(
+    alice, model, run_ingestion, settings, tmp_path, monkeypatch
+):
+    real_read = pipeline.run_isolated
+    upload(alice, files.csv_file(tmp_path / "arten.csv", rows=20 * 12))
+    up = settings.OLLAMA_HOST
+    settings.OLLAMA_HOST = closed_port_url()
+
+    failed = run_ingestion(alice)
+
+    assert failed.status == "failed"
+    assert "embedding model is unavailable" in failed.error
+    assert "not reachable" in failed.error
+    assert failed.steps.get(name="embed").status == "failed"
+    assert Document.objects.get().status == "pending"
+    assert embedded_texts(model) == []
+
+    settings.OLLAMA_HOST = up
+    reads = []
+    monkeypatch.setattr(
+        pipeline,
+        "run_isolated",
+        lambda *args, **kwargs: reads.append(args) or real_read(*args, **kwargs),
+    )
+    later = run_ingestion(alice)
+
+    assert later.status == "done"
+    assert reads == []  # the file was not read again: the extraction was checkpointed
+    assert len(embedded_texts(model)) == 12
+    assert Chunk.objects.live().count() == 12
+
+
+def test_finished_batches_are_never_embedded_again(alice, model, run_ingestion, settings, tmp_path):
+    """The model goes away after two batches; the next run sends only the rest."""
+    upload(alice, files.csv_file(tmp_path / "arten.csv", rows=20 * 12))
+    real_embed = pipeline.embed_texts
+    calls = []
+
+    def flaky(texts):
+        calls.append(texts)
+        if len(calls) > 2:
+            settings.OLLAMA_HOST = closed_port_url()
+        return real_embed(texts)
+
+    pipeline.embed_texts, up = flaky, settings.OLLAMA_HOST
+    try:
+        assert run_ingestion(alice).status == "failed"
+    finally:
+        pipeline.embed_texts = real_embed
+    settings.OLLAMA_HOST = up
+    first = embedded_texts(model)
+    assert len(first) == 10
+
+    run_ingestion(alice)
+
+    again = embedded_texts(model)[len(first) :]
+    assert len(again) == 2 and not set(again) & set(first)
+
+
+def test_a_stale_attempt_stops_without_touching_the_run(alice, model, run_ingestion, tmp_path):
+    upload(alice, files.markdown_file(tmp_path / "notes.md"))
+    run = run_ingestion(alice)
+    with pytest.raises(pipeline.StaleAttempt):
+        pipeline.run_step(run.pk, "scan", run.attempt - 1)
+    assert IngestRun.objects.get(pk=run.pk).status == "done"
+
+
+def test_a_worker_start_resumes_its_unfinished_run(
+    alice, model, tmp_path, django_capture_on_commit_callbacks
+):
+    upload(alice, files.markdown_file(tmp_path / "notes.md"))
+    with django_capture_on_commit_callbacks(execute=False):
+        run = pipeline.start_run(alice)
+    pipeline.run_step(run.pk, "scan", run.attempt, worker="w1@host")
+    pipeline.run_step(run.pk, "extract", run.attempt, worker="w1@host")
+    # w1 dies here with `kill -9`; when it starts again it takes the run over at "chunk".
+    enqueued = []
+    original = pipeline.enqueue
+    pipeline.enqueue = lambda *args: enqueued.append(args)
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            resumed = pipeline.resume_unfinished_runs("w1@host")
+    finally:
+        pipeline.enqueue = original
+    assert resumed == [run.pk]
+    assert enqueued == [(run.pk, run.attempt + 1, "chunk")]

@@ -1,0 +1,48 @@
+"""A teacher drags a pile of real files into the Knowledge Base and watches them ingest."""
+
+import pytest
+
+from apps.vault.tests import files
+from tests.conftest import TEACHER, log_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.services]
+
+
+def test_a_teacher_uploads_every_format_and_watches_the_timeline(browser, running_app, tmp_path):
+    paths = [
+        files.scanned_page_pdf(tmp_path / "zelle.pdf", text_pages=2),
+        files.docx_file(tmp_path / "zellbiologie.docx"),
+        files.pptx_file(tmp_path / "krebs.pptx"),
+        files.xlsx_file(tmp_path / "budget.xlsx"),
+        files.csv_file(tmp_path / "arten.csv"),
+        files.markdown_file(tmp_path / "genetik.md"),
+    ]
+    page = log_in(browser, running_app, *TEACHER)
+    page.goto("/vault/")
+    page.get_by_label("Category").first.select_option(label="None")
+    page.locator('input[type="file"][name="files"]').set_input_files([str(p) for p in paths])
+    page.get_by_role("button", name="Upload and ingest").click()
+
+    timeline = page.locator("#run-timeline")
+    timeline.wait_for(timeout=30_000)
+    assert "run-done" not in timeline.get_attribute("class")  # shown while it still works
+    # ...and it reaches the end in the same page, by polling, without a reload.
+    page.wait_for_selector("#run-timeline.run-done", timeout=180_000)
+    assert timeline.locator(".timeline .step").count() == 5
+    assert timeline.locator(".step-done").count() == 5
+    assert "6 of 6 files read" in timeline.locator('[data-step="extract"]').inner_text()
+    assert "1 OCR page in" in timeline.locator('[data-step="extract"]').inner_text()
+    assert "batches" in timeline.locator('[data-step="embed"]').inner_text()
+
+    library = page.locator("#library")
+    library.locator("td.status-done").nth(5).wait_for(timeout=20_000)
+    for path in paths:
+        row = library.locator("tr", has_text=path.name)
+        assert row.locator("td.status-done").count() == 1, path.name
+    pdf_row = library.locator("tr", has_text="zelle.pdf")
+    assert "(1 OCR)" in pdf_row.inner_text()
+
+    # The run survives closing the tab: a fresh page shows the same finished timeline.
+    page.reload()
+    assert "done" in page.locator("#run-timeline .run-status").inner_text()
+    page.context.close()

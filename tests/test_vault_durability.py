@@ -1,0 +1,204 @@
+"""`kill -9` in the middle of an ingestion, with a real Redis and a real Celery worker process
+(and a slow fake Ollama on loopback). After the restart the run continues at its first
+unfinished step: no lost document, no duplicate chunk, no finished batch embedded twice."""
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.conftest import ROOT, wait_until
+
+pytestmark = pytest.mark.services
+
+SETUP = """
+from pathlib import Path
+from apps.accounts.models import User
+from apps.vault import pipeline, uploads
+from apps.vault.tests import files
+alice = User.objects.create_user("alice", password="x")
+rows = "\\n".join(f"Species {n},habitat {n % 7},{n}" for n in range(1, 801))
+uploads.store(alice, "arten.csv", [("species,habitat,count\\n" + rows).encode()])
+uploads.store(alice, "notes.md", [b"# Cells\\n\\nMitochondria make ATP for the whole cell."])
+scan = files.scanned_book(Path("{folder}") / "scan.pdf", pages=12)
+uploads.store(alice, "scan.pdf", [scan.read_bytes()])
+pipeline.start_run(alice)
+"""
+
+
+class SlowModel:
+    """Answers /api/embed like Ollama, slowly, and remembers every text it was sent."""
+
+    def __init__(self, delay: float) -> None:
+        self.delay, self.texts, self.lock = delay, [], threading.Lock()
+        model = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.0"
+
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                self.reply({"models": [{"name": "embeddinggemma:latest"}]})
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                with model.lock:
+                    model.texts.extend(texts)
+                time.sleep(model.delay)
+                vectors = np.random.default_rng(len(texts)).normal(size=(len(texts), 8))
+                self.reply({"model": body["model"], "embeddings": vectors.tolist()})
+
+            def reply(self, payload: dict) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.handle_error = lambda *args: None  # the killed worker hangs up mid-answer
+        self.server.daemon_threads = True
+        threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def embedded(self) -> list[str]:
+        with self.lock:
+            return [text for text in self.texts if text != "dimension probe"]
+
+
+def start_worker(env: dict, log: Path) -> subprocess.Popen:
+    celery = Path(sys.executable).parent / "celery"
+    with open(log, "a") as out:
+        return subprocess.Popen(
+            [
+                celery,
+                "-A",
+                "cognivault_site",
+                "worker",
+                "--concurrency=1",
+                "--without-gossip",
+                "--without-mingle",
+                "--loglevel=INFO",
+                "-n",
+                "vault-durability@%h",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+
+def rows(database: Path, sql: str) -> list[tuple]:
+    with sqlite3.connect(database, timeout=20) as connection:
+        return connection.execute(sql).fetchall()
+
+
+@pytest.mark.parametrize("moment", ["extract", "embed"])
+def test_a_worker_killed_mid_ingestion_resumes_without_losing_or_repeating_work(
+    redis_url, tmp_path, moment
+):
+    model = SlowModel(delay=0.4)
+    data_dir = tmp_path / "data"
+    env = {
+        **os.environ,
+        "DATA_DIR": str(data_dir),
+        # A Redis database of its own, so the session's app worker never takes these tasks.
+        "REDIS_URL": redis_url.rsplit("/", 1)[0] + "/7",
+        "LLM_BACKEND": "ollama",
+        "EMBEDDING_BACKEND": "ollama",
+        "OLLAMA_HOST": model.url,
+        "DJANGO_SETTINGS_MODULE": "cognivault_site.settings",
+    }
+    manage = [sys.executable, "manage.py"]
+    subprocess.run(
+        [*manage, "migrate", "--noinput"], cwd=ROOT, env=env, check=True, capture_output=True
+    )
+    subprocess.run(
+        [*manage, "shell", "-c", SETUP.replace("{folder}", str(tmp_path))],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    database = data_dir / "cognivault.sqlite3"
+    log = tmp_path / "worker.log"
+
+    def step(name: str) -> tuple[str, int, str]:
+        sql = f"SELECT status, done, detail FROM vault_ingeststep WHERE name='{name}'"
+        return rows(database, sql)[0]
+
+    def reached() -> bool:
+        if moment == "extract":  # the OCR of the scanned PDF, the third file, is under way
+            status, done, detail = step("extract")
+            return status == "running" and done >= 2 and "page" in detail
+        return step("embed")[1] >= 3  # three batches embedded
+
+    worker = start_worker(env, log)
+    try:
+        wait_until(reached, timeout=90, what=f"the {moment} step")
+    finally:
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait()
+
+    chunks_at_kill = rows(database, "SELECT id, text, embedding IS NOT NULL FROM vault_chunk")
+    finished = {text for _, text, embedded in chunks_at_kill if embedded}
+    sent_before_restart = len(model.embedded())
+    steps = dict(rows(database, "SELECT name, status FROM vault_ingeststep"))
+    if moment == "extract":
+        assert [steps[name] for name in ("scan", "extract")] == ["done", "running"]
+        assert chunks_at_kill == []
+    else:
+        assert [steps[name] for name in ("scan", "extract", "chunk")] == ["done"] * 3
+        assert steps["embed"] == "running" and steps["index"] == "waiting"
+        assert len(finished) >= 15 and len(finished) < len(chunks_at_kill)
+
+    worker = start_worker(env, log)
+    try:
+        wait_until(
+            lambda: (
+                rows(database, "SELECT status FROM vault_ingestrun")[0][0] in ("done", "failed")
+            ),
+            timeout=90,
+            what="the resumed run",
+        )
+    finally:
+        os.killpg(worker.pid, signal.SIGTERM)
+        worker.wait(timeout=30)
+
+    assert rows(database, "SELECT status, error FROM vault_ingestrun") == [("done", "")]
+    assert rows(database, "SELECT filename, status FROM vault_document ORDER BY filename") == [
+        ("arten.csv", "done"),
+        ("notes.md", "done"),
+        ("scan.pdf", "done"),
+    ]
+    chunks = rows(database, "SELECT id, text, embedding IS NOT NULL FROM vault_chunk")
+    if moment == "embed":  # the same chunks as before the kill: not cut again
+        assert {c[0] for c in chunks} == {c[0] for c in chunks_at_kill}
+    # None twice, all embedded.
+    assert len({text for _, text, _ in chunks}) == len(chunks)
+    assert all(embedded for _, _, embedded in chunks)
+    # No finished batch went to the model again; everything else went at least once.
+    sent_after = model.embedded()[sent_before_restart:]
+    assert not finished & set(sent_after)
+    assert {text for _, text, _ in chunks} <= set(model.embedded())
+    assert "Resuming ingestion run" in log.read_text()
