@@ -139,6 +139,7 @@ class Snapshot:
     ) -> None:
         assert len(ids) == len(document_ids) == dense.ntotal == postings.shape[0] == len(doc_len)
         self.generation = generation
+        self.key: tuple = ()  # (directory, generation, model) once a process adopts it
         self.model = model
         self.dim = dim
         self.ids = ids
@@ -471,13 +472,17 @@ def current() -> Snapshot:
     global _snapshot
     model = embedding_model()
     generation = current_generation(model.name)
+    # The directory is part of the key: a new DATA_DIR (a test, a restore) is a new vault.
+    key = (index_dir(), generation, model.name)
     snapshot = _snapshot
-    if snapshot is not None and (snapshot.generation, snapshot.model) == (generation, model.name):
+    if snapshot is not None and snapshot.key == key:
         return snapshot
     with _refresh_lock:
         snapshot = _snapshot
-        if snapshot is None or (snapshot.generation, snapshot.model) != (generation, model.name):
-            snapshot, switched = _refresh(snapshot, generation, model.name, int(model.dim))
+        if snapshot is None or snapshot.key != key:
+            same_vault = snapshot if snapshot is not None and snapshot.key[0] == key[0] else None
+            snapshot, switched = _refresh(same_vault, generation, model.name, int(model.dim))
+            snapshot.key = key
             _snapshot = snapshot
             if switched:
                 _request_reembed()

@@ -4,7 +4,7 @@ from celery import shared_task
 
 from apps.vault import index
 
-# --- Retrieval (index) ----------------------------------------------------------------------------
+# --- Retrieval (index) ------------------------------------------------------------------------
 
 
 @shared_task

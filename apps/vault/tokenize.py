@@ -53,3 +53,24 @@ def query_terms(text: str) -> list[str]:
 def can_expand(term: str) -> bool:
     """Words long enough to look for inside compounds (`pruefung` in `pruefungsordnung`)."""
     return len(term) >= MIN_PIECE + 1 and term.isalpha()
+
+
+def highlight(text: str, query: str) -> list[tuple[str, bool]]:
+    """The text cut into (piece, matches the query) parts, for <mark> in a template."""
+    wanted = set(query_terms(query))
+    wider = [term for term in wanted if can_expand(term)]
+    parts: list[tuple[str, bool]] = []
+    position = 0
+    for start, end in spans(text):
+        terms = tokenize(text[start:end])
+        if any(
+            term in wanted or any(term.startswith(w) or term.endswith(w) for w in wider)
+            for term in terms
+        ):
+            if start > position:
+                parts.append((text[position:start], False))
+            parts.append((text[start:end], True))
+            position = end
+    if position < len(text):
+        parts.append((text[position:], False))
+    return parts

@@ -6,4 +6,5 @@ app_name = "vault"
 
 urlpatterns = [
     path("", views.index, name="index"),
+    path("search/", views.search, name="search"),
 ]
