@@ -16,6 +16,7 @@ import logging
 import os
 import tempfile
 import threading
+from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -149,7 +150,6 @@ class Snapshot:
         self.doc_len = doc_len
         self.vocab = vocab
         self.term_ids = {term: i for i, term in enumerate(vocab)}
-        self.rows = {int(chunk_id): row for row, chunk_id in enumerate(ids)}
         words = sorted(term for term in vocab if term.isalpha())
         self.words = words
         self.reversed_words = sorted(term[::-1] for term in words)
@@ -203,7 +203,8 @@ class Snapshot:
         keep = ~gone
         vocab = list(self.vocab)
         term_ids = dict(self.term_ids)
-        rows, cols, counts, lengths = [], [], [], []
+        rows, cols, counts = array("i"), array("i"), array("f")
+        lengths = []
         for row, (_, _, text, _) in enumerate(add):
             terms = tokenize(text)
             lengths.append(len(terms))
@@ -234,8 +235,8 @@ class Snapshot:
         )
         new = sparse.csc_matrix(
             (
-                np.asarray(counts, np.float32),
-                (np.asarray(rows, np.int32), np.asarray(cols, np.int32)),
+                np.frombuffer(counts, np.float32),
+                (np.frombuffer(rows, np.int32), np.frombuffer(cols, np.int32)),
             ),
             shape=(len(add), len(vocab)),
         )
@@ -517,7 +518,7 @@ def _refresh(
 def sync(snapshot: Snapshot, generation: int) -> Snapshot:
     """The snapshot with the database's live chunks: add new ids, drop retired ones."""
     live = dict(live_chunks(snapshot.model).values_list("id", "document_id"))
-    have = set(snapshot.rows)
+    have = set(snapshot.ids.tolist())
     gone = have - live.keys()
     new = sorted(live.keys() - have)
     added: list[tuple[int, int, str, np.ndarray]] = []

@@ -14,6 +14,7 @@ _GERMAN_FOLDS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss", "
 # A word is a run of letters/digits/underscores; words joined by `-`, `.`, `/` or (between
 # digits) `,` form one identifier. `§ 3` is written as `§3`.
 _TOKEN = re.compile(r"§\s?\w+(?:[.\-/]\w+)*|\w+(?:(?:[.\-/]|(?<=\d),(?=\d))\w+)*")
+_COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 _PARTS = re.compile(r"[^\W_]+")
 
 # Pieces of long words let a query word match inside a German compound (see `expansions`).
@@ -22,9 +23,12 @@ MIN_PIECE = 4
 
 def fold(text: str) -> str:
     """Lower-case, fold umlauts and ß, drop other accents (é → e), normalise width."""
+    if text.isascii():
+        return text.lower()
     text = unicodedata.normalize("NFKC", text).lower().translate(_GERMAN_FOLDS)
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(char for char in decomposed if not unicodedata.combining(char))
+    if text.isascii():
+        return text
+    return _COMBINING.sub("", unicodedata.normalize("NFKD", text))
 
 
 def spans(text: str) -> Iterator[tuple[int, int]]:

@@ -112,7 +112,7 @@ def test_adding_and_removing_keeps_both_retrievers_in_agreement():
         dense, sparse = retrievers_hold(snapshot)
         assert dense == sparse == alive
         for cid in alive:  # each chunk's vector and words stayed with its id
-            row = snapshot.rows[cid]
+            row = int(np.flatnonzero(snapshot.ids == cid)[0])
             assert np.allclose(snapshot.vectors()[row], unit(cid))
             assert int(snapshot.ids[snapshot.sparse_ranking(f"word{cid}", None, 5)[0]]) == cid
 
