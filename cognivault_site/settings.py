@@ -289,3 +289,8 @@ EMBED_MAX_RETRIES = env_int("EMBED_MAX_RETRIES", 5)
 EMBED_RETRY_SECONDS = env_int("EMBED_RETRY_SECONDS", 10)
 # A run whose worker has not reported for this long is resumed by another worker.
 INGEST_STALE_SECONDS = env_int("INGEST_STALE_SECONDS", 90)
+
+# --- Retrieval ---------------------------------------------------------------------------------
+
+# Dense hits below this cosine similarity are dropped before fusion (they are noise).
+RETRIEVAL_MIN_SIMILARITY = float(env_str("RETRIEVAL_MIN_SIMILARITY", "0.1"))

@@ -1,16 +1,16 @@
-"""The vault's REST routes: categories, documents (upload, URL import, delete, re-ingest) and
-ingestion runs. Mounted at /api/v1/vault/."""
+"""The vault's REST routes: categories, documents (upload, URL import, delete, re-ingest),
+ingestion runs and hybrid search. Mounted at /api/v1/vault/."""
 
 from datetime import datetime
 
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
-from ninja import Field, File, Form, Router, Schema, Status
+from ninja import Field, File, Form, Query, Router, Schema, Status
 from ninja.errors import HttpError
 from ninja.files import UploadedFile
 
-from apps.vault import imports, pipeline
+from apps.vault import imports, index, pipeline
 from apps.vault.models import Category, Document, IngestRun
 from apps.vault.uploads import UploadRefused, store
 
@@ -205,3 +205,49 @@ def get_ingestion(request: HttpRequest, run_id: int):
         "finished_at": run.finished_at,
         "elapsed_seconds": run.elapsed_seconds(),
     }
+
+
+# --- Search (retrieval) -----------------------------------------------------------------------
+
+
+class SearchIn(Schema):
+    q: str = Field(..., min_length=1, max_length=1000, description="What to look for.")
+    k: int = Field(7, ge=1, le=50, description="How many hits.")
+    category: list[int] = Field([], description="Category ids to search in (repeatable).")
+    document: list[int] = Field([], description="Document ids to search in (repeatable).")
+
+
+class SearchHitOut(Schema):
+    chunk_id: int
+    document_id: int
+    filename: str
+    page: int | None
+    section: str
+    text: str
+    score: float
+    dense_rank: int | None
+    sparse_rank: int | None
+
+
+@router.get("/search", response=list[SearchHitOut])
+def search(request: HttpRequest, params: Query[SearchIn]):
+    """Hybrid search (meaning + exact words) over the documents you can see.
+
+    Without `category` or `document`, the whole visible vault; with them, documents in any of
+    those categories or among those documents.
+    """
+    if not params.q.strip():
+        raise HttpError(400, "Enter something to search for.")
+    try:
+        return index.search(
+            request.auth,
+            params.q,
+            k=params.k,
+            category_ids=params.category,
+            document_ids=params.document,
+        )
+    except index.ScopeError as error:
+        raise HttpError(404, str(error)) from error
+
+
+# --- End of search -----------------------------------------------------------------------------

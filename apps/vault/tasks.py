@@ -13,7 +13,7 @@ from celery.signals import worker_ready
 from django.conf import settings
 from django.db import close_old_connections
 
-from apps.vault import pipeline
+from apps.vault import index, pipeline
 
 logger = logging.getLogger(__name__)
 
@@ -62,3 +62,9 @@ def resume_unfinished_runs(sender, **kwargs) -> None:
         logger.exception("Could not resume unfinished ingestion runs")
     finally:
         close_old_connections()
+
+
+@shared_task
+def reembed_chunks() -> int:
+    """Re-embed chunks made with another model after the embedding model was switched."""
+    return index.reembed_stale()

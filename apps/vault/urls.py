@@ -6,6 +6,7 @@ app_name = "vault"
 
 urlpatterns = [
     path("", views.index, name="index"),
+    path("search/", views.search, name="search"),
     path("upload/", views.upload, name="upload"),
     path("urls/", views.import_url, name="import_url"),
     path("ingest/", views.ingest_all, name="ingest_all"),

@@ -12,7 +12,10 @@ from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.views import teacher_required
 from apps.vault import imports, pipeline
+from apps.vault.forms import SearchForm
+from apps.vault.index import search as search_chunks
 from apps.vault.models import Category, Document, IngestRun
+from apps.vault.tokenize import highlight
 from apps.vault.uploads import UploadRefused, store
 
 
@@ -178,3 +181,21 @@ def delete_category(request: HttpRequest, pk: int) -> HttpResponse:
     category = get_object_or_404(Category, pk=pk)
     category.delete()
     return respond(request, notices=[f"Category {category.name} deleted; its documents stay."])
+
+
+@require_GET
+@login_required
+def search(request: HttpRequest) -> HttpResponse:
+    form = SearchForm(request.GET if "q" in request.GET else None, user=request.user)
+    results = []
+    if form.is_valid():
+        query = form.cleaned_data["q"]
+        hits = search_chunks(
+            request.user,
+            query,
+            category_ids=[category.pk for category in form.cleaned_data["category"]],
+            document_ids=[document.pk for document in form.cleaned_data["document"]],
+        )
+        results = [{"hit": hit, "parts": highlight(hit.text, query)} for hit in hits]
+    template = "vault/search.html#search-results" if request.htmx else "vault/search.html"
+    return render(request, template, {"form": form, "results": results})

@@ -1,0 +1,43 @@
+"""Test helpers for retrieval: documents whose chunks are embedded by the real embedded model."""
+
+from collections.abc import Sequence
+
+from apps.llm import gateway
+from apps.vault import index
+from apps.vault.models import Chunk, Document, IndexState
+
+
+def add_chunks(document: Document, texts: Sequence[str], *, done: bool = True) -> list[Chunk]:
+    """Chunks for `document`, embedded with the configured model; the document ingested."""
+    model = gateway.embedding_model()
+    vectors = gateway.embed(list(texts))
+    start = document.chunks.count()
+    chunks = Chunk.objects.bulk_create(
+        Chunk(
+            document=document,
+            document_sha256=document.sha256,
+            ordinal=start + i,
+            text=text,
+            page=i + 1,
+            section=f"Part {i + 1}",
+            embedding=vector.tobytes(),
+            embedding_model=model.name,
+        )
+        for i, (text, vector) in enumerate(zip(texts, vectors, strict=True))
+    )
+    if done:
+        Document.objects.filter(pk=document.pk).update(status=Document.Status.DONE)
+    IndexState.bump()  # as ingestion does in the transaction that makes chunks live
+    return chunks
+
+
+def retire(document: Document) -> None:
+    """Take a document's chunks out of service, as re-ingestion does."""
+    Document.objects.filter(pk=document.pk).update(status=Document.Status.PROCESSING)
+    IndexState.bump()
+
+
+def use_embedded_model(settings) -> None:
+    """The real embedded sentence encoder, and no index left over from another test."""
+    settings.EMBEDDING_BACKEND = "embedded"
+    index.forget()

@@ -1,0 +1,280 @@
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from django.conf import settings as django_settings
+
+from apps.llm import gateway
+from apps.vault import index, pipeline
+from apps.vault.index import RRF_K, Snapshot, fuse
+from apps.vault.models import Chunk, Document
+from apps.vault.tasks import reembed_chunks
+from apps.vault.tests.chunks import add_chunks, retire, use_embedded_model
+from conftest import make_document
+
+DIM = 8
+
+
+def unit(seed: int, dim: int = DIM) -> np.ndarray:
+    vector = np.random.default_rng(seed).normal(size=dim).astype(np.float32)
+    return vector / np.linalg.norm(vector)
+
+
+def snapshot_of(texts: dict[int, str], documents: dict[int, int] | None = None) -> Snapshot:
+    documents = documents or {}
+    rows = [(cid, documents.get(cid, 1), text, unit(cid)) for cid, text in texts.items()]
+    return Snapshot.empty(1, "test-model", DIM).changed(1, add=rows)
+
+
+@pytest.fixture(autouse=True)
+def _embedded(settings):
+    use_embedded_model(settings)
+    yield
+    index.forget()
+
+
+# --- Fusion ---------------------------------------------------------------------------------------
+
+
+def test_rrf_scores_are_the_sum_of_reciprocal_ranks_with_k_60():
+    fused = fuse([10, 20, 30], [30, 40], k=7)
+    scores = {hit.chunk_id: hit.score for hit in fused}
+    assert RRF_K == 60
+    assert scores[10] == pytest.approx(1 / 61)
+    assert scores[30] == pytest.approx(1 / 63 + 1 / 61)
+    assert scores[40] == pytest.approx(1 / 62)
+    assert [hit.chunk_id for hit in fused] == [30, 10, 20, 40]
+
+
+def test_rrf_merges_a_chunk_found_by_both_retrievers_and_keeps_both_ranks():
+    fused = fuse([5, 6], [6, 7], k=7)
+    assert [hit.chunk_id for hit in fused].count(6) == 1
+    six = next(hit for hit in fused if hit.chunk_id == 6)
+    assert (six.dense_rank, six.sparse_rank) == (2, 1)
+    seven = next(hit for hit in fused if hit.chunk_id == 7)
+    assert (seven.dense_rank, seven.sparse_rank) == (None, 2)
+
+
+def test_rrf_returns_only_the_top_k():
+    assert len(fuse(list(range(30)), list(range(30, 60)), k=7)) == 7
+
+
+# --- BM25 -----------------------------------------------------------------------------------------
+
+
+def test_a_compound_matches_a_query_for_one_of_its_words():
+    snapshot = snapshot_of({1: "Die Prüfungsordnung gilt ab heute.", 2: "Das Wetter ist schön."})
+    assert [int(snapshot.ids[r]) for r in snapshot.sparse_ranking("Prüfung", None, 20)] == [1]
+    assert [int(snapshot.ids[r]) for r in snapshot.sparse_ranking("Ordnung", None, 20)] == [1]
+
+
+def test_an_exact_word_outranks_the_same_word_inside_a_compound():
+    snapshot = snapshot_of({1: "Die Prüfungsordnung gilt.", 2: "Die Prüfung gilt."})
+    ranking = snapshot.sparse_ranking("Prüfung", None, 20)
+    assert [int(snapshot.ids[r]) for r in ranking] == [2, 1]
+
+
+def test_an_identifier_query_finds_the_chunk_that_contains_it():
+    snapshot = snapshot_of(
+        {1: "Siehe ISBN 978-0-553-41802-6.", 2: "Fehler 404B im Netz.", 3: "Regel § 3 Abs. 1"}
+    )
+    for query, expected in (("978-0-553-41802-6", 1), ("404b", 2), ("§3", 3)):
+        ranking = snapshot.sparse_ranking(query, None, 20)
+        assert int(snapshot.ids[ranking[0]]) == expected
+
+
+# --- Add, remove, scope ---------------------------------------------------------------------------
+
+
+def retrievers_hold(snapshot: Snapshot) -> tuple[set[int], set[int]]:
+    """The chunk ids each retriever can return when asked for everything."""
+    dense = snapshot.dense_ranking(unit(0), None, len(snapshot) + 5, min_score=-2.0)
+    sparse = snapshot.sparse_ranking("common", None, len(snapshot) + 5)
+    return {int(snapshot.ids[r]) for r in dense}, {int(snapshot.ids[r]) for r in sparse}
+
+
+def test_adding_and_removing_keeps_both_retrievers_in_agreement():
+    rng = np.random.default_rng(7)
+    snapshot = Snapshot.empty(1, "test-model", DIM)
+    alive: set[int] = set()
+    next_id = 1
+    for step in range(12):
+        new = list(range(next_id, next_id + int(rng.integers(1, 6))))
+        next_id = new[-1] + 1
+        gone = set(rng.choice(sorted(alive), size=min(len(alive), 2), replace=False).tolist())
+        rows = [(cid, 1, f"common word{cid}", unit(cid)) for cid in new]
+        snapshot = snapshot.changed(step, remove=gone, add=rows)
+        alive = (alive - gone) | set(new)
+        dense, sparse = retrievers_hold(snapshot)
+        assert dense == sparse == alive
+        for cid in alive:  # each chunk's vector and words stayed with its id
+            row = int(np.flatnonzero(snapshot.ids == cid)[0])
+            assert np.allclose(snapshot.vectors()[row], unit(cid))
+            assert int(snapshot.ids[snapshot.sparse_ranking(f"word{cid}", None, 5)[0]]) == cid
+
+
+def test_the_scope_is_applied_inside_both_retrievers_not_after_truncation():
+    texts = {cid: "photosynthesis in the leaf" for cid in range(1, 41)}
+    texts[99] = "photosynthesis, briefly"
+    snapshot = snapshot_of(texts, documents={99: 2})
+    query_vector = unit(5)  # chunk 5's own vector: document 1 wins every dense comparison
+    everything = snapshot.search("photosynthesis", query_vector, None, k=7, min_score=-2.0)
+    assert 99 not in [hit.chunk_id for hit in everything]
+    scoped = snapshot.search("photosynthesis", query_vector, np.array([2]), k=7, min_score=-2.0)
+    assert [(h.chunk_id, h.dense_rank, h.sparse_rank) for h in scoped] == [(99, 1, 1)]
+
+
+def test_weak_dense_hits_are_dropped():
+    snapshot = snapshot_of({1: "alpha", 2: "beta"})
+    vector = unit(1)
+    ranking = snapshot.dense_ranking(vector, None, 20, min_score=0.99)
+    assert [int(snapshot.ids[r]) for r in ranking] == [1]
+
+
+# --- Persistence ----------------------------------------------------------------------------------
+
+
+def test_a_saved_index_loads_back_the_same(tmp_path):
+    snapshot = snapshot_of({1: "Prüfungsordnung § 3", 2: "snake_case v2.1"}, documents={2: 9})
+    index.save(snapshot, tmp_path)
+    loaded = index.load(tmp_path)
+    assert loaded is not None
+    assert (loaded.generation, loaded.model, loaded.dim) == (1, "test-model", DIM)
+    assert loaded.ids.tolist() == [1, 2] and loaded.document_ids.tolist() == [1, 9]
+    assert np.array_equal(loaded.vectors(), snapshot.vectors())
+    assert np.array_equal(loaded.bm25_scores("prüfung"), snapshot.bm25_scores("prüfung"))
+    assert not [name for name in os.listdir(tmp_path) if name.endswith(".tmp")]
+
+
+def test_a_damaged_file_reads_as_missing(tmp_path):
+    index.save(snapshot_of({1: "text"}), tmp_path)
+    path = tmp_path / index.FILE_NAME
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    assert index.load(tmp_path) is None
+
+
+SAVE_FOREVER = """
+import sys
+import numpy as np
+from apps.vault.index import Snapshot, save
+from pathlib import Path
+rows = [(i, 1, f"word{i} generation{{}}", np.full(64, 0.125, np.float32)) for i in range(1, 20001)]
+first = Snapshot.empty(1, "m", 64).changed(1, add=[(i, d, t.format(1), v) for i, d, t, v in rows])
+second = Snapshot.empty(2, "m", 64).changed(2, add=[(i, d, t.format(2), v) for i, d, t, v in rows])
+save(first, Path(sys.argv[1]))
+print("ready", flush=True)
+while True:
+    save(second, Path(sys.argv[1]))
+    save(first, Path(sys.argv[1]))
+"""
+
+
+def test_killing_the_writer_during_a_save_leaves_a_loadable_index(tmp_path):
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "cognivault_site.settings"}
+    env["DATA_DIR"] = str(tmp_path / "data")
+    script = "import django; django.setup()\n" + SAVE_FOREVER
+    writer = subprocess.Popen(
+        [sys.executable, "-c", script, str(tmp_path / "index")],
+        stdout=subprocess.PIPE,
+        env=env,
+        cwd=django_settings.BASE_DIR,
+    )
+    try:
+        assert writer.stdout.readline().strip() == b"ready"
+        for delay in (0.05, 0.13, 0.21):
+            time.sleep(delay)
+            writer.send_signal(signal.SIGSTOP)  # a frozen writer is a killed one, mid-write
+            loaded = index.load(tmp_path / "index")
+            writer.send_signal(signal.SIGCONT)
+            assert loaded is not None and loaded.generation in (1, 2) and len(loaded) == 20000
+            word = f"generation{loaded.generation}"
+            assert len(loaded.sparse_ranking(word, None, 30000)) == 20000
+    finally:
+        writer.kill()
+        writer.wait()
+    loaded = index.load(tmp_path / "index")
+    assert loaded is not None and len(loaded) == 20000
+
+
+# --- From the database ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def class_document(tess) -> Document:
+    return make_document(tess, "biologie.txt", scope=Document.Scope.CLASS)
+
+
+def test_it_builds_from_the_database_and_saves_the_pair(class_document):
+    add_chunks(class_document, ["Die Zelle teilt sich.", "Mitose hat vier Phasen."])
+    snapshot = index.current()
+    assert sorted(snapshot.ids.tolist()) == sorted(
+        class_document.chunks.values_list("id", flat=True)
+    )
+    assert snapshot.model == gateway.embedding_model().name and snapshot.dim == 512
+    stored = index.load(index.index_dir())
+    assert stored is not None and stored.ids.tolist() == snapshot.ids.tolist()
+
+
+def test_it_catches_up_when_chunks_are_added_or_retired(class_document, tess):
+    first = add_chunks(class_document, ["Die Zelle teilt sich."])
+    assert index.current().ids.tolist() == [first[0].id]
+    other = make_document(tess, "chemie.txt", scope=Document.Scope.CLASS)
+    second = add_chunks(other, ["Säuren und Basen."])
+    assert sorted(index.current().ids.tolist()) == [first[0].id, second[0].id]
+    retire(class_document)
+    assert index.current().ids.tolist() == [second[0].id]
+    pipeline.delete_document(other)
+    assert index.current().ids.tolist() == []
+
+
+def test_a_missing_or_damaged_file_is_rebuilt_from_the_database(class_document):
+    chunks = add_chunks(class_document, ["Die Zelle teilt sich.", "Mitose hat vier Phasen."])
+    index.current()
+    path = index.index_dir() / index.FILE_NAME
+    path.write_bytes(b"not an index")
+    index.forget()
+    assert sorted(index.current().ids.tolist()) == sorted(c.id for c in chunks)
+    assert index.load(index.index_dir()) is not None
+    path.unlink()
+    index.forget()
+    assert sorted(index.current().ids.tolist()) == sorted(c.id for c in chunks)
+
+
+def test_chunks_without_a_vector_or_of_unfinished_documents_are_not_indexed(class_document, tess):
+    add_chunks(class_document, ["Die Zelle teilt sich."])
+    Chunk.objects.update(embedding=None)
+    pending = make_document(tess, "neu.txt", scope=Document.Scope.CLASS)
+    add_chunks(pending, ["Noch nicht fertig."], done=False)
+    assert len(index.current()) == 0
+
+
+def test_switching_the_embedding_model_rebuilds_and_reembeds_in_the_background(
+    class_document, settings, django_capture_on_commit_callbacks
+):
+    from apps.llm.tests.fake_ollama import FakeOllama
+
+    chunks = add_chunks(class_document, ["Die Zelle teilt sich.", "Mitose hat vier Phasen."])
+    assert len(index.current()) == 2
+    server = FakeOllama().start()
+    try:
+        settings.OLLAMA_HOST = server.url
+        settings.EMBEDDING_BACKEND = "ollama"
+        with django_capture_on_commit_callbacks() as enqueued:
+            switched = index.current()
+        # The old vectors are never mixed into the new model's space.
+        assert (switched.model, switched.dim, len(switched)) == ("ollama/embeddinggemma", 16, 0)
+        assert len(enqueued) == 1  # reembed_chunks.delay_on_commit()
+        assert reembed_chunks() == 2
+        assert reembed_chunks() == 0  # idempotent
+        caught_up = index.current()
+        assert sorted(caught_up.ids.tolist()) == sorted(c.id for c in chunks)
+        assert caught_up.dim == 16
+        assert set(Chunk.objects.values_list("embedding_model", flat=True)) == {
+            "ollama/embeddinggemma"
+        }
+    finally:
+        server.stop()
