@@ -30,7 +30,8 @@ Every template receives ``{{ count }}`` and ``{{ context }}`` (the excerpts, num
 ``chunk_ids`` are those excerpts' chunks; otherwise all of the prompt's chunks.
 
 The building blocks are public for modes that need more control (a workshop outline with a
-retry, a Markdown lesson): ``retrieve``, ``context_block``, ``ask`` and ``parse_items``.
+retry, a Markdown lesson): ``retrieve``, ``context_block``, ``ask``, ``parse_items`` and
+``validate_items``.
 
 Errors, all ``GenerationError`` with a message fit for the page:
 ``EmptyScope`` (nothing to build from), ``ModelDown`` (the model is unavailable or failed),
@@ -99,6 +100,9 @@ class Scope:
         if self.document_ids:
             documents = documents.filter(pk__in=list(self.document_ids))
         return documents
+
+
+WHOLE_VAULT = Scope()
 
 
 @dataclass(frozen=True)
@@ -298,6 +302,27 @@ def parse_items(
     prose around it and trailing commas; anything else yields no items.
     """
     raw_items = jsonparse.find_list(jsonparse.extract_json(text), key)
+    kept = validate_items(
+        raw_items,
+        schema=schema,
+        count=count,
+        sources=sources,
+        identity=identity,
+        context=context,
+    )
+    return kept, len(raw_items)
+
+
+def validate_items(
+    raw_items: Iterable[Any],
+    *,
+    schema: type[M],
+    count: int,
+    sources: Sequence[Source] = (),
+    identity: Callable[[M], Any] | None = None,
+    context: dict | None = None,
+) -> list[Item[M]]:
+    """Each already-parsed item checked with `schema`; bad and repeated ones are dropped."""
     all_chunk_ids = [source.chunk_id for source in sources]
     kept: list[Item[M]] = []
     seen: set = set()
@@ -317,7 +342,7 @@ def parse_items(
                 continue
             seen.add(marker)
         kept.append(Item(value, chunk_ids))
-    return kept, len(raw_items)
+    return kept
 
 
 def _cited_chunks(cited: Any, sources: Sequence[Source]) -> list[int]:
@@ -341,7 +366,7 @@ def generate_items(
     schema: type[M],
     count: int,
     key: str,
-    scope: Scope = Scope(),
+    scope: Scope = WHOLE_VAULT,
     values: dict[str, object] | None = None,
     query: str = DEFAULT_QUERY,
     sources: Sequence[Source] | None = None,
