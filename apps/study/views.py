@@ -1,5 +1,7 @@
 """Study Hub pages: the quiz and workshop tabs, playing and reviewing quizzes, reading lessons."""
 
+from contextlib import suppress
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -245,10 +247,9 @@ def lesson(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 @login_required
 def lesson_write(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     lesson_ = _lesson(request, pk, number)
-    try:
+    # A failure is stored on the lesson; the partial shows it with a retry button.
+    with suppress(generator.GenerationError):
         workshop.write_lesson(lesson_)
-    except generator.GenerationError:
-        pass  # stored on the lesson; the partial shows it with a retry button
     return _lesson_page(request, lesson_, "study/lesson.html#lesson-body")
 
 
