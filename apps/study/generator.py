@@ -38,6 +38,7 @@ Errors, all ``GenerationError`` with a message fit for the page:
 ``NothingValid`` (the answer held no valid item).
 """
 
+import importlib
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -188,7 +189,8 @@ def retrieve(
 
 def _search(user, scope: Scope, query: str, limit: int) -> list[Source]:
     try:
-        from apps.vault import index  # the retrieval engine; imported late to keep startup light
+        # The retrieval engine; imported late to keep startup light.
+        index = importlib.import_module("apps.vault.index")
     except ModuleNotFoundError as error:
         if error.name != "apps.vault.index":
             raise
