@@ -265,3 +265,8 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {"axes": {"level": "WARNING"}},
 }
+
+# --- Retrieval ---------------------------------------------------------------------------------
+
+# Dense hits below this cosine similarity are dropped before fusion (they are noise).
+RETRIEVAL_MIN_SIMILARITY = float(env_str("RETRIEVAL_MIN_SIMILARITY", "0.1"))
