@@ -38,7 +38,6 @@ Errors, all ``GenerationError`` with a message fit for the page:
 ``NothingValid`` (the answer held no valid item).
 """
 
-import importlib
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -48,6 +47,7 @@ from django.db.models import F
 from pydantic import BaseModel, ValidationError
 
 from apps.llm import gateway, jsonparse, prompts
+from apps.vault import index
 from apps.vault.models import Chunk, Document
 
 log = logging.getLogger(__name__)
@@ -189,14 +189,6 @@ def retrieve(
 
 def _search(user, scope: Scope, query: str, limit: int) -> list[Source]:
     try:
-        # The retrieval engine; imported late to keep startup light.
-        index = importlib.import_module("apps.vault.index")
-    except ModuleNotFoundError as error:
-        if error.name != "apps.vault.index":
-            raise
-        log.warning("hybrid search is not installed; spreading chunks evenly instead")
-        return []
-    try:
         hits = index.search(
             user,
             query,
@@ -205,7 +197,8 @@ def _search(user, scope: Scope, query: str, limit: int) -> list[Source]:
             document_ids=tuple(scope.document_ids),
         )
     except (gateway.ModelUnavailable, gateway.ModelError) as error:
-        # Keyword-free fallback below still gives the model something to work with.
+        # The even spread below still gives the model material; the chat call will say
+        # clearly if the model is really down.
         log.warning("search for study material failed, spreading chunks instead: %s", error)
         return []
     return [
