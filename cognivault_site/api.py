@@ -8,8 +8,8 @@ from apps.accounts.api import BearerToken
 from apps.accounts.api import router as accounts_router
 from apps.llm import gateway
 from apps.llm.api import router as llm_router
-from apps.study.api import router as study_router
 from apps.progress.api import router as progress_router
+from apps.study.api import router as study_router
 from cognivault_site import health
 
 api = NinjaAPI(
