@@ -19,6 +19,8 @@ export HOST PORT HTTPS_PORT REDIS_URL DATA_DIR REDIS_PORT
 # espeak-ng (speech fixtures for the tests), a C++ toolchain (the one-time llama-cpp-python build).
 APT_PACKAGES := redis-server tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng chromium espeak-ng \
   build-essential cmake
+# Study Hub PDF exports embed DejaVu Sans (Unicode); without it they fall back to Latin-1.
+APT_PACKAGES += fonts-dejavu-core
 
 .PHONY: setup system-packages run worker web test bench lint format clean
 

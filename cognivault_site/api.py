@@ -9,6 +9,7 @@ from apps.accounts.api import router as accounts_router
 from apps.llm import gateway
 from apps.llm.api import router as llm_router
 from apps.progress.api import router as progress_router
+from apps.study.api import router as study_router
 from apps.vault.api import router as vault_router
 from cognivault_site import health
 
@@ -80,3 +81,4 @@ api.add_router("/", accounts_router)
 api.add_router("/", llm_router)
 api.add_router("/progress/", progress_router)
 api.add_router("/vault/", vault_router)
+api.add_router("/study/", study_router)
