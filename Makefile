@@ -16,8 +16,9 @@ export WEB_PORT := $(PORT)
 export HOST PORT HTTPS_PORT REDIS_URL DATA_DIR REDIS_PORT
 
 # Debian packages the app uses: Redis (jobs), Tesseract (OCR), Chromium (browser tests),
-# espeak-ng (speech fixtures for the tests).
+# espeak-ng (speech fixtures for the tests), Cairo (mindmap PNG/PDF export).
 APT_PACKAGES := redis-server tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng chromium espeak-ng
+APT_PACKAGES += libcairo2
 
 .PHONY: setup system-packages run worker web test bench lint format clean
 

@@ -6,6 +6,7 @@ from ninja.security import django_auth
 
 from apps.accounts.api import BearerToken
 from apps.accounts.api import router as accounts_router
+from apps.study.api import router as study_router
 from cognivault_site import health
 
 api = NinjaAPI(
@@ -43,3 +44,4 @@ def get_health(request: HttpRequest):
 
 
 api.add_router("/", accounts_router)
+api.add_router("/study/", study_router)
