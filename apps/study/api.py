@@ -1,25 +1,342 @@
-"""Study Hub REST routes, mounted at /api/v1/study/."""
+"""REST API for quizzes and workshops under /api/v1/study/ (decks and mindmaps beside them)."""
 
-from django.http import HttpRequest
-from ninja import Router
+from datetime import datetime
+from typing import Literal
+
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+from ninja import Field, Router, Schema, Status
+from ninja.errors import HttpError
+
+from apps.study import events, flashcards, generator, quiz, workshop
+from apps.study import mindmap as drawing
+from apps.study.models import Card, Deck, Lesson, Mindmap, Quiz, Workshop
 
 router = Router(tags=["study"])
 
+STATUS = {generator.EmptyScope: 400, generator.ModelDown: 503, generator.NothingValid: 502}
+
+
+def _generation_error(error: generator.GenerationError) -> HttpError:
+    return HttpError(STATUS.get(type(error), 502), str(error))
+
+
+class ScopeIn(Schema):
+    category_ids: list[int] = Field(default_factory=list, max_length=100)
+    document_ids: list[int] = Field(default_factory=list, max_length=500)
+    # The short forms of SPEC §10's table: one category, several documents.
+    category: int | None = None
+    documents: list[int] = Field(default_factory=list, max_length=500)
+
+    @property
+    def scope(self) -> generator.Scope:
+        categories = self.category_ids + ([self.category] if self.category else [])
+        return generator.Scope(categories, self.document_ids + self.documents)
+
+
+class QuizIn(ScopeIn):
+    num_questions: Literal[5, 10, 20] = 10
+    difficulty: Literal["beginner", "intermediate", "advanced"] = "intermediate"
+    types: list[Literal["mcq", "true_false"]] = Field(
+        default_factory=lambda: ["mcq", "true_false"], min_length=1, max_length=2
+    )
+
+
+class QuestionOut(Schema):
+    position: int
+    type: str
+    question: str
+    options: list[str]
+    chunk_ids: list[int]
+
+
+class AttemptSummaryOut(Schema):
+    id: int
+    correct: int | None
+    total: int | None
+    percent: int | None
+    submitted_at: datetime | None
+
+
+class QuizOut(Schema):
+    id: int
+    title: str
+    difficulty: str
+    types: list[str]
+    requested: int
+    scope: dict
+    backend: str
+    model: str
+    created_at: datetime
+    workshop_id: int | None
+    questions: list[QuestionOut]
+    attempts: list[AttemptSummaryOut]
+
+
+class QuizListOut(Schema):
+    id: int
+    title: str
+    difficulty: str
+    num_questions: int
+    created_at: datetime
+
+
+class AttemptIn(Schema):
+    answers: list[int | None] = Field(max_length=20)
+
+
+class ResultOut(Schema):
+    position: int
+    chosen: int | None
+    correct_index: int
+    correct: bool
+    explanation: str
+    chunk_ids: list[int]
+
+
+class AttemptOut(Schema):
+    id: int
+    correct: int
+    total: int
+    percent: int
+    results: list[ResultOut]
+    badges: list[str]
+
+
+def _quiz_out(item: Quiz) -> dict:
+    return {
+        **{field: getattr(item, field) for field in QuizOut.model_fields if hasattr(item, field)},
+        "questions": [
+            {
+                "position": q.position,
+                "type": q.kind,
+                "question": q.text,
+                "options": q.options,
+                "chunk_ids": q.chunk_ids,
+            }
+            for q in item.questions.all()
+        ],
+        "attempts": [
+            {
+                "id": a.pk,
+                "correct": a.correct,
+                "total": a.total,
+                "percent": a.percent,
+                "submitted_at": a.submitted_at,
+            }
+            for a in item.attempts.all()
+        ],
+    }
+
+
+@router.get("/quizzes", response=list[QuizListOut])
+def list_quizzes(request: HttpRequest):
+    return [
+        {
+            "id": item.pk,
+            "title": item.title,
+            "difficulty": item.difficulty,
+            "num_questions": item.questions.count(),
+            "created_at": item.created_at,
+        }
+        for item in Quiz.objects.visible_to(request.user)
+    ]
+
+
+@router.post("/quizzes", response={201: QuizOut})
+def create_quiz(request: HttpRequest, payload: QuizIn):
+    try:
+        made = quiz.create_quiz(
+            request.user,
+            num_questions=payload.num_questions,
+            difficulty=payload.difficulty,
+            types=list(payload.types),
+            scope=payload.scope,
+        )
+    except generator.GenerationError as error:
+        raise _generation_error(error) from error
+    except ValueError as error:
+        raise HttpError(400, str(error)) from error
+    return 201, _quiz_out(made)
+
+
+@router.get("/quizzes/{quiz_id}", response=QuizOut)
+def get_quiz(request: HttpRequest, quiz_id: int):
+    return _quiz_out(get_object_or_404(Quiz.objects.visible_to(request.user), pk=quiz_id))
+
+
+@router.post("/quizzes/{quiz_id}/attempts", response={201: AttemptOut})
+def create_attempt(request: HttpRequest, quiz_id: int, payload: AttemptIn):
+    item = get_object_or_404(Quiz.objects.visible_to(request.user), pk=quiz_id)
+    questions = list(item.questions.all())
+    if len(payload.answers) != len(questions):
+        raise HttpError(400, f"Send one answer per question: {len(questions)} answers.")
+    for question, answer in zip(questions, payload.answers, strict=True):
+        if answer is not None and not 0 <= answer < len(question.options):
+            raise HttpError(
+                400, f"Answer {answer} is not an option of question {question.position}."
+            )
+    attempt = item.attempts.create(answers=list(payload.answers))
+    attempt.submit()
+    badges = events.quiz_completed(attempt)
+    return 201, {
+        "id": attempt.pk,
+        "correct": attempt.correct,
+        "total": attempt.total,
+        "percent": attempt.percent,
+        "results": [
+            {
+                "position": question.position,
+                "chosen": chosen,
+                "correct_index": question.correct_index,
+                "correct": right,
+                "explanation": question.explanation,
+                "chunk_ids": question.chunk_ids,
+            }
+            for question, chosen, right in attempt.results()
+        ],
+        "badges": [getattr(badge, "code", str(badge)) for badge in badges],
+    }
+
+
+@router.get("/quizzes/{quiz_id}/export", response={200: None})
+def export_quiz(request: HttpRequest, quiz_id: int, format: Literal["md", "pdf"] = "md"):
+    item = get_object_or_404(Quiz.objects.visible_to(request.user), pk=quiz_id)
+    if format == "pdf":
+        return HttpResponse(quiz.as_pdf(item), content_type="application/pdf")
+    return HttpResponse(quiz.as_markdown(item), content_type="text/markdown; charset=utf-8")
+
+
+# --- Workshops --------------------------------------------------------------------------------
+
+
+class WorkshopIn(ScopeIn):
+    num_lessons: Literal[5, 10] = 5
+
+
+class LessonOut(Schema):
+    number: int
+    title: str
+    summary: str
+    status: str
+    content: str
+    error: str
+    chunk_ids: list[int]
+    completed_at: datetime | None
+
+
+class WorkshopOut(Schema):
+    id: int
+    title: str
+    summary: str
+    requested: int
+    scope: dict
+    backend: str
+    model: str
+    created_at: datetime
+    completed_at: datetime | None
+    recap_quiz_id: int | None
+    lessons: list[LessonOut]
+
+
+class CompletionOut(Schema):
+    number: int
+    workshop_completed: bool
+    badges: list[str]
+
+
+def _workshop_out(item: Workshop) -> dict:
+    recap = item.recap_quiz
+    return {
+        **{
+            f: getattr(item, f)
+            for f in WorkshopOut.model_fields
+            if f not in ("lessons",) and hasattr(item, f)
+        },  # fmt: skip
+        "recap_quiz_id": recap.pk if recap else None,
+        "lessons": list(item.lessons.all()),
+    }
+
+
+def _workshop(request: HttpRequest, workshop_id: int) -> Workshop:
+    return get_object_or_404(Workshop.objects.visible_to(request.user), pk=workshop_id)
+
+
+def _lesson(request: HttpRequest, workshop_id: int, number: int) -> Lesson:
+    return get_object_or_404(_workshop(request, workshop_id).lessons, number=number)
+
+
+@router.get("/workshops", response=list[WorkshopOut])
+def list_workshops(request: HttpRequest):
+    return [_workshop_out(item) for item in Workshop.objects.visible_to(request.user)]
+
+
+@router.post("/workshops", response={201: WorkshopOut})
+def create_workshop(request: HttpRequest, payload: WorkshopIn):
+    try:
+        made = workshop.create_workshop(
+            request.user, num_lessons=payload.num_lessons, scope=payload.scope
+        )
+    except generator.GenerationError as error:
+        raise _generation_error(error) from error
+    events.outline_created(request.user)
+    return 201, _workshop_out(made)
+
+
+@router.get("/workshops/{workshop_id}", response=WorkshopOut)
+def get_workshop(request: HttpRequest, workshop_id: int):
+    return _workshop_out(_workshop(request, workshop_id))
+
+
+@router.post("/workshops/{workshop_id}/lessons/{number}", response=LessonOut)
+def write_lesson(request: HttpRequest, workshop_id: int, number: int):
+    """The lesson, written by the model first if this is the first time it is opened."""
+    lesson = _lesson(request, workshop_id, number)
+    try:
+        return workshop.write_lesson(lesson)
+    except generator.GenerationError as error:
+        raise _generation_error(error) from error
+
+
+@router.post("/workshops/{workshop_id}/lessons/{number}/complete", response=CompletionOut)
+def complete_lesson(request: HttpRequest, workshop_id: int, number: int):
+    lesson = _lesson(request, workshop_id, number)
+    if lesson.status != Lesson.Status.READY:
+        raise HttpError(409, "Open the lesson first: it has not been written yet.")
+    was_done = lesson.completed_at is not None
+    finished = lesson.workshop.complete_lesson(lesson)
+    badges = [] if was_done else events.lesson_completed(request.user)
+    if finished:
+        badges += events.workshop_completed(request.user)
+    return {
+        "number": number,
+        "workshop_completed": finished,
+        "badges": [getattr(badge, "code", str(badge)) for badge in badges],
+    }
+
+
+@router.post("/workshops/{workshop_id}/recap", response={201: QuizOut})
+def create_recap(request: HttpRequest, workshop_id: int):
+    item = _workshop(request, workshop_id)
+    if item.completed_at is None:
+        raise HttpError(409, "Complete every lesson first; the recap quiz comes at the end.")
+    try:
+        return 201, _quiz_out(item.recap_quiz or workshop.create_recap_quiz(item))
+    except generator.GenerationError as error:
+        raise _generation_error(error) from error
+
+
+@router.get("/workshops/{workshop_id}/export", response={200: None})
+def export_workshop(request: HttpRequest, workshop_id: int, format: Literal["md", "pdf"] = "md"):
+    item = _workshop(request, workshop_id)
+    if format == "pdf":
+        return HttpResponse(workshop.as_pdf(item), content_type="application/pdf")
+    return HttpResponse(workshop.as_markdown(item), content_type="text/markdown; charset=utf-8")
+
+
 # --- Flashcards and mindmaps ---------------------------------------------------------------
-
-from datetime import datetime  # noqa: E402
-from typing import Literal  # noqa: E402
-
-from django.db import transaction  # noqa: E402
-from django.http import HttpResponse  # noqa: E402
-from django.shortcuts import get_object_or_404  # noqa: E402
-from django.utils import timezone  # noqa: E402
-from ninja import Field, Schema, Status  # noqa: E402
-from ninja.errors import HttpError  # noqa: E402
-
-from apps.study import flashcards  # noqa: E402
-from apps.study import mindmap as drawing  # noqa: E402
-from apps.study.models import Card, Deck, Mindmap  # noqa: E402
 
 
 class CardIn(Schema):
@@ -32,13 +349,11 @@ class CardPatch(Schema):
     back: str | None = Field(None, min_length=1, max_length=Card.MAX_SIDE)
 
 
-class DeckIn(Schema):
+class DeckIn(ScopeIn):
     """Generate from the vault (`num_cards` and a scope), or bring the `cards` yourself."""
 
     title: str = Field("", max_length=200)
-    num_cards: Literal[10, 20, 40] | None = None
-    category_ids: list[int] = []
-    document_ids: list[int] = []
+    num_cards: Literal[10, 20, 40] = 10
     cards: list[CardIn] | None = Field(None, max_length=Deck.MAX_CARDS)
 
 
@@ -130,19 +445,27 @@ def list_decks(request: HttpRequest):
 
 @router.post("/decks", response={201: DeckOut})
 def create_deck(request: HttpRequest, payload: DeckIn):
-    if payload.cards is None:
-        # Generation from the vault comes with the shared study generator.
-        raise HttpError(501, "Generating decks from the vault is not available yet; send `cards`.")
     try:
-        deck = flashcards.create_deck(
-            request.auth,
-            payload.title or "Deck",
-            [card.dict() for card in payload.cards],
-            now=timezone.now(),
-        )
+        if payload.cards is None:
+            deck = flashcards.generate_deck(
+                request.auth,
+                num_cards=payload.num_cards,
+                scope=payload.scope,
+                now=timezone.now(),
+                title=payload.title.strip(),
+            )
+        else:
+            deck = flashcards.create_deck(
+                request.auth,
+                payload.title or "Deck",
+                [card.dict() for card in payload.cards],
+                now=timezone.now(),
+            )
+            events.deck_created(request.auth)
+    except generator.GenerationError as error:
+        raise _generation_error(error) from error
     except flashcards.DeckError as error:
         raise HttpError(422, str(error)) from error
-    flashcards.record_progress("record_deck_created", request.auth)
     return Status(201, deck_out(deck))
 
 
@@ -211,9 +534,7 @@ def review_card(request: HttpRequest, deck_id: int, card_id: int, payload: Revie
         was_mastered = card.deck.is_mastered()
         flashcards.review(card, payload.outcome, now=timezone.now())
         mastered = card.deck.is_mastered()
-    flashcards.record_progress(
-        "record_card_flip", request.auth, mastered_deck=mastered and not was_mastered
-    )
+    events.card_flipped(request.auth, mastered_deck=mastered and not was_mastered)
     return {"card": card, "deck_mastered": mastered}
 
 
@@ -228,12 +549,10 @@ def export_deck(request: HttpRequest, deck_id: int, fmt: Literal["csv", "apkg"])
     return response
 
 
-class MindmapIn(Schema):
+class MindmapIn(ScopeIn):
     """Generate from the vault (a scope), or bring the `tree` yourself."""
 
     title: str | None = Field(None, max_length=200)
-    category_ids: list[int] = []
-    document_ids: list[int] = []
     tree: dict | None = None
 
 
@@ -278,17 +597,20 @@ def list_mindmaps(request: HttpRequest):
 
 @router.post("/mindmaps", response={201: MindmapOut})
 def create_mindmap(request: HttpRequest, payload: MindmapIn):
-    if payload.tree is None:
-        raise HttpError(
-            501, "Generating mindmaps from the vault is not available yet; send `tree`."
-        )
+    title = (payload.title or "").strip()
     try:
-        tree = drawing.clean_tree(payload.tree)
+        if payload.tree is None:
+            mindmap = drawing.generate(request.auth, payload.scope, title)
+        else:
+            tree = drawing.clean_tree(payload.tree)
+            mindmap = Mindmap.objects.create(
+                owner=request.auth, title=(title or tree["title"])[:200], tree=tree
+            )
+            events.mindmap_created(request.auth)
+    except generator.GenerationError as error:
+        raise _generation_error(error) from error
     except drawing.MindmapError as error:
         raise HttpError(422, str(error)) from error
-    title = (payload.title or "").strip() or tree["title"]
-    mindmap = Mindmap.objects.create(owner=request.auth, title=title[:200], tree=tree)
-    flashcards.record_progress("record_mindmap_created", request.auth)
     return Status(201, mindmap)
 
 

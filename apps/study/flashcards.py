@@ -15,8 +15,11 @@ import fsrs
 import genanki
 from django.db import transaction
 from django.db.models import F
+from pydantic import BaseModel, field_validator
 
+from apps.study import events, generator
 from apps.study.models import Card, CardReview, Deck
+from apps.study.quiz import scope_title
 
 # Fuzzing spreads due dates randomly; our decks are small and a schedule you can predict
 # (and test) is worth more here than load balancing across days.
@@ -81,17 +84,59 @@ def add_card(deck: Deck, front: str, back: str, *, now: datetime) -> Card:
     )
 
 
-def record_progress(event: str, user, **fields) -> list:
-    """Hand a study event to the progress app (`record_deck_created`, `record_card_flip`,
-    `record_mindmap_created`, `record_mindmap_exported`); its functions never raise.
+class CardItem(BaseModel):
+    """One card as the model must return it; anything else is dropped."""
 
-    Until the progress app is merged into this branch there is nothing to record into.
-    """
-    try:
-        from apps.progress import tracking
-    except ImportError:
-        return []
-    return getattr(tracking, event)(user, **fields)
+    front: str
+    back: str
+
+    @field_validator("front", "back")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        value = value.strip()
+        if not value:
+            raise ValueError("empty")
+        return value[: Card.MAX_SIDE]
+
+
+def same_card(item: CardItem) -> str:
+    return " ".join(item.front.casefold().split())
+
+
+def generate_deck(
+    user, *, num_cards: int, scope: generator.Scope, now: datetime, title: str = ""
+) -> Deck:
+    """Generate and store a deck; raises generator.GenerationError with a readable message."""
+    if num_cards not in Deck.SIZES:
+        raise DeckError(f"A deck has {', '.join(map(str, Deck.SIZES))} cards.")
+    result = generator.generate_items(
+        user,
+        template="flashcards",
+        schema=CardItem,
+        count=num_cards,
+        key="cards",
+        scope=scope,
+        identity=same_card,
+    )
+    items = [
+        {
+            "front": item.value.front,
+            "back": item.value.back,
+            "chunk_id": item.chunk_ids[0] if len(item.chunk_ids) == 1 else None,
+        }
+        for item in result.items
+    ]
+    deck = create_deck(
+        user,
+        title or f"Cards on {scope_title(user, scope)}",
+        items,
+        now=now,
+        category_ids=list(scope.category_ids),
+        document_ids=list(scope.document_ids),
+        model_label=f"{result.backend} · {result.model}".strip(" ·"),
+    )
+    events.deck_created(user)
+    return deck
 
 
 # --- Scheduling -----------------------------------------------------------------------------

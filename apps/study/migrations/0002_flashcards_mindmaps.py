@@ -10,6 +10,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
+        ('study', '0001_quizzes_and_workshops'),
         ('vault', '0001_initial'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
