@@ -8,6 +8,7 @@ from apps.accounts.api import BearerToken
 from apps.accounts.api import router as accounts_router
 from apps.llm import gateway
 from apps.llm.api import router as llm_router
+from apps.progress.api import router as progress_router
 from apps.study.api import router as study_router
 from cognivault_site import health
 
@@ -78,3 +79,4 @@ api.add_router("/", accounts_router)
 # GET /vault/stats (the privacy figures) lives with the privacy audit in apps/llm.
 api.add_router("/", llm_router)
 api.add_router("/study/", study_router)
+api.add_router("/progress/", progress_router)

@@ -270,3 +270,13 @@ LOGGING = {
 
 # Dense hits below this cosine similarity are dropped before fusion (they are noise).
 RETRIEVAL_MIN_SIMILARITY = float(env_str("RETRIEVAL_MIN_SIMILARITY", "0.1"))
+
+# --- Progress ---------------------------------------------------------------------------------
+
+# A chat message more than this many seconds after the last one opens a new study session.
+STUDY_SESSION_IDLE_GAP_SECONDS = env_int("STUDY_SESSION_IDLE_GAP_SECONDS", 900)
+# Activates the time zone the browser reports (a `tz` cookie), so pages show local times.
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("django.contrib.auth.middleware.AuthenticationMiddleware") + 1,
+    "apps.progress.middleware.LocalTimeZoneMiddleware",
+)

@@ -1,0 +1,192 @@
+"""A person's study activity counted by local day: time, sessions, messages, streaks, heatmap.
+
+Sessions are stored in UTC; a session that crosses local midnight gives each day its share,
+and all arithmetic happens in UTC so a DST change never adds or loses an hour.
+"""
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from functools import cached_property
+from zoneinfo import ZoneInfo
+
+from django.utils import timezone
+
+from apps.progress.models import EarnedBadge, Event, LocalZone, StudySession
+
+HEATMAP_DAYS = 90
+HEATMAP_WEEKS = 13  # 13 columns × 7 rows = 91 cells: the one before the 90 days stays blank
+# Upper bounds (seconds, exclusive) of levels 1-3; anything above is level 4.
+LEVEL_BOUNDS = (15 * 60, 60 * 60, 3 * 60 * 60)
+LEVEL_NAMES = ("no study", "under 15 minutes", "15–60 minutes", "1–3 hours", "3 hours or more")
+
+
+def level_for(seconds: float, sessions: int) -> int:
+    """0 for a day without study; a day with a single message (0 s) is still a check-in (1)."""
+    if not sessions and not seconds:
+        return 0
+    return 1 + sum(seconds >= bound for bound in LEVEL_BOUNDS)
+
+
+def local_midnight(day: date, zone: ZoneInfo) -> datetime:
+    return datetime.combine(day, time(), tzinfo=zone).astimezone(UTC)
+
+
+@dataclass
+class Day:
+    date: date
+    seconds: int = 0
+    sessions: int = 0
+    messages: int = 0
+    in_window: bool = True
+
+    @property
+    def level(self) -> int:
+        return level_for(self.seconds, self.sessions)
+
+    @property
+    def level_name(self) -> str:
+        return LEVEL_NAMES[self.level]
+
+    @property
+    def minutes(self) -> int:
+        return self.seconds // 60
+
+
+def longest_run(dates: set[date]) -> int:
+    best = run = 0
+    previous = None
+    for day in sorted(dates):
+        run = run + 1 if previous is not None and day - previous == timedelta(days=1) else 1
+        best = max(best, run)
+        previous = day
+    return best
+
+
+class Activity:
+    """Figures for one person in their zone. Reads lazily; build one per request."""
+
+    def __init__(self, user, *, zone: ZoneInfo | None = None, now: datetime | None = None):
+        self.user = user
+        self.zone = zone or LocalZone.objects.zone_for(user)
+        self.now = now or timezone.now()
+
+    @cached_property
+    def today(self) -> date:
+        return self.now.astimezone(self.zone).date()
+
+    def local(self, moment: datetime) -> datetime:
+        return moment.astimezone(self.zone)
+
+    # --- raw rows --------------------------------------------------------------------------
+
+    @cached_property
+    def sessions(self) -> list[tuple[int, datetime, datetime]]:
+        return list(
+            StudySession.objects.visible_to(self.user)
+            .order_by("started_at")
+            .values_list("pk", "started_at", "ended_at")
+        )
+
+    @cached_property
+    def messages(self) -> list[tuple[datetime, int | None, bool, int]]:
+        return list(
+            Event.objects.visible_to(self.user)
+            .filter(kind=Event.Kind.MESSAGE)
+            .order_by("at")
+            .values_list("at", "session_id", "scope_used", "attachments")
+        )
+
+    # --- totals and streaks ----------------------------------------------------------------
+
+    @cached_property
+    def total_seconds(self) -> int:
+        return int(sum((end - start).total_seconds() for _, start, end in self.sessions))
+
+    @cached_property
+    def longest_session_seconds(self) -> int:
+        return int(
+            max(((end - start).total_seconds() for _, start, end in self.sessions), default=0)
+        )
+
+    @cached_property
+    def messages_per_day(self) -> Counter[date]:
+        return Counter(self.local(at).date() for at, *_ in self.messages)
+
+    @cached_property
+    def active_dates(self) -> set[date]:
+        return set(self.messages_per_day)
+
+    @cached_property
+    def current_streak(self) -> int:
+        """Days in a row up to today; a streak is not broken until a whole day is missed."""
+        day = self.today if self.today in self.active_dates else self.today - timedelta(days=1)
+        streak = 0
+        while day in self.active_dates:
+            streak += 1
+            day -= timedelta(days=1)
+        return streak
+
+    @cached_property
+    def longest_streak(self) -> int:
+        return longest_run(self.active_dates)
+
+    def sessions_with_messages_in_hours(self, hours: set[int]) -> int:
+        return len(
+            {session for at, session, *_ in self.messages if self.local(at).hour in hours} - {None}
+        )
+
+    # --- days ------------------------------------------------------------------------------
+
+    def days(self, first: date, last: date) -> list[Day]:
+        """Every local day from first to last, time split at local midnights."""
+        span = range((last - first).days + 1)
+        days = {first + timedelta(days=n): Day(first + timedelta(days=n)) for n in span}
+        window_start = local_midnight(first, self.zone)
+        window_end = local_midnight(last + timedelta(days=1), self.zone)
+        for _, started, ended in self.sessions:
+            if ended < window_start or started >= window_end:
+                continue
+            day = max(self.local(started).date(), first)
+            while day <= last:
+                day_start = local_midnight(day, self.zone)
+                day_end = local_midnight(day + timedelta(days=1), self.zone)
+                # A session ending exactly at midnight does not spill into the next day.
+                if ended < day_start or (ended == day_start and started < day_start):
+                    break
+                overlap = min(ended, day_end) - max(started, day_start)
+                days[day].seconds += int(overlap.total_seconds())
+                days[day].sessions += 1
+                day += timedelta(days=1)
+        for day, count in self.messages_per_day.items():
+            if day in days:
+                days[day].messages = count
+        return list(days.values())
+
+    def day(self, day: date) -> Day:
+        return self.days(day, day)[0]
+
+    @cached_property
+    def heatmap_first_day(self) -> date:
+        return self.today - timedelta(days=HEATMAP_DAYS - 1)
+
+    def heatmap_days(self) -> list[Day]:
+        """Exactly the 90 days ending today."""
+        return self.days(self.heatmap_first_day, self.today)
+
+    def heatmap_weeks(self) -> list[list[Day]]:
+        """13 columns of 7 days, oldest first; today is the last cell. The single cell before
+        the 90-day window keeps the grid whole and is drawn blank."""
+        blank = Day(self.heatmap_first_day - timedelta(days=1), in_window=False)
+        cells = [blank, *self.heatmap_days()]
+        return [cells[week * 7 : week * 7 + 7] for week in range(HEATMAP_WEEKS)]
+
+    def earned_on(self, day: date):
+        return (
+            EarnedBadge.objects.visible_to(self.user)
+            .filter(
+                earned_at__gte=local_midnight(day, self.zone),
+                earned_at__lt=local_midnight(day + timedelta(days=1), self.zone),
+            )
+            .select_related("badge")
+        )

@@ -1,0 +1,187 @@
+"""Dashboard data (summary, heatmap, achievements, one day) and the teacher's class summary."""
+
+from datetime import date, datetime, timedelta
+
+from django.http import HttpRequest
+from ninja import Router, Schema
+from ninja.errors import HttpError
+
+from apps.progress import classroom
+from apps.progress.activity import Activity, Day
+from apps.progress.badges import progress_for
+from apps.progress.views import EARLIEST_DAY
+
+router = Router(tags=["progress"])
+
+
+class SummaryOut(Schema):
+    time_zone: str
+    total_seconds: int
+    sessions: int
+    current_streak: int
+    longest_streak: int
+    badges_earned: int
+    badges_total: int
+
+
+class DayOut(Schema):
+    date: date
+    seconds: int
+    level: int
+    sessions: int
+    messages: int
+
+
+class HeatmapOut(Schema):
+    time_zone: str
+    first_day: date
+    last_day: date
+    days: list[DayOut]
+
+
+class AchievementOut(Schema):
+    code: str
+    name: str
+    description: str
+    icon: str
+    category: str
+    metric: str
+    target: int
+    value: int
+    earned: bool
+    earned_at: datetime | None
+    next_level: str | None
+
+
+class EarnedOut(Schema):
+    code: str
+    name: str
+    icon: str
+    earned_at: datetime
+
+
+class DayDetailOut(DayOut):
+    time_zone: str
+    badges: list[EarnedOut]
+
+
+class StudentSummaryOut(Schema):
+    id: int
+    username: str
+    study_seconds: int
+    sessions: int
+    current_streak: int
+    quizzes: int
+    average_score: float | None
+
+
+class MissedQuestionOut(Schema):
+    question: str
+    source_label: str
+    source_url: str
+    misses: int
+    students: int
+
+
+class ClassSummaryOut(Schema):
+    days: int
+    students: list[StudentSummaryOut]
+    missed_questions: list[MissedQuestionOut]
+
+
+def day_out(day: Day) -> dict:
+    return {
+        "date": day.date,
+        "seconds": day.seconds,
+        "level": day.level,
+        "sessions": day.sessions,
+        "messages": day.messages,
+    }
+
+
+@router.get("/summary", response=SummaryOut)
+def summary(request: HttpRequest):
+    activity = Activity(request.auth)
+    badges = progress_for(request.auth, activity)
+    return {
+        "time_zone": activity.zone.key,
+        "total_seconds": activity.total_seconds,
+        "sessions": len(activity.sessions),
+        "current_streak": activity.current_streak,
+        "longest_streak": activity.longest_streak,
+        "badges_earned": sum(1 for b in badges if b.earned),
+        "badges_total": len(badges),
+    }
+
+
+@router.get("/heatmap", response=HeatmapOut)
+def heatmap(request: HttpRequest):
+    activity = Activity(request.auth)
+    return {
+        "time_zone": activity.zone.key,
+        "first_day": activity.heatmap_first_day,
+        "last_day": activity.today,
+        "days": [day_out(day) for day in activity.heatmap_days()],
+    }
+
+
+@router.get("/achievements", response=list[AchievementOut])
+def achievements(request: HttpRequest):
+    return [
+        {
+            "code": item.badge.code,
+            "name": item.badge.name,
+            "description": item.badge.description,
+            "icon": item.badge.icon,
+            "category": item.badge.category,
+            "metric": item.badge.metric,
+            "target": item.badge.target,
+            "value": item.value,
+            "earned": item.earned is not None,
+            "earned_at": item.earned.earned_at if item.earned else None,
+            "next_level": item.badge.next_level.code if item.badge.next_level else None,
+        }
+        for item in progress_for(request.auth)
+    ]
+
+
+@router.get("/days/{day}", response=DayDetailOut)
+def day_detail(request: HttpRequest, day: date):
+    activity = Activity(request.auth)
+    if not EARLIEST_DAY <= day <= activity.today + timedelta(days=1):
+        raise HttpError(422, f"Pick a day between {EARLIEST_DAY} and {activity.today}.")
+    return {
+        **day_out(activity.day(day)),
+        "time_zone": activity.zone.key,
+        "badges": [
+            {
+                "code": earned.badge.code,
+                "name": earned.badge.name,
+                "icon": earned.badge.icon,
+                "earned_at": earned.earned_at,
+            }
+            for earned in activity.earned_on(day)
+        ],
+    }
+
+
+@router.get("/class", response=ClassSummaryOut)
+def class_summary(request: HttpRequest):
+    if not request.auth.is_teacher:
+        raise HttpError(403, "Only teachers see the class overview.")
+    return {
+        "days": classroom.WINDOW_DAYS,
+        "students": [
+            {
+                "id": row.student.pk,
+                "username": row.student.username,
+                "study_seconds": row.study_seconds,
+                "sessions": row.sessions,
+                "current_streak": row.current_streak,
+                "quizzes": row.quizzes,
+                "average_score": row.average_score,
+            }
+            for row in classroom.student_figures()
+        ],
+        "missed_questions": classroom.most_missed_questions(),
+    }

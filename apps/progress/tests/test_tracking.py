@@ -1,0 +1,109 @@
+import asyncio
+import logging
+from datetime import UTC, datetime
+
+import pytest
+from django.contrib.auth.models import AnonymousUser
+from django.db import connection, transaction
+
+from apps.progress import tracking
+from apps.progress.models import Event, MissedQuestion, StudySession
+from apps.vault.models import Category
+
+pytestmark = pytest.mark.django_db
+
+T0 = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
+
+
+def break_table(name: str) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP TABLE {name}")
+
+
+def test_a_tracking_failure_never_reaches_the_caller_nor_spoils_its_transaction(alice, caplog):
+    with transaction.atomic():
+        Category.objects.create(name="Before")
+        break_table("progress_studysession")
+        with caplog.at_level(logging.ERROR, logger="apps.progress.tracking"):
+            assert tracking.record_message(alice, at=T0) == []
+        # The caller carries on in the same transaction.
+        Category.objects.create(name="After")
+    assert set(Category.objects.values_list("name", flat=True)) == {"Before", "After"}
+    assert "Could not record a message event" in caplog.text
+
+
+def test_a_broken_evaluator_keeps_the_event(alice, caplog):
+    break_table("progress_earnedbadge")
+    with caplog.at_level(logging.ERROR, logger="apps.progress.tracking"):
+        assert tracking.record_quiz(alice, score_percent=90, difficulty="beginner") == []
+    assert Event.objects.filter(user=alice, kind="quiz").count() == 1
+    assert "Could not evaluate badges" in caplog.text
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda u: tracking.record_quiz(u, score_percent="lots", difficulty="beginner"),
+        lambda u: tracking.record_quiz(u, score_percent=None, difficulty=None),
+        lambda u: tracking.record_quiz(u, score_percent=50, difficulty="x", questions_wrong=5),
+        lambda u: tracking.record_message(u, at="yesterday"),
+    ],
+)
+def test_bad_values_from_a_caller_are_logged_not_raised(alice, call):
+    assert call(alice) == []
+
+
+def test_a_nonsense_attachment_count_still_records_the_message(alice):
+    assert [b.code for b in tracking.record_message(alice, attachments="many")] == [
+        "first_question"
+    ]
+    assert Event.objects.get(user=alice).attachments == 0
+
+
+def test_nobody_is_tracked_when_nobody_is_logged_in():
+    assert tracking.record_message(AnonymousUser()) == []
+    assert tracking.record_deck_created(None) == []
+    assert not Event.objects.exists()
+
+
+def test_scores_are_clamped_and_difficulty_normalised(alice):
+    tracking.record_quiz(alice, score_percent=140, difficulty=" Advanced ")
+    event = Event.objects.get(user=alice)
+    assert (event.score_percent, event.difficulty) == (100.0, "advanced")
+
+
+def test_missed_questions_keep_only_links_inside_the_site(alice):
+    tracking.record_quiz(
+        alice,
+        score_percent=50,
+        difficulty="beginner",
+        questions_wrong=[
+            {
+                "question": "What is ATP?",
+                "source_label": "bio.pdf, p. 3",
+                "source_url": "/vault/d/1/#p3",
+            },
+            {"question": "Evil?", "source_url": "javascript:alert(1)"},
+            {"question": "Away?", "source_url": "//evil.example/x"},
+            {"question": "Outside?", "source_url": "https://evil.example/"},
+            {"question": "   "},
+            "not a mapping",
+        ],
+    )
+    stored = dict(MissedQuestion.objects.values_list("question", "source_url"))
+    assert stored == {
+        "What is ATP?": "/vault/d/1/#p3",
+        "Evil?": "",
+        "Away?": "",
+        "Outside?": "",
+    }
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_the_chat_consumer_can_record_from_async_code(alice):
+    async def consumer():
+        return await tracking.arecord_message(alice, at=T0)
+
+    badges = asyncio.run(consumer())
+    assert [b.badge.code for b in badges] == ["first_question"]
+    assert StudySession.objects.filter(user=alice).count() == 1
