@@ -1,37 +1,40 @@
 """The Study Hub's progress events, one call site each, so badges follow quizzes and workshops.
 
-apps.progress.tracking records them and evaluates badges; it never raises, and neither do
-these: tracking must never cost a quiz result or a lesson.
+apps.progress.tracking records them and evaluates badges; tracking must never cost a quiz
+result or a lesson, so nothing here raises.
 """
 
 import logging
 
-from apps.study.models import Attempt
+from django.urls import reverse
+
+from apps.progress import tracking
+from apps.study.models import Attempt, sources_for
 
 log = logging.getLogger(__name__)
 
 
-def _tracking():
-    try:
-        from apps.progress import tracking
-    except ImportError:  # the progress app is not installed in this build
-        return None
-    return tracking
-
-
 def _record(name: str, user, **values) -> list:
-    tracking = _tracking()
-    if tracking is None or not hasattr(tracking, name):
-        return []
     try:
         return list(getattr(tracking, name)(user, **values) or [])
-    except Exception:  # tracking is best effort by contract; log, never break the study flow
+    except Exception:  # tracking never raises by contract; if it does, the study flow goes on
         log.exception("progress event %s failed", name)
         return []
 
 
 def quiz_completed(attempt: Attempt) -> list:
-    wrong = [question.text for question, _chosen, right in attempt.results() if not right]
+    owner = attempt.quiz.owner
+    wrong = []
+    for question, _chosen, right in attempt.results():
+        if right:
+            continue
+        missed = {"question": question.text}
+        chunk = next(iter(sources_for(owner, question.chunk_ids)), None)
+        if chunk is not None:
+            page = f", p. {chunk.page}" if chunk.page else ""
+            missed["source_label"] = f"{chunk.document.filename}{page}"
+            missed["source_url"] = reverse("study:source", args=[chunk.pk])
+        wrong.append(missed)
     return _record(
         "record_quiz",
         attempt.quiz.owner,

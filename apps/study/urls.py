@@ -5,7 +5,7 @@ from apps.study import views
 app_name = "study"
 
 urlpatterns = [
-    path("", views.index, name="index"),
+    path("", views.quizzes, name="index"),  # the hub opens on its first tab
     path("quizzes/", views.quizzes, name="quizzes"),
     path("quizzes/<int:pk>/", views.quiz_play, name="quiz_play"),
     path("quizzes/<int:pk>/answer/", views.quiz_answer, name="quiz_answer"),

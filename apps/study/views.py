@@ -38,12 +38,6 @@ def _announce(request: HttpRequest, badges: list) -> None:
         messages.success(request, f"New badge: {getattr(badge, 'name', badge)}")
 
 
-@require_GET
-@login_required
-def index(request: HttpRequest) -> HttpResponse:
-    return redirect("study:quizzes")
-
-
 # --- Quizzes ----------------------------------------------------------------------------------
 
 

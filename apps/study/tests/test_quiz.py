@@ -204,3 +204,16 @@ def test_only_asked_for_question_types_are_kept(alice, model):
     made = quiz.create_quiz(alice, num_questions=5, difficulty="beginner", types=["true_false"])
 
     assert list(made.questions.values_list("kind", flat=True)) == ["true_false", "true_false"]
+
+
+def test_a_submitted_quiz_is_recorded_for_progress_with_the_missed_questions(
+    alices_quiz, alice_client
+):
+    from apps.progress.models import EarnedBadge, MissedQuestion
+
+    alice_client.post(f"/study/quizzes/{alices_quiz.pk}/submit/", {"q0": 1, "q1": 1})
+
+    missed = MissedQuestion.objects.filter(event__user=alices_quiz.owner)
+    assert missed.count() == 4
+    assert missed.first().source_url.startswith("/study/sources/")
+    assert EarnedBadge.objects.filter(user=alices_quiz.owner, badge__code="first_quiz").exists()

@@ -150,7 +150,7 @@ def test_the_api_plans_writes_and_completes_lessons(alice, alice_client, model):
     assert created.status_code == 201 and len(created.json()["lessons"]) == 5
     assert early.status_code == 409
     assert lesson.json()["status"] == "ready" and "## The powerhouse" in lesson.json()["content"]
-    assert done.json() == {"number": 2, "workshop_completed": False, "badges": []}
+    assert done.json() == {"number": 2, "workshop_completed": False, "badges": ["lesson_learned"]}
     assert alice_client.post(f"/api/v1/study/workshops/{workshop_id}/lessons/9").status_code == 404
 
 
