@@ -2,7 +2,7 @@ import xml.etree.ElementTree as ET
 from types import SimpleNamespace
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from apps.study import mindmap as mm
@@ -140,7 +140,11 @@ def trees(max_levels: int = 4):
 @settings(max_examples=60, deadline=None)
 @given(raw=trees(), layout=st.sampled_from(mm.LAYOUTS))
 def test_generated_trees_never_overlap_and_stay_inside_the_view_box(raw, layout):
-    drawing = mm.draw(mm.clean_tree(raw), layout)
+    try:
+        tree = mm.clean_tree(raw)
+    except mm.MindmapError:  # a root of control characters only has no title left
+        assume(False)
+    drawing = mm.draw(tree, layout)
     assert_no_overlaps(drawing)
     assert_inside_view_box(drawing)
 
