@@ -16,11 +16,10 @@ export WEB_PORT := $(PORT)
 export HOST PORT HTTPS_PORT REDIS_URL DATA_DIR REDIS_PORT
 
 # Debian packages the app uses: Redis (jobs), Tesseract (OCR), Chromium (browser tests),
-# espeak-ng (speech fixtures for the tests), a C++ toolchain (the one-time llama-cpp-python build).
+# espeak-ng (speech fixtures for the tests), a C++ toolchain (the one-time llama-cpp-python
+# build), DejaVu Sans (Unicode in PDF exports) and Cairo (mindmap PNG/PDF export).
 APT_PACKAGES := redis-server tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng chromium espeak-ng \
-  build-essential cmake
-# Study Hub PDF exports embed DejaVu Sans (Unicode); without it they fall back to Latin-1.
-APT_PACKAGES += fonts-dejavu-core
+  build-essential cmake fonts-dejavu-core libcairo2
 
 .PHONY: setup system-packages run worker web test bench lint format clean
 

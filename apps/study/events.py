@@ -54,3 +54,23 @@ def lesson_completed(user) -> list:
 
 def workshop_completed(user) -> list:
     return _record("record_workshop_completed", user)
+
+
+# --- Flashcards and mindmaps ---------------------------------------------------------------
+
+
+def deck_created(user) -> list:
+    return _record("record_deck_created", user)
+
+
+def card_flipped(user, *, mastered_deck: bool) -> list:
+    """One answered card; `mastered_deck` when that answer completed the deck's mastery."""
+    return _record("record_card_flip", user, mastered_deck=mastered_deck)
+
+
+def mindmap_created(user) -> list:
+    return _record("record_mindmap_created", user)
+
+
+def mindmap_exported(user) -> list:
+    return _record("record_mindmap_exported", user)
