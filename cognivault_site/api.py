@@ -43,3 +43,8 @@ def get_health(request: HttpRequest):
 
 
 api.add_router("/", accounts_router)
+
+# --- Chat ---
+from apps.chat.api import router as chat_router  # noqa: E402
+
+api.add_router("/chat/", chat_router)

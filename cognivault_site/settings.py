@@ -242,3 +242,11 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {"axes": {"level": "WARNING"}},
 }
+
+# --- Chat ---------------------------------------------------------------------------------------
+
+CHAT_MAX_ATTACHMENT_MB = env_int("CHAT_MAX_ATTACHMENT_MB", 20)
+CHAT_MAX_AUDIO_MB = env_int("CHAT_MAX_AUDIO_MB", 10)
+CHAT_MAX_AUDIO_SECONDS = env_int("CHAT_MAX_AUDIO_SECONDS", 120)
+# A model silent for this long gets a "waiting for the model" note instead of a frozen page.
+CHAT_WAITING_SECONDS = env_int("CHAT_WAITING_SECONDS", 8)
