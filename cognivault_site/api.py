@@ -6,6 +6,8 @@ from ninja.security import django_auth
 
 from apps.accounts.api import BearerToken
 from apps.accounts.api import router as accounts_router
+from apps.llm import gateway
+from apps.llm.api import router as llm_router
 from cognivault_site import health
 
 api = NinjaAPI(
@@ -23,11 +25,37 @@ class CheckOut(Schema):
     detail: str
 
 
+class ModelCheckOut(Schema):
+    backend: str
+    model: str
+    ready: bool
+    detail: str
+
+
+class ChatModelOut(ModelCheckOut):
+    limits: list[str]
+
+
+class OllamaOut(Schema):
+    host: str
+    reachable: bool
+    models: list[str]
+    detail: str
+
+
+class ModelsOut(Schema):
+    chat: ChatModelOut
+    embeddings: ModelCheckOut
+    speech: ModelCheckOut
+    ollama: OllamaOut
+
+
 class HealthOut(Schema):
     status: str
     database: CheckOut
     redis: CheckOut
     worker: CheckOut
+    models: ModelsOut
 
 
 @api.get("/health", auth=None, response=HealthOut, tags=["health"])
@@ -38,11 +66,16 @@ def get_health(request: HttpRequest):
         if checks["redis"]["status"] == "ok"
         else {"status": "down", "detail": "Redis is down"}
     )
-    overall = "ok" if all(check["status"] == "ok" for check in checks.values()) else "degraded"
-    return {"status": overall, **checks}
+    models = gateway.health()
+    ready = all(checks[name]["status"] == "ok" for name in checks) and all(
+        models[part]["ready"] for part in ("chat", "embeddings")
+    )
+    return {"status": "ok" if ready else "degraded", **checks, "models": models}
 
 
 api.add_router("/", accounts_router)
+# GET /vault/stats (the privacy figures) lives with the privacy audit in apps/llm.
+api.add_router("/", llm_router)
 
 # --- Chat ---
 from apps.chat.api import router as chat_router  # noqa: E402

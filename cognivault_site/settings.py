@@ -93,6 +93,7 @@ INSTALLED_APPS = [
     "apps.vault",
     "apps.study",
     "apps.progress",
+    "apps.llm",
 ]
 
 MIDDLEWARE = [
@@ -125,6 +126,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "apps.llm.context_processors.egress",
             ],
         },
     },
@@ -231,8 +233,29 @@ CHANNEL_LAYERS = {
 
 # --- Models ------------------------------------------------------------------------------------
 
+# apps/llm/gateway.py is the only code that talks to a model. `auto` uses Ollama when it
+# answers and has the model, else the embedded CPU models; chat and embeddings are chosen
+# separately because the vector space must not change under an index.
 OLLAMA_HOST = env_str("OLLAMA_HOST", "http://localhost:11434")
 LLM_BACKEND = env_str("LLM_BACKEND", "auto")
+EMBEDDING_BACKEND = env_str("EMBEDDING_BACKEND", "auto")
+LLM_MODEL = env_str("LLM_MODEL", "gemma4:e4b")
+EMBEDDING_MODEL = env_str("EMBEDDING_MODEL", "embeddinggemma")
+OLLAMA_TIMEOUT = env_int("OLLAMA_TIMEOUT", 120)  # seconds without a byte from Ollama
+OLLAMA_CONNECT_TIMEOUT = env_int("OLLAMA_CONNECT_TIMEOUT", 3)
+OLLAMA_RETRIES = env_int("OLLAMA_RETRIES", 2)  # for connection errors, with backoff
+OLLAMA_BACKOFF_SECONDS = 0.5
+OLLAMA_KEEP_ALIVE = env_str("OLLAMA_KEEP_ALIVE", "10m")
+LLM_RECHECK_SECONDS = env_int("LLM_RECHECK_SECONDS", 30)
+LLM_THREADS = env_int("LLM_THREADS", 0)  # 0: 2 threads, or 1 when the machine is busy
+LLM_EMBEDDED_CONTEXT = env_int("LLM_EMBEDDED_CONTEXT", 8192)
+LLM_MAX_TOKENS = env_int("LLM_MAX_TOKENS", 1024)
+LLM_TIMEOUT = env_int("LLM_TIMEOUT", 300)  # waiting for the embedded model to be free
+EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 32)
+SPEECH_ENABLED = env_bool("SPEECH_ENABLED", True)
+WHISPER_LANGUAGE = env_str("WHISPER_LANGUAGE", "")  # empty: detect the language
+WHISPER_BEAM_SIZE = env_int("WHISPER_BEAM_SIZE", 1)
+EGRESS_RECORD = env_bool("EGRESS_RECORD", True)
 
 LOGGING = {
     "version": 1,

@@ -14,6 +14,7 @@ urlpatterns = [
     path("vault/", include("apps.vault.urls")),
     path("study/", include("apps.study.urls")),
     path("progress/", include("apps.progress.urls")),
+    path("privacy/", include("apps.llm.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
 ]

@@ -1,0 +1,135 @@
+"""The privacy audit: what is stored where, which models answer, and every outbound connection.
+
+The page, the sidebar indicator and `GET /api/v1/vault/stats` all read from here.
+"""
+
+import ipaddress
+import socket
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.db.models import Count
+
+from apps.llm import egress, gateway
+from apps.vault.models import Chunk, Document
+
+# What each top-level entry under DATA_DIR holds. An app that stores something new adds a line
+# here; anything not listed shows up on the page as "not described" so it cannot hide.
+STORAGE = {
+    "cognivault.sqlite3": "The database: accounts, chats, documents' text chunks and vectors, "
+    "quizzes, workshops, decks, mindmaps and study progress",
+    "cognivault.sqlite3-wal": "The database's write-ahead log (recent changes)",
+    "cognivault.sqlite3-shm": "The database's shared-memory index for the write-ahead log",
+    "secret_key": "This installation's key for signing sessions and tokens",
+    "uploads": "The original files uploaded to the vault",
+    "index": "Search indexes (FAISS, BM25): caches rebuilt from the database",
+    "prompts": "Prompt templates customised for this installation (prompts/custom)",
+    "models": "The speech model, assembled from installed packages on first use",
+    "audit": "The record of outbound connections shown on this page",
+    "redis": "Redis's saved job queue when `make run` started Redis itself",
+    "staticfiles": "Stylesheets and scripts collected for serving (no personal data)",
+    "tls": "The locally generated certificate for HTTPS on the LAN",
+}
+
+
+@dataclass(frozen=True)
+class Stored:
+    path: str  # relative to DATA_DIR
+    holds: str
+    bytes: int
+
+
+def record_path() -> Path:
+    return settings.DATA_DIR / "audit" / "connections.jsonl"
+
+
+def ollama_addresses() -> set[tuple[str, int]]:
+    """The configured Ollama host as (host, port) pairs, by name and by resolved address."""
+    parts = urlsplit(
+        settings.OLLAMA_HOST if "//" in settings.OLLAMA_HOST else f"//{settings.OLLAMA_HOST}"
+    )
+    host, port = (parts.hostname or "localhost"), (parts.port or 11434)
+    found = {(host, port)}
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        try:
+            for *_, address in socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP):
+                found.add((str(address[0]), port))
+        except OSError:
+            pass  # not resolvable now: the name alone still identifies it
+    return found
+
+
+def start_recording() -> None:
+    """Hook this process's sockets (web or worker) into the shared record."""
+    role = "worker" if any("celery" in Path(arg).name for arg in sys.argv[:2]) else "web"
+    egress.install(record_path, allowed=ollama_addresses(), role=role)
+
+
+def connections(limit: int = 100) -> list[egress.Connection]:
+    """The most recent recorded connections, newest first."""
+    return list(reversed(egress.read(record_path())))[:limit]
+
+
+def external_count() -> int:
+    return sum(1 for connection in egress.read(record_path()) if connection.flagged)
+
+
+def storage_map() -> list[Stored]:
+    """Every top-level path under DATA_DIR, what it holds and how many bytes."""
+    root = settings.DATA_DIR
+    entries = sorted(root.iterdir()) if root.is_dir() else []
+    return [
+        Stored(
+            path=entry.name + ("/" if entry.is_dir() else ""),
+            holds=STORAGE.get(entry.name, "not described"),
+            bytes=_size(entry),
+        )
+        for entry in entries
+    ]
+
+
+def _size(path: Path) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    return sum(item.stat().st_size for item in path.rglob("*") if item.is_file())
+
+
+def vault_stats(user) -> dict:
+    """The privacy figures for `GET /api/v1/vault/stats` and the privacy page."""
+    documents = Document.objects.visible_to(user)
+    chunks = Chunk.objects.filter(document__in=documents)
+    storage = storage_map()
+    recorded = egress.read(record_path())
+    by_kind: dict[str, int] = {}
+    for connection in recorded:
+        by_kind[connection.kind] = by_kind.get(connection.kind, 0) + 1
+    return {
+        "documents": documents.count(),
+        "documents_by_status": {
+            row["status"]: row["n"] for row in documents.values("status").annotate(n=Count("id"))
+        },
+        "chunks": chunks.count(),
+        "embedding_models": {
+            row["embedding_model"]: row["n"]
+            for row in chunks.exclude(embedding_model="")
+            .values("embedding_model")
+            .annotate(n=Count("id"))
+        },
+        "data_dir": str(settings.DATA_DIR),
+        "storage": [vars(entry) for entry in storage],
+        "storage_bytes": sum(entry.bytes for entry in storage),
+        "models": gateway.health(),
+        "connections": {
+            "external": by_kind.get("external", 0),
+            "by_kind": by_kind,
+            "recent": [
+                {**vars(connection), "flagged": connection.flagged}
+                for connection in reversed(recorded[-20:])
+            ],
+        },
+    }

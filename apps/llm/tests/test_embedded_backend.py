@@ -1,0 +1,123 @@
+"""The embedded backend for real: SmolLM2 on llama.cpp, USE embeddings, faster-whisper."""
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from apps.llm import gateway
+from apps.llm.jsonparse import extract_json
+
+pytestmark = pytest.mark.embedded
+
+
+@pytest.fixture(autouse=True)
+def _embedded(settings):
+    settings.LLM_BACKEND = "embedded"
+    settings.EMBEDDING_BACKEND = "embedded"
+
+
+def test_a_json_answer_parses():
+    schema = {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+        "required": ["name", "age"],
+    }
+    question = [{"role": "user", "content": "Describe a person called Ann who is 31 years old."}]
+
+    events = list(gateway.chat(question, json=schema, options={"seed": 1}))
+
+    answer = extract_json("".join(e.text for e in events if isinstance(e, gateway.Text)))
+    assert isinstance(answer, dict)
+    assert isinstance(answer["name"], str)
+    assert isinstance(answer["age"], int)
+    assert events[-1].backend == "embedded"
+    assert events[-1].completion_tokens > 0
+
+
+def test_it_streams_text_and_never_thinks():
+    question = [{"role": "user", "content": "Name a colour."}]
+
+    events = list(gateway.chat(question, think=True, options={"num_predict": 16, "seed": 1}))
+
+    assert not any(isinstance(e, gateway.Thinking) for e in events)
+    assert any(isinstance(e, gateway.Text) and e.text for e in events)
+    assert isinstance(events[-1], gateway.Done)
+
+
+def test_tools_go_through_a_planning_step_that_names_a_real_tool_or_answers():
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "calculator",
+                "description": "Evaluate an arithmetic expression",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"expression": {"type": "string"}},
+                    "required": ["expression"],
+                },
+            },
+        }
+    ]
+    question = [{"role": "user", "content": "What is 17 * 23?"}]
+
+    events = list(gateway.chat(question, tools=tools, options={"seed": 1, "num_predict": 48}))
+
+    calls = [e for e in events if isinstance(e, gateway.ToolCall)]
+    texts = [e for e in events if isinstance(e, gateway.Text)]
+    assert isinstance(events[-1], gateway.Done)
+    assert bool(calls) != bool(texts)
+    assert all(c.name == "calculator" and set(c.arguments) <= {"expression"} for c in calls)
+
+
+def test_a_german_paraphrase_embeds_closer_than_an_unrelated_sentence():
+    vectors = gateway.embed(
+        [
+            "Die Katze schläft auf dem Sofa.",
+            "Auf der Couch liegt eine schlafende Katze.",
+            "Die Steuererklärung muss bis Juli abgegeben werden.",
+        ]
+    )
+
+    assert vectors.shape == (3, 512)
+    assert vectors.dtype == np.float32
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.2
+    assert gateway.embedding_model() == gateway.EmbeddingModel("embedded/use-multilingual-v3", 512)
+
+
+def test_spoken_english_transcribes_to_the_words(tmp_path):
+    assert shutil.which("espeak-ng"), "espeak-ng is installed by `make setup`"
+    wav = tmp_path / "fox.wav"
+    sentence = "The quick brown fox jumps over the lazy dog."
+    subprocess.run(["espeak-ng", "-v", "en-us", "-s", "140", "-w", str(wav), sentence], check=True)
+
+    text = gateway.transcribe(wav.read_bytes()).lower()
+
+    for word in ("quick", "brown", "fox", "lazy", "dog"):
+        assert word in text
+    assert gateway.speech_available() is True
+
+
+def test_the_whisper_model_is_assembled_in_data_dir_and_rebuilt_when_damaged(settings):
+    folder = gateway.assemble_whisper()
+
+    assert (folder / "model.bin").stat().st_size == gateway.WHISPER_SIZE
+    assert folder.is_relative_to(settings.DATA_DIR)
+
+    (folder / "model.bin").write_bytes(b"truncated")
+    gateway.assemble_whisper()
+
+    assert (folder / "model.bin").stat().st_size == gateway.WHISPER_SIZE
+
+
+def test_health_reports_the_embedded_models_without_ollama(settings):
+    report = gateway.health()
+
+    assert report["chat"]["backend"] == "embedded"
+    assert report["chat"]["model"] == "SmolLM2-135M-Instruct"
+    assert report["chat"]["ready"] is True
+    assert report["chat"]["limits"][:2] == ["no thinking mode", "English only"]
+    assert report["embeddings"]["model"] == "use-multilingual-v3"
+    assert report["speech"]["ready"] is True

@@ -1,0 +1,133 @@
+import json
+import time
+
+import pytest
+
+from apps.llm import audit
+from conftest import make_document
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _embedded(settings):
+    settings.LLM_BACKEND = "embedded"
+    settings.EMBEDDING_BACKEND = "embedded"
+
+
+def record(settings, host: str, kind: str, detail: str = "") -> None:
+    path = audit.record_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    entry = {
+        "at": time.time(),
+        "pid": 1,
+        "role": "web",
+        "host": host,
+        "port": 443,
+        "kind": kind,
+        "detail": detail,
+    }
+    with path.open("a") as handle:
+        handle.write(json.dumps(entry) + "\n")
+
+
+def test_the_sidebar_shows_zero_external_connections_in_green(alice_client):
+    page = alice_client.get("/vault/").text
+
+    assert 'id="egress-indicator"' in page
+    assert "egress-ok" in page
+    assert "0 external connections" in page
+
+
+def test_the_sidebar_turns_red_when_an_external_connection_happened(alice_client, settings):
+    record(settings, "192.168.1.5", "lan")
+    record(settings, "203.0.113.9", "external")
+
+    page = alice_client.get("/vault/").text
+
+    assert "egress-alert" in page
+    assert "1 external connection<" in page.replace("\n", "").replace("  ", "")
+
+
+def test_the_indicator_fragment_refreshes_on_its_own(alice_client, settings):
+    record(settings, "203.0.113.9", "external")
+
+    fragment = alice_client.get("/privacy/indicator/", HTTP_HX_REQUEST="true").text
+
+    assert fragment.lstrip().startswith('<a id="egress-indicator"')
+    assert "<html" not in fragment
+    assert "egress-alert" in fragment
+
+
+def test_the_privacy_page_lists_models_storage_and_connections(alice_client, settings):
+    (settings.DATA_DIR / "uploads").mkdir()
+    (settings.DATA_DIR / "uploads" / "a.pdf").write_bytes(b"x" * 2048)
+    (settings.DATA_DIR / "mystery").mkdir()
+    record(settings, "203.0.113.80", "url-import", "https://example.org/article")
+
+    page = alice_client.get("/privacy/").text
+
+    assert "SmolLM2-135M-Instruct" in page
+    assert "no thinking mode" in page and "English only" in page
+    assert "use-multilingual-v3" in page
+    assert "The original files uploaded to the vault" in page
+    assert "2.0\xa0KB" in page
+    assert "not described" in page  # the unknown folder cannot hide
+    assert "https://example.org/article" in page
+
+
+def test_the_connection_list_is_a_live_fragment(alice_client, settings):
+    record(settings, "203.0.113.9", "external")
+
+    fragment = alice_client.get("/privacy/connections/", HTTP_HX_REQUEST="true").text
+
+    assert 'id="connection-list"' in fragment
+    assert "203.0.113.9:443" in fragment
+    assert "<html" not in fragment
+
+
+def test_the_privacy_page_needs_a_login(client):
+    assert client.get("/privacy/").status_code == 302
+
+
+def test_vault_stats_count_only_what_the_asker_may_see(alice, bob, alice_client, settings):
+    make_document(alice, "mine.txt")
+    make_document(bob, "bobs.txt")
+    make_document(bob, "class.txt", scope="class")
+    record(settings, "203.0.113.9", "external")
+
+    stats = alice_client.get("/api/v1/vault/stats").json()
+
+    assert stats["documents"] == 2
+    assert stats["chunks"] == 0
+    assert stats["connections"]["external"] == 1
+    assert stats["connections"]["recent"][0]["flagged"] is True
+    assert stats["models"]["chat"]["backend"] == "embedded"
+    assert {"path", "holds", "bytes"} <= set(stats["storage"][0])
+
+
+def test_vault_stats_need_authentication(client):
+    assert client.get("/api/v1/vault/stats").status_code == 401
+
+
+def test_health_includes_the_model_backends(client):
+    health = client.get("/api/v1/health").json()
+
+    assert health["models"]["chat"]["backend"] == "embedded"
+    assert health["models"]["chat"]["limits"][:2] == ["no thinking mode", "English only"]
+    assert health["models"]["embeddings"]["model"] == "use-multilingual-v3"
+    assert "reachable" in health["models"]["ollama"]
+
+
+def test_teachers_see_the_effective_prompts_and_students_do_not(
+    tess_client, alice_client, settings
+):
+    custom = settings.DATA_DIR / "prompts" / "custom"
+    custom.mkdir(parents=True)
+    (custom / "tool_choice.md").write_text("Our own wording for {{ tools }}.")
+
+    page = tess_client.get("/privacy/prompts/").text
+
+    assert "Our own wording for" in page
+    assert "customised" in page
+    assert alice_client.get("/privacy/prompts/").status_code == 403
