@@ -266,6 +266,11 @@ LOGGING = {
     "loggers": {"axes": {"level": "WARNING"}},
 }
 
+# --- Retrieval ---------------------------------------------------------------------------------
+
+# Dense hits below this cosine similarity are dropped before fusion (they are noise).
+RETRIEVAL_MIN_SIMILARITY = float(env_str("RETRIEVAL_MIN_SIMILARITY", "0.1"))
+
 # --- Chat ---------------------------------------------------------------------------------------
 
 CHAT_MAX_ATTACHMENT_MB = env_int("CHAT_MAX_ATTACHMENT_MB", 20)

@@ -1,0 +1,639 @@
+"""Hybrid retrieval: exact dense search (faiss) and BM25 over the same live chunks, fused by RRF.
+
+The index is a cache of the database (a chunk's vector lives in its row). Each process holds
+one immutable `Snapshot`; when the database's generation moves on, the process brings its
+snapshot up to date incrementally (added and removed chunk ids), one writer at a time under a
+file lock, and saves it under DATA_DIR/index/ as a single file replaced atomically, so the
+dense and keyword halves are always written, read and swapped together.
+"""
+
+import bisect
+import copy
+import fcntl
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import faiss
+import numpy as np
+from django.conf import settings
+from django.db.models import Count, Max, Q, Sum
+from scipy import sparse
+
+from apps.vault.models import Chunk, Document
+from apps.vault.tokenize import can_expand, query_terms, tokenize
+
+logger = logging.getLogger(__name__)
+
+RRF_K = 60
+MIN_CANDIDATES = 20  # per retriever, before fusion
+BM25_K1 = 1.5
+BM25_B = 0.75
+COMPOUND_WEIGHT = 0.5  # a query word found inside a compound counts half an exact match
+MAX_EXPANSIONS = 64  # compounds looked at per query word
+FILE_NAME = "hybrid.npz"
+FORMAT = 1
+BATCH = 1000
+
+# Memory-bound scans on a small machine: one thread is faster than faiss's default two.
+faiss.omp_set_num_threads(1)
+
+
+@dataclass(frozen=True)
+class Hit:
+    chunk_id: int
+    document_id: int
+    filename: str
+    page: int | None
+    section: str
+    text: str
+    score: float
+    dense_rank: int | None
+    sparse_rank: int | None
+
+
+@dataclass(frozen=True)
+class Ranked:
+    chunk_id: int
+    score: float
+    dense_rank: int | None
+    sparse_rank: int | None
+
+
+class ScopeError(LookupError):
+    """A category or document in the scope does not exist for the asker."""
+
+
+# --- The model and the database's generation (the seams wired at merge) -----------------------
+
+
+def embedding_model() -> Any:
+    """The configured embedding model: `.name` and `.dim`."""
+    from apps.llm import gateway
+
+    return gateway.embedding_model()
+
+
+def embed(texts: list[str]) -> np.ndarray:
+    """L2-normalised float32 vectors, one row per text."""
+    from apps.llm import gateway
+
+    return gateway.embed(texts)
+
+
+def live_chunks(model_name: str):
+    """The chunks the index holds: embedded with the current model, document done."""
+    return Chunk.objects.filter(
+        embedding__isnull=False,
+        embedding_model=model_name,
+        document__status=Document.Status.DONE,
+    )
+
+
+def current_generation(model_name: str) -> int:
+    """A number that changes whenever the set of live chunks changes.
+
+    Until the vault keeps a generation counter (bumped in the transaction that makes chunks
+    live or retires them), it is a fingerprint of the live set: swap the body for a read of
+    that counter combined with `model_name`.
+    """
+    figures = live_chunks(model_name).aggregate(count=Count("id"), top=Max("id"), total=Sum("id"))
+    key = f"{model_name}|{figures['count']}|{figures['top']}|{figures['total']}"
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:7], "big")
+
+
+def index_dir() -> Path:
+    return Path(settings.DATA_DIR) / "index"
+
+
+# --- One consistent pair of retrievers -----------------------------------------------------------
+
+
+class Snapshot:
+    """Dense and BM25 retrievers over the same rows; row i is chunk `ids[i]`. Never mutated.
+
+    The rows play the part of faiss's IndexIDMap: the BM25 matrix shares them, so one scope
+    bitmap filters both retrievers inside their scans.
+    """
+
+    def __init__(
+        self,
+        *,
+        generation: int,
+        model: str,
+        dim: int,
+        ids: np.ndarray,
+        document_ids: np.ndarray,
+        dense: faiss.IndexFlatIP,
+        postings: sparse.csc_matrix,
+        doc_len: np.ndarray,
+        vocab: list[str],
+    ) -> None:
+        assert len(ids) == len(document_ids) == dense.ntotal == postings.shape[0] == len(doc_len)
+        self.generation = generation
+        self.model = model
+        self.dim = dim
+        self.ids = ids
+        self.document_ids = document_ids
+        self.dense = dense
+        self.postings = postings
+        self.doc_len = doc_len
+        self.vocab = vocab
+        self.term_ids = {term: i for i, term in enumerate(vocab)}
+        self.rows = {int(chunk_id): row for row, chunk_id in enumerate(ids)}
+        words = sorted(term for term in vocab if term.isalpha())
+        self.words = words
+        self.reversed_words = sorted(term[::-1] for term in words)
+        n = len(ids)
+        df = np.diff(postings.indptr)
+        self.idf = np.log1p((n - df + 0.5) / (df + 0.5)).astype(np.float32)
+        avgdl = float(doc_len.mean()) if n else 1.0
+        self.length_norm = (BM25_K1 * (1 - BM25_B + BM25_B * doc_len / max(avgdl, 1.0))).astype(
+            np.float32
+        )
+
+    @classmethod
+    def empty(cls, generation: int, model: str, dim: int) -> "Snapshot":
+        return cls(
+            generation=generation,
+            model=model,
+            dim=dim,
+            ids=np.zeros(0, np.int64),
+            document_ids=np.zeros(0, np.int64),
+            dense=faiss.IndexFlatIP(dim),
+            postings=sparse.csc_matrix((0, 0), dtype=np.float32),
+            doc_len=np.zeros(0, np.float32),
+            vocab=[],
+        )
+
+    def relabelled(self, generation: int) -> "Snapshot":
+        """The same rows under a new generation (the live set did not change)."""
+        twin = copy.copy(self)
+        twin.generation = generation
+        return twin
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def vectors(self) -> np.ndarray:
+        return faiss.rev_swig_ptr(self.dense.get_xb(), len(self) * self.dim).reshape(
+            len(self), self.dim
+        )
+
+    # --- changes: a new snapshot from this one ---
+
+    def changed(
+        self,
+        generation: int,
+        *,
+        remove: Iterable[int] = (),
+        add: Sequence[tuple[int, int, str, np.ndarray]] = (),
+    ) -> "Snapshot":
+        """A new snapshot without the `remove` chunk ids and with `add` (id, doc, text, vector)."""
+        gone = np.isin(self.ids, np.fromiter(remove, np.int64))
+        keep = ~gone
+        vocab = list(self.vocab)
+        term_ids = dict(self.term_ids)
+        rows, cols, counts, lengths = [], [], [], []
+        for row, (_, _, text, _) in enumerate(add):
+            terms = tokenize(text)
+            lengths.append(len(terms))
+            frequencies: dict[int, int] = {}
+            for term in terms:
+                term_id = term_ids.get(term)
+                if term_id is None:
+                    term_id = term_ids[term] = len(vocab)
+                    vocab.append(term)
+                frequencies[term_id] = frequencies.get(term_id, 0) + 1
+            rows.extend([row] * len(frequencies))
+            cols.extend(frequencies)
+            counts.extend(frequencies.values())
+        old = self.postings
+        old = sparse.csc_matrix(
+            (
+                old.data,
+                old.indices,
+                np.pad(old.indptr, (0, len(vocab) + 1 - len(old.indptr)), "edge"),
+            )
+            if old.shape[1]
+            else (
+                np.zeros(0, np.float32),
+                np.zeros(0, np.int32),
+                np.zeros(len(vocab) + 1, np.int32),
+            ),
+            shape=(old.shape[0], len(vocab)),
+        )
+        new = sparse.csc_matrix(
+            (
+                np.asarray(counts, np.float32),
+                (np.asarray(rows, np.int32), np.asarray(cols, np.int32)),
+            ),
+            shape=(len(add), len(vocab)),
+        )
+        postings = sparse.vstack([old[keep], new], format="csc", dtype=np.float32)
+        dense = faiss.IndexFlatIP(self.dim)
+        if keep.any():
+            dense.add(np.ascontiguousarray(self.vectors()[keep]))
+        if add:
+            dense.add(np.stack([vector for *_, vector in add]).astype(np.float32))
+        return Snapshot(
+            generation=generation,
+            model=self.model,
+            dim=self.dim,
+            ids=np.concatenate([self.ids[keep], np.array([a[0] for a in add], np.int64)]),
+            document_ids=np.concatenate(
+                [self.document_ids[keep], np.array([a[1] for a in add], np.int64)]
+            ),
+            dense=dense,
+            postings=postings,
+            doc_len=np.concatenate([self.doc_len[keep], np.asarray(lengths, np.float32)]),
+            vocab=vocab,
+        )
+
+    # --- the two retrievers ---
+
+    def dense_ranking(
+        self, vector: np.ndarray, allowed: np.ndarray | None, n: int, min_score: float
+    ) -> np.ndarray:
+        """Rows of the n nearest allowed chunks by inner product, at least `min_score`."""
+        if not len(self) or (allowed is not None and not allowed.any()):
+            return np.zeros(0, np.int64)
+        query = np.ascontiguousarray(vector, np.float32).reshape(1, self.dim)
+        if allowed is None or allowed.all():
+            scores, rows = self.dense.search(query, min(n, len(self)))
+        else:
+            bits = np.packbits(allowed, bitorder="little")
+            selector = faiss.IDSelectorBitmap(len(self), faiss.swig_ptr(bits))
+            params = faiss.SearchParameters(sel=selector)
+            scores, rows = self.dense.search(query, min(n, len(self)), params=params)
+        keep = (rows[0] >= 0) & (scores[0] >= min_score)
+        return rows[0][keep]
+
+    def bm25_scores(self, query: str) -> np.ndarray:
+        """BM25 of every row; a query word also matches compounds it starts or ends."""
+        scores = np.zeros(len(self), np.float32)
+        for term in query_terms(query):
+            exact = self.term_ids.get(term)
+            wider = self._compounds(term) if can_expand(term) else []
+            if not wider:
+                if exact is not None:
+                    self._add_term(scores, exact, 1.0)
+                continue
+            best = np.zeros(len(self), np.float32)
+            for term_id, weight in [(exact, 1.0)] * (exact is not None) + [
+                (t, COMPOUND_WEIGHT) for t in wider
+            ]:
+                start, end = self.postings.indptr[term_id], self.postings.indptr[term_id + 1]
+                rows = self.postings.indices[start:end]
+                best[rows] = np.maximum(best[rows], self._term_scores(term_id, rows, weight))
+            scores += best
+        return scores
+
+    def sparse_ranking(self, query: str, allowed: np.ndarray | None, n: int) -> np.ndarray:
+        """Rows of the n best allowed BM25 matches (score > 0)."""
+        if not len(self):
+            return np.zeros(0, np.int64)
+        scores = self.bm25_scores(query)
+        if allowed is not None:
+            scores[~allowed] = 0
+        candidates = np.flatnonzero(scores > 0)
+        if len(candidates) > n:
+            candidates = candidates[np.argpartition(-scores[candidates], n - 1)[:n]]
+        # Ties by chunk id, so the order is stable across rebuilds.
+        return candidates[np.lexsort((self.ids[candidates], -scores[candidates]))]
+
+    def search(
+        self,
+        query: str,
+        vector: np.ndarray | None,
+        allowed_documents: np.ndarray | None,
+        k: int,
+        min_score: float = 0.0,
+    ) -> list[Ranked]:
+        """Both retrievers inside the allowed documents, fused by reciprocal rank (k = 60)."""
+        allowed = (
+            None if allowed_documents is None else np.isin(self.document_ids, allowed_documents)
+        )
+        n = max(MIN_CANDIDATES, 2 * k)
+        dense = (
+            self.dense_ranking(vector, allowed, n, min_score)
+            if vector is not None and vector.shape[-1] == self.dim
+            else np.zeros(0, np.int64)
+        )
+        return fuse(
+            [int(i) for i in self.ids[dense]],
+            [int(i) for i in self.ids[self.sparse_ranking(query, allowed, n)]],
+            k,
+        )
+
+    def _add_term(self, scores: np.ndarray, term_id: int, weight: float) -> None:
+        start, end = self.postings.indptr[term_id], self.postings.indptr[term_id + 1]
+        rows = self.postings.indices[start:end]
+        scores[rows] += self._term_scores(term_id, rows, weight)
+
+    def _term_scores(self, term_id: int, rows: np.ndarray, weight: float) -> np.ndarray:
+        start, end = self.postings.indptr[term_id], self.postings.indptr[term_id + 1]
+        tf = self.postings.data[start:end]
+        return weight * self.idf[term_id] * tf * (BM25_K1 + 1) / (tf + self.length_norm[rows])
+
+    def _compounds(self, word: str) -> list[int]:
+        """Ids of longer words that start or end with `word` (German compounds, plurals)."""
+        found: list[str] = []
+        for words, key in ((self.words, word), (self.reversed_words, word[::-1])):
+            start = bisect.bisect_right(words, key)
+            end = bisect.bisect_left(words, key + "\uffff", start)
+            found.extend(words[start : min(end, start + MAX_EXPANSIONS)])
+        ids = {self.term_ids[w if w in self.term_ids else w[::-1]] for w in found}
+        ids.discard(self.term_ids.get(word, -1))
+        return sorted(ids)
+
+
+def fuse(dense: Sequence[int], keyword: Sequence[int], k: int) -> list[Ranked]:
+    """Reciprocal rank fusion: score = Σ 1 / (60 + rank), ranks from 1, merged by chunk id."""
+    scores: dict[int, float] = {}
+    dense_ranks = {chunk_id: rank for rank, chunk_id in enumerate(dense, 1)}
+    sparse_ranks = {chunk_id: rank for rank, chunk_id in enumerate(keyword, 1)}
+    for ranks in (dense_ranks, sparse_ranks):
+        for chunk_id, rank in ranks.items():
+            scores[chunk_id] = scores.get(chunk_id, 0.0) + 1.0 / (RRF_K + rank)
+    order = sorted(scores, key=lambda chunk_id: (-scores[chunk_id], chunk_id))[:k]
+    return [
+        Ranked(chunk_id, scores[chunk_id], dense_ranks.get(chunk_id), sparse_ranks.get(chunk_id))
+        for chunk_id in order
+    ]
+
+
+# --- Persistence: one file, replaced atomically ------------------------------------------------
+
+
+def save(snapshot: Snapshot, directory: Path) -> None:
+    """Write to a temp file, fsync, `os.replace`: a reader sees the old pair or the new one."""
+    directory.mkdir(parents=True, exist_ok=True)
+    meta = {
+        "format": FORMAT,
+        "generation": snapshot.generation,
+        "model": snapshot.model,
+        "dim": snapshot.dim,
+    }
+    fd, temp = tempfile.mkstemp(dir=directory, prefix=".hybrid-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            np.savez(
+                handle,
+                meta=np.frombuffer(json.dumps(meta).encode(), np.uint8),
+                ids=snapshot.ids,
+                document_ids=snapshot.document_ids,
+                vectors=snapshot.vectors(),
+                indptr=snapshot.postings.indptr,
+                indices=snapshot.postings.indices,
+                data=snapshot.postings.data,
+                doc_len=snapshot.doc_len,
+                vocab=np.frombuffer("\n".join(snapshot.vocab).encode(), np.uint8),
+            )
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, directory / FILE_NAME)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    dir_fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def load(directory: Path) -> Snapshot | None:
+    """The saved snapshot, or None when it is missing or unreadable (then it is rebuilt)."""
+    path = directory / FILE_NAME
+    if not path.exists():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            meta = json.loads(stored["meta"].tobytes())
+            if meta.get("format") != FORMAT:
+                return None
+            dim = int(meta["dim"])
+            vectors = stored["vectors"].astype(np.float32, copy=False).reshape(-1, dim)
+            dense = faiss.IndexFlatIP(dim)
+            dense.add(np.ascontiguousarray(vectors))
+            vocab_bytes = stored["vocab"].tobytes()
+            vocab = vocab_bytes.decode().split("\n") if vocab_bytes else []
+            postings = sparse.csc_matrix(
+                (stored["data"], stored["indices"], stored["indptr"]),
+                shape=(len(vectors), len(vocab)),
+            )
+            postings.check_format(full_check=True)
+            return Snapshot(
+                generation=int(meta["generation"]),
+                model=str(meta["model"]),
+                dim=dim,
+                ids=stored["ids"].astype(np.int64),
+                document_ids=stored["document_ids"].astype(np.int64),
+                dense=dense,
+                postings=postings,
+                doc_len=stored["doc_len"].astype(np.float32),
+                vocab=vocab,
+            )
+    except Exception:  # any damage means "not there": the database rebuilds it
+        logger.warning("The saved index at %s is unreadable; rebuilding it.", path, exc_info=True)
+        return None
+
+
+# --- Keeping the process's snapshot current ------------------------------------------------------
+
+_snapshot: Snapshot | None = None
+_refresh_lock = threading.Lock()
+
+
+@contextmanager
+def _writer_lock(directory: Path) -> Iterator[None]:
+    """One writer across processes (web and worker): an exclusive lock on a lock file."""
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(directory / ".lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def current() -> Snapshot:
+    """This process's snapshot, brought up to date with the database if it moved on."""
+    global _snapshot
+    model = embedding_model()
+    generation = current_generation(model.name)
+    snapshot = _snapshot
+    if snapshot is not None and (snapshot.generation, snapshot.model) == (generation, model.name):
+        return snapshot
+    with _refresh_lock:
+        snapshot = _snapshot
+        if snapshot is None or (snapshot.generation, snapshot.model) != (generation, model.name):
+            snapshot, switched = _refresh(snapshot, generation, model.name, int(model.dim))
+            _snapshot = snapshot
+            if switched:
+                _request_reembed()
+    return snapshot
+
+
+def forget() -> None:
+    """Drop this process's snapshot (tests; a new DATA_DIR)."""
+    global _snapshot
+    _snapshot = None
+
+
+def _refresh(
+    snapshot: Snapshot | None, generation: int, model: str, dim: int
+) -> tuple[Snapshot, bool]:
+    """Load the saved snapshot or bring one up to date; True when the model changed."""
+    directory = index_dir()
+    with _writer_lock(directory):
+        stored = load(directory)
+        candidates = [s for s in (stored, snapshot) if s is not None]
+        matching = [s for s in candidates if (s.model, s.dim) == (model, dim)]
+        switched = bool(candidates) and not matching
+        # The saved file is the newest any process wrote; this process's copy is the fallback.
+        base = matching[0] if matching else None
+        if base is not None and base.generation == generation:
+            return base, False
+        updated = sync(base or Snapshot.empty(generation, model, dim), generation)
+        save(updated, directory)
+        return updated, switched
+
+
+def sync(snapshot: Snapshot, generation: int) -> Snapshot:
+    """The snapshot with the database's live chunks: add new ids, drop retired ones."""
+    live = dict(live_chunks(snapshot.model).values_list("id", "document_id"))
+    have = set(snapshot.rows)
+    gone = have - live.keys()
+    new = sorted(live.keys() - have)
+    added: list[tuple[int, int, str, np.ndarray]] = []
+    for start in range(0, len(new), BATCH):
+        batch = new[start : start + BATCH]
+        for chunk_id, document_id, text, blob in Chunk.objects.filter(id__in=batch).values_list(
+            "id", "document_id", "text", "embedding"
+        ):
+            vector = np.frombuffer(bytes(blob), np.float32)
+            if vector.shape != (snapshot.dim,):
+                logger.warning("Chunk %s has a %s-dim vector; skipped.", chunk_id, vector.size)
+                continue
+            added.append((chunk_id, document_id, text, vector))
+    if not gone and not added:
+        return snapshot.relabelled(generation)
+    return snapshot.changed(generation, remove=gone, add=added)
+
+
+# --- Switching the embedding model ---------------------------------------------------------------
+
+
+def stale_chunks(model_name: str):
+    """Chunks embedded with another model than the configured one, waiting to be re-embedded."""
+    return Chunk.objects.filter(
+        embedding__isnull=False, document__status=Document.Status.DONE
+    ).exclude(embedding_model=model_name)
+
+
+def reembed_stale(batch_size: int = 64) -> int:
+    """Re-embed every stale chunk with the configured model, batch by batch; returns how many.
+
+    Idempotent: a chunk already embedded with the current model is never touched again.
+    """
+    model = embedding_model()
+    done = 0
+    while True:
+        batch = list(stale_chunks(model.name).order_by("id").values_list("id", "text")[:batch_size])
+        if not batch:
+            return done
+        vectors = embed([text for _, text in batch]).astype(np.float32)
+        for (chunk_id, _), vector in zip(batch, vectors, strict=True):
+            Chunk.objects.filter(id=chunk_id).update(
+                embedding=vector.tobytes(), embedding_model=model.name
+            )
+        done += len(batch)
+
+
+def _request_reembed() -> None:
+    """Ask the worker to re-embed in the background; searching goes on meanwhile."""
+    from apps.vault.tasks import reembed_chunks
+
+    try:
+        reembed_chunks.delay_on_commit()
+    except Exception:  # no broker must not break a search; the next switch check retries
+        logger.warning("Could not enqueue the re-embedding of stale chunks.", exc_info=True)
+
+
+# --- What chat, study and the API call ------------------------------------------------------------
+
+
+def scoped_documents(user, category_ids: Iterable[int] = (), document_ids: Iterable[int] = ()):
+    """Documents the user may search within the scope (categories or documents; empty: all).
+
+    Raises ScopeError for a category that does not exist or a document the user cannot see.
+    """
+    from apps.vault.models import Category
+
+    category_ids, document_ids = set(category_ids), set(document_ids)
+    visible = Document.objects.visible_to(user)
+    missing = document_ids - set(visible.filter(id__in=document_ids).values_list("id", flat=True))
+    if missing:
+        raise ScopeError(f"No such document: {min(missing)}.")
+    missing = category_ids - set(
+        Category.objects.filter(id__in=category_ids).values_list("id", flat=True)
+    )
+    if missing:
+        raise ScopeError(f"No such category: {min(missing)}.")
+    documents = visible.filter(status=Document.Status.DONE)
+    if category_ids or document_ids:
+        documents = documents.filter(Q(category_id__in=category_ids) | Q(id__in=document_ids))
+    return documents
+
+
+def search(
+    user,
+    query: str,
+    *,
+    k: int = 7,
+    category_ids: Iterable[int] = (),
+    document_ids: Iterable[int] = (),
+) -> list[Hit]:
+    """The k best chunks for the query among the documents the user may see, in scope."""
+    query = query.strip()
+    if not query:
+        return []
+    allowed = np.fromiter(
+        scoped_documents(user, category_ids, document_ids).values_list("id", flat=True), np.int64
+    )
+    if not len(allowed):
+        return []
+    snapshot = current()
+    vector = None
+    if len(snapshot):
+        try:
+            vector = embed([query])[0]
+        except Exception:  # the model being away costs the dense half, not the search
+            logger.warning("Query embedding failed; keyword results only.", exc_info=True)
+    ranked = snapshot.search(query, vector, allowed, k, settings.RETRIEVAL_MIN_SIMILARITY)
+    chunks = Chunk.objects.select_related("document").in_bulk([r.chunk_id for r in ranked])
+    return [
+        Hit(
+            chunk_id=r.chunk_id,
+            document_id=chunk.document_id,
+            filename=chunk.document.filename,
+            page=chunk.page,
+            section=chunk.section,
+            text=chunk.text,
+            score=r.score,
+            dense_rank=r.dense_rank,
+            sparse_rank=r.sparse_rank,
+        )
+        for r in ranked
+        if (chunk := chunks.get(r.chunk_id)) is not None
+    ]
