@@ -8,6 +8,7 @@ from apps.accounts.api import BearerToken
 from apps.accounts.api import router as accounts_router
 from apps.llm import gateway
 from apps.llm.api import router as llm_router
+from apps.vault.api import router as vault_router
 from cognivault_site import health
 
 api = NinjaAPI(
@@ -76,6 +77,8 @@ def get_health(request: HttpRequest):
 api.add_router("/", accounts_router)
 # GET /vault/stats (the privacy figures) lives with the privacy audit in apps/llm.
 api.add_router("/", llm_router)
+api.add_router("/vault/", vault_router)
+
 
 # --- Chat ---
 from apps.chat.api import router as chat_router  # noqa: E402

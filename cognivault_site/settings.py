@@ -266,6 +266,20 @@ LOGGING = {
     "loggers": {"axes": {"level": "WARNING"}},
 }
 
+# --- Vault ------------------------------------------------------------------------------------
+
+MAX_UPLOAD_MB = env_int("MAX_UPLOAD_MB", 500)
+MAX_FILES_PER_UPLOAD = 100
+DATA_UPLOAD_MAX_NUMBER_FILES = MAX_FILES_PER_UPLOAD
+# Every file is read in a child process that is killed after this long or beyond this memory.
+EXTRACT_TIMEOUT_SECONDS = env_int("EXTRACT_TIMEOUT_SECONDS", 900)
+EXTRACT_MEMORY_MB = env_int("EXTRACT_MEMORY_MB", 3072)
+# A model that is down: retries after 10, 20, 40, 80, 160 s, then the run fails with the reason.
+EMBED_MAX_RETRIES = env_int("EMBED_MAX_RETRIES", 5)
+EMBED_RETRY_SECONDS = env_int("EMBED_RETRY_SECONDS", 10)
+# A run whose worker has not reported for this long is resumed by another worker.
+INGEST_STALE_SECONDS = env_int("INGEST_STALE_SECONDS", 90)
+
 # --- Retrieval ---------------------------------------------------------------------------------
 
 # Dense hits below this cosine similarity are dropped before fusion (they are noise).

@@ -1,11 +1,17 @@
-"""The vault: categories, documents (class or personal) and their chunks with vectors.
+"""The vault: categories, documents (class or personal) and their chunks with vectors, and the
+ingestion runs with their step checkpoints.
 
 The FAISS and BM25 indexes are caches rebuilt from these rows; a chunk's vector lives here.
+A chunk is live (searchable) when it has an embedding and its document's status is "done";
+every change of that set bumps IndexState.generation in the same transaction.
 """
+
+from pathlib import Path
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
+from django.utils import timezone
 
 
 class Category(models.Model):
@@ -63,6 +69,11 @@ class Document(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     ingested_at = models.DateTimeField(null=True, blank=True)
+    # Checkpoints, keyed by the file's hash: the version whose chunks exist and the live one.
+    chunked_sha256 = models.CharField(max_length=64, blank=True)
+    indexed_sha256 = models.CharField(max_length=64, blank=True)
+    chunk_count = models.PositiveIntegerField(default=0)
+    ocr_pages = models.PositiveIntegerField(default=0)
 
     objects = DocumentQuerySet.as_manager()
 
@@ -82,6 +93,21 @@ class Document(models.Model):
     def __str__(self) -> str:
         return self.filename
 
+    @property
+    def path(self) -> Path:
+        return upload_dir() / self.stored_name
+
+
+def upload_dir() -> Path:
+    """Where originals live, under a generated name (read at call time: tests move DATA_DIR)."""
+    return Path(settings.DATA_DIR) / "uploads"
+
+
+class ChunkQuerySet(models.QuerySet):
+    def live(self) -> "ChunkQuerySet":
+        """What both retrievers serve: embedded chunks of documents whose ingestion is done."""
+        return self.filter(embedding__isnull=False, document__status=Document.Status.DONE)
+
 
 class Chunk(models.Model):
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
@@ -93,6 +119,8 @@ class Chunk(models.Model):
     embedding = models.BinaryField(null=True, help_text="float32 vector, L2-normalised.")
     embedding_model = models.CharField(max_length=200, blank=True)
 
+    objects = ChunkQuerySet.as_manager()
+
     class Meta:
         ordering = ["document_id", "ordinal"]
         constraints = [
@@ -103,3 +131,131 @@ class Chunk(models.Model):
 
     def __str__(self) -> str:
         return f"{self.document} #{self.ordinal}"
+
+
+class Extraction(models.Model):
+    """The extract step's checkpoint: a document version's text units, until it is indexed."""
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="extractions")
+    sha256 = models.CharField(max_length=64)
+    units = models.JSONField()
+    pages = models.PositiveIntegerField(null=True)
+    ocr_pages = models.PositiveIntegerField(default=0)
+    ocr_seconds = models.FloatField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["document", "sha256"], name="unique_extraction"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.document} @ {self.sha256[:8]}"
+
+
+class IndexState(models.Model):
+    """One row: a counter bumped in every transaction that changes the set of live chunks.
+
+    The on-disk indexes remember the generation they were built at and rebuild when it moved.
+    """
+
+    generation = models.PositiveBigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"generation {self.generation}"
+
+    @classmethod
+    def current(cls) -> int:
+        state = cls.objects.filter(pk=1).first()
+        return state.generation if state else 0
+
+    @classmethod
+    def bump(cls) -> None:
+        cls.objects.get_or_create(pk=1)
+        cls.objects.filter(pk=1).update(generation=F("generation") + 1)
+
+
+class IngestRunQuerySet(models.QuerySet):
+    def visible_to(self, user) -> "IngestRunQuerySet":
+        return self.filter(owner=user)
+
+    def unfinished(self) -> "IngestRunQuerySet":
+        return self.filter(status__in=[IngestRun.Status.PENDING, IngestRun.Status.RUNNING])
+
+
+class IngestRun(models.Model):
+    """One ingestion: scan+hash, extract, chunk, embed, index, each step checkpointed."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    STEPS = ("scan", "extract", "chunk", "embed", "index")
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ingest_runs"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    error = models.TextField(blank=True)
+    # Empty: every document the owner may change. Otherwise just these.
+    document_ids = models.JSONField(default=list, blank=True)
+    documents = models.ManyToManyField(Document, blank=True, related_name="ingest_runs")
+    # A resumed run gets a new attempt; tasks of an older attempt (a redelivered message of a
+    # dead worker) see the difference and stop.
+    attempt = models.PositiveIntegerField(default=0)
+    worker = models.CharField(max_length=200, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = IngestRunQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"Ingestion {self.pk} ({self.status})"
+
+    @property
+    def finished(self) -> bool:
+        return self.status in (self.Status.DONE, self.Status.FAILED)
+
+    def elapsed_seconds(self) -> float | None:
+        if not self.started_at:
+            return None
+        return ((self.finished_at or timezone.now()) - self.started_at).total_seconds()
+
+
+class IngestStep(models.Model):
+    class Status(models.TextChoices):
+        WAITING = "waiting"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    run = models.ForeignKey(IngestRun, on_delete=models.CASCADE, related_name="steps")
+    position = models.PositiveSmallIntegerField()
+    name = models.CharField(max_length=20)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    detail = models.CharField(max_length=300, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["run_id", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "name"], name="unique_step_per_run"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.status})"
+
+    def elapsed_seconds(self) -> float | None:
+        if not self.started_at:
+            return None
+        return ((self.finished_at or timezone.now()) - self.started_at).total_seconds()

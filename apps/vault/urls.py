@@ -6,4 +6,12 @@ app_name = "vault"
 
 urlpatterns = [
     path("", views.index, name="index"),
+    path("upload/", views.upload, name="upload"),
+    path("urls/", views.import_url, name="import_url"),
+    path("ingest/", views.ingest_all, name="ingest_all"),
+    path("documents/<int:pk>/delete/", views.delete_document, name="delete_document"),
+    path("documents/<int:pk>/reingest/", views.reingest_document, name="reingest_document"),
+    path("runs/<int:pk>/", views.run_detail, name="run"),
+    path("categories/", views.create_category, name="create_category"),
+    path("categories/<int:pk>/delete/", views.delete_category, name="delete_category"),
 ]

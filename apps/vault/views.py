@@ -1,13 +1,172 @@
-from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+"""Knowledge Base pages: the document list with upload, URL import, delete and re-ingest, the
+live ingestion timeline, and the teacher's categories."""
 
-from apps.vault.models import Document
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db import IntegrityError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from apps.accounts.views import teacher_required
+from apps.vault import imports, pipeline
+from apps.vault.models import Category, Document, IngestRun
+from apps.vault.uploads import UploadRefused, store
+
+
+def page_context(request: HttpRequest, **extra) -> dict:
+    user = request.user
+    runs = IngestRun.objects.visible_to(user).prefetch_related("steps")
+    return {
+        "documents": Document.objects.visible_to(user).select_related("category"),
+        "editable_ids": set(Document.objects.editable_by(user).values_list("pk", flat=True)),
+        "categories": Category.objects.all(),
+        "run": extra.pop("run", None) or runs.first(),
+        "max_upload_mb": settings.MAX_UPLOAD_MB,
+        "max_files": settings.MAX_FILES_PER_UPLOAD,
+        **extra,
+    }
+
+
+def respond(request: HttpRequest, *, notices=(), errors=(), run=None, status=200):
+    """htmx gets the refreshed vault body; a plain form post is redirected to the page."""
+    if request.htmx:
+        context = page_context(request, notices=notices, errors=errors, run=run)
+        return render(request, "vault/index.html#vault-body", context, status=status)
+    for text in notices:
+        messages.success(request, text)
+    for text in errors:
+        messages.error(request, text)
+    return redirect("vault:index")
 
 
 @require_GET
 @login_required
 def index(request: HttpRequest) -> HttpResponse:
-    documents = Document.objects.visible_to(request.user).select_related("category")
-    return render(request, "vault/index.html", {"documents": documents})
+    template = "vault/index.html#library" if request.htmx else "vault/index.html"
+    return render(request, template, page_context(request))
+
+
+@require_POST
+@login_required
+def upload(request: HttpRequest) -> HttpResponse:
+    files = request.FILES.getlist("files")
+    if not files:
+        return respond(request, errors=["Choose at least one file."], status=422)
+    if len(files) > settings.MAX_FILES_PER_UPLOAD:
+        return respond(
+            request,
+            errors=[f"At most {settings.MAX_FILES_PER_UPLOAD} files at once."],
+            status=422,
+        )
+    category = None
+    if request.POST.get("category"):
+        category = Category.objects.filter(pk=request.POST["category"]).first()
+        if category is None:
+            return respond(request, errors=["That category does not exist."], status=422)
+    scope = request.POST.get("scope") or Document.Scope.PERSONAL
+    notices, errors, queued = [], [], []
+    for uploaded in files:
+        try:
+            stored = store(
+                request.user, uploaded.name, uploaded.chunks(), scope=scope, category=category
+            )
+        except UploadRefused as error:
+            errors.append(str(error))
+            continue
+        if stored.outcome == "unchanged":
+            notices.append(f"{stored.document.filename} is unchanged.")
+        else:
+            queued.append(stored.document.pk)
+            notices.append(f"{stored.document.filename} uploaded ({stored.outcome}).")
+    run = pipeline.start_run(request.user, queued) if queued else None
+    return respond(
+        request,
+        notices=notices,
+        errors=errors,
+        run=run,
+        status=200 if queued or not errors else 422,
+    )
+
+
+@require_POST
+@login_required
+def import_url(request: HttpRequest) -> HttpResponse:
+    category = None
+    if request.POST.get("category"):
+        category = Category.objects.filter(pk=request.POST["category"]).first()
+    scope = request.POST.get("scope") or Document.Scope.PERSONAL
+    try:
+        stored = imports.import_url(
+            request.user, request.POST.get("url", ""), scope=scope, category=category
+        )
+    except (imports.FetchError, UploadRefused) as error:
+        return respond(request, errors=[str(error)], status=422)
+    run = pipeline.start_run(request.user, [stored.document.pk])
+    return respond(request, notices=[f"Imported {stored.document.filename}."], run=run)
+
+
+def editable_document(request: HttpRequest, pk: int) -> Document:
+    document = get_object_or_404(Document.objects.visible_to(request.user), pk=pk)
+    if not Document.objects.editable_by(request.user).filter(pk=pk).exists():
+        raise PermissionDenied("Only teachers change class documents.")
+    return document
+
+
+@require_POST
+@login_required
+def delete_document(request: HttpRequest, pk: int) -> HttpResponse:
+    document = editable_document(request, pk)
+    pipeline.delete_document(document)
+    return respond(request, notices=[f"Deleted {document.filename}."])
+
+
+@require_POST
+@login_required
+def reingest_document(request: HttpRequest, pk: int) -> HttpResponse:
+    document = editable_document(request, pk)
+    pipeline.reset_for_reingest(document)
+    run = pipeline.start_run(request.user, [document.pk])
+    return respond(request, notices=[f"Ingesting {document.filename} again."], run=run)
+
+
+@require_POST
+@login_required
+def ingest_all(request: HttpRequest) -> HttpResponse:
+    run = pipeline.start_run(request.user)
+    return respond(request, notices=["Checking all your documents for changes."], run=run)
+
+
+@require_GET
+@login_required
+def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    run = get_object_or_404(IngestRun.objects.visible_to(request.user), pk=pk)
+    if not request.htmx:
+        return render(request, "vault/run.html", {"run": run})
+    response = render(request, "vault/run.html#run-timeline", {"run": run})
+    if run.finished:
+        response["HX-Trigger"] = "vault-run-finished"
+    return response
+
+
+@require_POST
+@teacher_required
+def create_category(request: HttpRequest) -> HttpResponse:
+    name = request.POST.get("name", "").strip()[:100]
+    if not name:
+        return respond(request, errors=["Give the category a name."], status=422)
+    try:
+        Category.objects.create(name=name)
+    except IntegrityError:
+        return respond(request, errors=[f"A category named {name} exists already."], status=409)
+    return respond(request, notices=[f"Category {name} created."])
+
+
+@require_POST
+@teacher_required
+def delete_category(request: HttpRequest, pk: int) -> HttpResponse:
+    category = get_object_or_404(Category, pk=pk)
+    category.delete()
+    return respond(request, notices=[f"Category {category.name} deleted; its documents stay."])

@@ -1,0 +1,206 @@
+"""The vault's REST routes: categories, documents (upload, URL import, delete, re-ingest) and
+ingestion runs. Mounted at /api/v1/vault/."""
+
+from datetime import datetime
+
+from django.db import IntegrityError
+from django.http import HttpRequest
+from django.shortcuts import get_object_or_404
+from ninja import Field, File, Form, Router, Schema, Status
+from ninja.errors import HttpError
+from ninja.files import UploadedFile
+
+from apps.vault import imports, pipeline
+from apps.vault.models import Category, Document, IngestRun
+from apps.vault.uploads import UploadRefused, store
+
+router = Router(tags=["vault"])
+
+
+class CategoryIn(Schema):
+    name: str = Field(..., min_length=1, max_length=100)
+
+
+class CategoryOut(Schema):
+    id: int
+    name: str
+
+
+class DocumentOut(Schema):
+    id: int
+    filename: str
+    format: str
+    category_id: int | None
+    scope: str
+    sha256: str
+    status: str
+    error: str
+    pages: int | None
+    chunk_count: int
+    created_at: datetime
+    ingested_at: datetime | None
+    source_url: str
+    ocr_pages: int
+
+
+class UrlIn(Schema):
+    url: str = Field(..., max_length=2000)
+    category: int | None = None
+    scope: str = "personal"
+
+
+class IngestIn(Schema):
+    document_ids: list[int] = []
+
+
+class RunCreated(Schema):
+    run_id: int
+
+
+class StepOut(Schema):
+    name: str
+    status: str
+    done: int
+    total: int
+    detail: str
+    elapsed_seconds: float | None
+
+
+class RunOut(Schema):
+    id: int
+    status: str
+    steps: list[StepOut]
+    error: str
+    created_at: datetime
+    finished_at: datetime | None
+    elapsed_seconds: float | None
+
+
+def category_or_404(category_id: int | None) -> Category | None:
+    if category_id is None:
+        return None
+    return get_object_or_404(Category, pk=category_id)
+
+
+def require_teacher(request: HttpRequest) -> None:
+    if not request.auth.is_staff:
+        raise HttpError(403, "Only teachers manage categories.")
+
+
+@router.get("/categories", response=list[CategoryOut])
+def list_categories(request: HttpRequest):
+    return Category.objects.all()
+
+
+@router.post("/categories", response={201: CategoryOut})
+def create_category(request: HttpRequest, payload: CategoryIn):
+    require_teacher(request)
+    name = payload.name.strip()
+    if not name:
+        raise HttpError(422, "Give the category a name.")
+    try:
+        category = Category.objects.create(name=name)
+    except IntegrityError:
+        raise HttpError(409, f"A category named {name!r} exists already.") from None
+    return Status(201, category)
+
+
+@router.delete("/categories/{category_id}", response={204: None})
+def delete_category(request: HttpRequest, category_id: int):
+    require_teacher(request)
+    get_object_or_404(Category, pk=category_id).delete()
+    return Status(204, None)
+
+
+@router.get("/documents", response=list[DocumentOut])
+def list_documents(request: HttpRequest):
+    return Document.objects.visible_to(request.auth)
+
+
+@router.post("/documents", response={201: DocumentOut, 200: DocumentOut})
+def upload_document(
+    request: HttpRequest,
+    file: File[UploadedFile],
+    category: Form[int | None] = None,
+    scope: Form[str] = "personal",
+):
+    """Store the file (validated) as a new document or a new version of the same filename;
+    start ingestion with POST /ingest."""
+    chosen = category_or_404(category)
+    try:
+        stored = store(request.auth, file.name, file.chunks(), scope=scope, category=chosen)
+    except UploadRefused as error:
+        raise HttpError(422, str(error)) from None
+    return Status(200 if stored.outcome == "unchanged" else 201, stored.document)
+
+
+@router.get("/documents/{document_id}", response=DocumentOut)
+def get_document(request: HttpRequest, document_id: int):
+    return get_object_or_404(Document.objects.visible_to(request.auth), pk=document_id)
+
+
+@router.delete("/documents/{document_id}", response={204: None})
+def delete_document(request: HttpRequest, document_id: int):
+    document = get_object_or_404(Document.objects.visible_to(request.auth), pk=document_id)
+    if not Document.objects.editable_by(request.auth).filter(pk=document.pk).exists():
+        raise HttpError(403, "Only teachers change class documents.")
+    pipeline.delete_document(document)
+    return Status(204, None)
+
+
+@router.post("/documents/{document_id}/reingest", response={202: RunCreated})
+def reingest_document(request: HttpRequest, document_id: int):
+    document = get_object_or_404(Document.objects.visible_to(request.auth), pk=document_id)
+    if not Document.objects.editable_by(request.auth).filter(pk=document.pk).exists():
+        raise HttpError(403, "Only teachers change class documents.")
+    pipeline.reset_for_reingest(document)
+    run = pipeline.start_run(request.auth, [document.pk])
+    return Status(202, {"run_id": run.pk})
+
+
+@router.post("/urls", response={201: DocumentOut, 200: DocumentOut})
+def import_url(request: HttpRequest, payload: UrlIn):
+    """Fetch a public web page (behind the SSRF guard), keep it as an HTML document and start
+    its ingestion."""
+    chosen = category_or_404(payload.category)
+    try:
+        stored = imports.import_url(request.auth, payload.url, scope=payload.scope, category=chosen)
+    except (imports.FetchError, UploadRefused) as error:
+        raise HttpError(422, str(error)) from None
+    pipeline.start_run(request.auth, [stored.document.pk])
+    return Status(200 if stored.outcome == "unchanged" else 201, stored.document)
+
+
+@router.post("/ingest", response={202: RunCreated})
+def start_ingestion(request: HttpRequest, payload: IngestIn | None = None):
+    ids = payload.document_ids if payload else []
+    if ids:
+        editable = Document.objects.editable_by(request.auth).filter(pk__in=ids)
+        if editable.count() != len(set(ids)):
+            raise HttpError(404, "Some of those documents do not exist or are not yours.")
+    run = pipeline.start_run(request.auth, ids)
+    return Status(202, {"run_id": run.pk})
+
+
+@router.get("/ingest/{run_id}", response=RunOut)
+def get_ingestion(request: HttpRequest, run_id: int):
+    run = get_object_or_404(IngestRun.objects.visible_to(request.auth), pk=run_id)
+    return {
+        "id": run.pk,
+        "status": run.status,
+        "steps": [
+            {
+                "name": step.name,
+                "status": step.status,
+                "done": step.done,
+                "total": step.total,
+                "detail": step.detail,
+                "elapsed_seconds": step.elapsed_seconds(),
+            }
+            for step in run.steps.all()
+        ],
+        "error": run.error,
+        "created_at": run.created_at,
+        "finished_at": run.finished_at,
+        "elapsed_seconds": run.elapsed_seconds(),
+    }

@@ -1,0 +1,130 @@
+"""Storing what people upload: validated (allow-listed extension, magic bytes, size) before it
+becomes a document, kept under a generated name inside DATA_DIR; the client's filename is only
+a label. Uploading the same filename into the same scope replaces that document's content."""
+
+import hashlib
+import re
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import transaction
+
+from apps.vault.extract import EXTENSIONS, format_for, looks_like
+from apps.vault.models import Category, Document, upload_dir
+from apps.vault.pipeline import on_chunks_changed
+
+
+class UploadRefused(Exception):
+    """The message says what was wrong, for the person who uploaded."""
+
+
+@dataclass
+class Stored:
+    document: Document
+    outcome: str  # "new", "changed" or "unchanged"
+
+
+def clean_label(name: str) -> str:
+    """The last path component, without control characters, at most 255 characters."""
+    name = re.split(r"[\\/]", name or "")[-1]
+    name = re.sub(r"[\x00-\x1f\x7f]", "", name).strip()
+    return name[-255:]
+
+
+def max_bytes() -> int:
+    return settings.MAX_UPLOAD_MB * 1024 * 1024
+
+
+def store(
+    owner,
+    filename: str,
+    blocks: Iterable[bytes],
+    *,
+    scope: str = Document.Scope.PERSONAL,
+    category: Category | None = None,
+    source_url: str = "",
+) -> Stored:
+    label = clean_label(filename)
+    fmt = format_for(label)
+    if not label or fmt is None:
+        allowed = ", ".join(sorted({f".{ext}" for ext in EXTENSIONS}))
+        raise UploadRefused(f"{label or 'This file'}: this file type is not accepted ({allowed}).")
+    if scope not in Document.Scope.values:
+        raise UploadRefused("The scope must be 'class' or 'personal'.")
+    if scope == Document.Scope.CLASS and not owner.is_staff:
+        raise UploadRefused("Only teachers add class documents.")
+
+    folder = upload_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    stored_name = f"{uuid.uuid4().hex}.{fmt}"
+    partial = folder / f"{stored_name}.part"
+    digest, size, head = hashlib.sha256(), 0, b""
+    try:
+        with open(partial, "wb") as handle:
+            for block in blocks:
+                size += len(block)
+                if size > max_bytes():
+                    raise UploadRefused(
+                        f"{label}: larger than the {settings.MAX_UPLOAD_MB} MB limit."
+                    )
+                if len(head) < 8192:
+                    head += block[: 8192 - len(head)]
+                digest.update(block)
+                handle.write(block)
+        if size == 0:
+            raise UploadRefused(f"{label}: the file is empty.")
+        if not looks_like(fmt, head, partial):
+            raise UploadRefused(f"{label}: the content is not a .{fmt} file.")
+        partial.rename(folder / stored_name)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    try:
+        return save_document(
+            owner, label, fmt, stored_name, digest.hexdigest(), size, scope, category, source_url
+        )
+    except BaseException:
+        (folder / stored_name).unlink(missing_ok=True)
+        raise
+
+
+def save_document(
+    owner, label, fmt, stored_name, sha256, size, scope, category, source_url
+) -> Stored:
+    folder = upload_dir()
+    with transaction.atomic():
+        existing = Document.objects.filter(scope=scope, filename=label)
+        if scope == Document.Scope.PERSONAL:
+            existing = existing.filter(owner=owner)
+        document = existing.first()
+        if document is None:
+            document = Document.objects.create(
+                owner=owner,
+                scope=scope,
+                category=category,
+                filename=label,
+                format=fmt,
+                stored_name=stored_name,
+                source_url=source_url,
+                sha256=sha256,
+                size_bytes=size,
+            )
+            return Stored(document, "new")
+        if category is not None:
+            document.category = category
+        if document.sha256 == sha256:
+            document.save(update_fields=["category", "updated_at"])
+            transaction.on_commit(lambda: (folder / stored_name).unlink(missing_ok=True))
+            return Stored(document, "unchanged")
+        old_file = folder / document.stored_name
+        was_live = document.status == Document.Status.DONE
+        document.format, document.stored_name, document.sha256 = fmt, stored_name, sha256
+        document.size_bytes, document.source_url = size, source_url or document.source_url
+        document.status, document.error = Document.Status.PENDING, ""
+        document.save()
+        if was_live:
+            on_chunks_changed(document.pk)
+        transaction.on_commit(lambda: old_file.unlink(missing_ok=True))
+        return Stored(document, "changed")
