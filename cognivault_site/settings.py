@@ -292,3 +292,8 @@ CHAT_MAX_AUDIO_MB = env_int("CHAT_MAX_AUDIO_MB", 10)
 CHAT_MAX_AUDIO_SECONDS = env_int("CHAT_MAX_AUDIO_SECONDS", 120)
 # A model silent for this long gets a "waiting for the model" note instead of a frozen page.
 CHAT_WAITING_SECONDS = env_int("CHAT_WAITING_SECONDS", 8)
+# Tests get a file database rather than SQLite's shared-cache memory one: answers are written
+# from worker threads, and only a file database waits on the busy timeout instead of failing
+# with "table is locked".
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    DATABASES["default"].setdefault("TEST", {"NAME": str(DATA_DIR / "test.sqlite3")})

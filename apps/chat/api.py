@@ -25,7 +25,7 @@ class SessionIn(Schema):
 
 
 class SessionPatch(Schema):
-    title: str = Field(..., min_length=1, max_length=200)
+    title: str = Field("", max_length=200)
 
 
 class SessionOut(Schema):
@@ -64,7 +64,7 @@ class SessionDetail(SessionOut):
 
 
 class AskIn(Schema):
-    content: str = Field(..., max_length=turns.MAX_QUESTION)
+    content: str = Field("", max_length=turns.MAX_QUESTION)
     category_ids: list[int] = []
     document_ids: list[int] = []
     attachments: list[int] = Field([], max_length=turns.MAX_ATTACHMENTS)
@@ -95,9 +95,9 @@ def get_session(request: HttpRequest, session_id: int):
 
 
 @router.patch("/sessions/{session_id}", response=SessionOut)
-def rename_session(request: HttpRequest, session_id: int, payload: SessionPatch):
+def rename_session(request: HttpRequest, session_id: int, payload: SessionPatch | None = None):
     thread = own_thread(request, session_id)
-    title = " ".join(payload.title.split())
+    title = " ".join((payload.title if payload else "").split())
     if not title:
         raise HttpError(400, "A title cannot be blank.")
     thread.title, thread.titled = title, True
@@ -116,9 +116,10 @@ def delete_session(request: HttpRequest, session_id: int):
 
 
 @router.post("/sessions/{session_id}/messages")
-def ask(request: HttpRequest, session_id: int, payload: AskIn):
+def ask(request: HttpRequest, session_id: int, payload: AskIn | None = None):
     """Streams NDJSON lines {"type": thinking|metadata|text|memory|error, "data": ...}."""
     thread = own_thread(request, session_id)
+    payload = payload or AskIn()
     try:
         answer = turns.ask(
             request.auth,

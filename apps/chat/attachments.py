@@ -5,7 +5,6 @@ a generated name. "Save to vault" copies it into the vault and starts normal ing
 """
 
 import logging
-import shutil
 from pathlib import Path
 
 from django.conf import settings
@@ -115,19 +114,20 @@ def extract_text(path: Path, kind: str) -> str:
 
 def save_to_vault(attachment: Attachment):
     """A personal vault document from the attachment, ingested like any upload."""
-    from apps.vault import ingestion
+    from apps.vault import pipeline, uploads
 
     if attachment.saved_document_id:
         raise AttachmentError(f"{attachment.filename} is already in your vault.")
     if attachment.kind == Attachment.Kind.IMAGE:
         raise AttachmentError("Images cannot be added to the vault; PDF and DOCX can.")
-    copy = attachment.path.with_suffix(".upload")
-    shutil.copyfile(attachment.path, copy)
-    try:
-        with copy.open("rb") as handle:
-            document = ingestion.add_personal_file(attachment.owner, attachment.filename, handle)
-    finally:
-        copy.unlink(missing_ok=True)
-    attachment.saved_document = document
+    with attachment.path.open("rb") as handle:
+        blocks = iter(lambda: handle.read(1 << 20), b"")
+        try:
+            stored = uploads.store(attachment.owner, attachment.filename, blocks)
+        except uploads.UploadRefused as error:
+            raise AttachmentError(str(error)) from error
+    if stored.outcome != "unchanged":
+        pipeline.start_run(attachment.owner, [stored.document.pk])
+    attachment.saved_document = stored.document
     attachment.save(update_fields=["saved_document"])
-    return document
+    return stored.document

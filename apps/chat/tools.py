@@ -109,13 +109,16 @@ class Toolbox:
         query = query.strip()
         if not query:
             raise ToolError("give a search query")
-        hits = index.search(
-            self.user,
-            query,
-            k=SEARCH_TOP_K,
-            category_ids=tuple(self.category_ids),
-            document_ids=tuple(self.document_ids),
-        )
+        try:
+            hits = index.search(
+                self.user,
+                query,
+                k=SEARCH_TOP_K,
+                category_ids=tuple(self.category_ids),
+                document_ids=tuple(self.document_ids),
+            )
+        except index.ScopeError as error:
+            raise ToolError(f"the search scope is not valid: {error}") from error
         results = []
         for hit in hits:
             citation = self.cite(hit)
