@@ -6,6 +6,7 @@ from ninja.security import django_auth
 
 from apps.accounts.api import BearerToken
 from apps.accounts.api import router as accounts_router
+from apps.chat.api import router as chat_router
 from apps.llm import gateway
 from apps.llm.api import router as llm_router
 from apps.progress.api import router as progress_router
@@ -82,3 +83,4 @@ api.add_router("/", llm_router)
 api.add_router("/progress/", progress_router)
 api.add_router("/vault/", vault_router)
 api.add_router("/study/", study_router)
+api.add_router("/chat/", chat_router)

@@ -5,6 +5,7 @@ The README lists every environment variable read here.
 
 import os
 import secrets
+import tempfile
 from pathlib import Path
 
 import dj_database_url
@@ -294,3 +295,18 @@ INGEST_STALE_SECONDS = env_int("INGEST_STALE_SECONDS", 90)
 
 # Dense hits below this cosine similarity are dropped before fusion (they are noise).
 RETRIEVAL_MIN_SIMILARITY = float(env_str("RETRIEVAL_MIN_SIMILARITY", "0.1"))
+
+# --- Chat ---------------------------------------------------------------------------------------
+
+CHAT_MAX_ATTACHMENT_MB = env_int("CHAT_MAX_ATTACHMENT_MB", 20)
+CHAT_MAX_AUDIO_MB = env_int("CHAT_MAX_AUDIO_MB", 10)
+CHAT_MAX_AUDIO_SECONDS = env_int("CHAT_MAX_AUDIO_SECONDS", 120)
+# A model silent for this long gets a "waiting for the model" note instead of a frozen page.
+CHAT_WAITING_SECONDS = env_int("CHAT_WAITING_SECONDS", 8)
+# Tests get a file database rather than SQLite's shared-cache memory one: answers are written
+# from worker threads, and only a file database waits on the busy timeout instead of failing
+# with "table is locked". One per test run, outside DATA_DIR.
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    DATABASES["default"]["TEST"] = {
+        "NAME": str(Path(tempfile.gettempdir()) / f"cognivault-test-{os.getpid()}.sqlite3")
+    }

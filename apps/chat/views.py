@@ -1,13 +1,189 @@
-from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+"""The Chat section: threads in a sidebar, the conversation, the composer, attachments."""
 
-from apps.vault.models import Document
+import logging
+from urllib.parse import urlencode
+
+from django.contrib import messages as flash
+from django.contrib.auth.decorators import login_required
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from apps.chat import attachments
+from apps.chat.forms import RenameForm
+from apps.chat.models import Attachment, Message, Thread
+from apps.vault.models import Category, Document
+
+log = logging.getLogger(__name__)
+
+STARTERS = [
+    "Summarise the key points of my documents.",
+    "Which topics do my documents cover?",
+    "Quiz me with three questions on my notes.",
+    "Explain the hardest concept in my notes simply.",
+]
+
+
+def backend_info():
+    try:
+        from apps.llm import gateway
+
+        return gateway.current_backend()
+    except Exception:  # the page must render even when no model is reachable
+        log.exception("could not tell which model answers")
+        return None
+
+
+def speech_available() -> bool:
+    try:
+        from apps.llm import gateway
+
+        return gateway.speech_available()
+    except Exception:
+        return False
+
+
+def conversation_context(thread: Thread, live=None) -> dict:
+    """Everything the thread's partials need; `live` is the answer being written, if any."""
+    user = thread.owner
+    messages = list(thread.messages.prefetch_related("attachments"))
+    for message in messages:
+        message.live = live is not None and message.pk == live.answer_id
+        if message.live:
+            message.content = "".join(live.text)
+            message.thinking = "".join(live.thinking)
+            message.citations = live.sources
+    last_answer = next((m for m in reversed(messages) if not m.is_user), None)
+    return {
+        "thread": thread,
+        "threads": Thread.objects.visible_to(user),
+        "messages": messages,
+        "last_answer_id": last_answer.pk if last_answer else None,
+        "streaming": live is not None,
+        "memory": thread.memory(),
+        "categories": Category.objects.all(),
+        "documents": Document.objects.visible_to(user).order_by("filename"),
+        "starters": STARTERS,
+        "backend": backend_info(),
+        "speech": speech_available(),
+        "max_attachments": attachments.MAX_PER_MESSAGE,
+    }
 
 
 @require_GET
 @login_required
 def index(request: HttpRequest) -> HttpResponse:
+    threads = Thread.objects.visible_to(request.user)
+    newest = threads.first()
+    if newest is not None:
+        return redirect("chat:thread", thread_id=newest.pk)
     has_documents = Document.objects.visible_to(request.user).exists()
-    return render(request, "chat/index.html", {"has_documents": has_documents})
+    return render(
+        request,
+        "chat/index.html",
+        {"has_documents": has_documents, "starters": STARTERS, "threads": threads},
+    )
+
+
+@require_POST
+@login_required
+def new_thread(request: HttpRequest) -> HttpResponse:
+    thread = Thread.objects.create(owner=request.user)
+    url = reverse("chat:thread", args=[thread.pk])
+    question = request.POST.get("question", "").strip()[:500]
+    if question:
+        url += "?" + urlencode({"q": question})
+    return redirect(url)
+
+
+@require_GET
+@login_required
+def thread_page(request: HttpRequest, thread_id: int) -> HttpResponse:
+    from apps.chat.streaming import running
+
+    thread = get_object_or_404(Thread.objects.visible_to(request.user), pk=thread_id)
+    live = running.get(thread.pk)
+    thread.settle_interrupted()
+    context = conversation_context(thread, live=live)
+    context["draft"] = request.GET.get("q", "")[:500]
+    return render(request, "chat/thread.html", context)
+
+
+@require_POST
+@login_required
+def rename(request: HttpRequest, thread_id: int) -> HttpResponse:
+    thread = get_object_or_404(Thread.objects.visible_to(request.user), pk=thread_id)
+    form = RenameForm(request.POST, instance=thread)
+    if form.is_valid():
+        form.instance.titled = True
+        form.save()
+    else:
+        flash.error(request, "A title needs 1 to 200 characters.")
+    return redirect("chat:thread", thread_id=thread.pk)
+
+
+@require_POST
+@login_required
+def delete(request: HttpRequest, thread_id: int) -> HttpResponse:
+    from apps.chat.streaming import running
+
+    thread = get_object_or_404(Thread.objects.visible_to(request.user), pk=thread_id)
+    generation = running.get(thread.pk)
+    if generation is not None:
+        generation.stop()
+    thread.delete()
+    flash.success(request, "Chat deleted.")
+    return redirect("chat:index")
+
+
+@require_POST
+@login_required
+def attach(request: HttpRequest, thread_id: int) -> HttpResponse:
+    get_object_or_404(Thread.objects.visible_to(request.user), pk=thread_id)
+    upload = request.FILES.get("file")
+    try:
+        attachment = attachments.accept(request.user, upload)
+    except attachments.AttachmentError as error:
+        return render(
+            request, "chat/thread.html#attachment-error", {"error": str(error)}, status=400
+        )
+    return render(request, "chat/thread.html#attachment-chip", {"attachment": attachment})
+
+
+@require_GET
+@login_required
+def attachment_file(request: HttpRequest, attachment_id: int) -> FileResponse:
+    attachment = get_object_or_404(Attachment.objects.visible_to(request.user), pk=attachment_id)
+    if not attachment.path.is_file():
+        raise Http404("The file is gone.")
+    return FileResponse(
+        attachment.path.open("rb"),
+        filename=attachment.filename,
+        as_attachment=attachment.kind != Attachment.Kind.IMAGE,
+        content_type=attachments.CONTENT_TYPES[attachment.kind]
+        if attachment.kind != Attachment.Kind.IMAGE
+        else attachments.image_type(attachment.path),
+    )
+
+
+@require_POST
+@login_required
+def save_attachment(request: HttpRequest, attachment_id: int) -> HttpResponse:
+    attachment = get_object_or_404(Attachment.objects.visible_to(request.user), pk=attachment_id)
+    try:
+        attachments.save_to_vault(attachment)
+        note = f"{attachment.filename} is being added to your vault."
+    except attachments.AttachmentError as error:
+        note = str(error)
+    if request.htmx:
+        return render(
+            request,
+            "chat/thread.html#attachment-saved",
+            {"attachment": attachment, "note": note},
+        )
+    flash.info(request, note)
+    message: Message | None = attachment.message
+    if message is not None:
+        return redirect("chat:thread", thread_id=message.thread_id)
+    return redirect("chat:index")

@@ -1,0 +1,269 @@
+"""One answer, written by a fresh agent: thinking first (best effort), then the tool loop.
+
+`answer()` is a plain generator of `Event`s. It reads what it needs from the database before
+the model streams, keeps everything else in request-local state, and saves the answer at the
+end however it ends (done, stopped, failed). The websocket and the NDJSON API both run it in a
+worker thread (see `streaming.py`), so the event loop never waits on the model.
+"""
+
+import json
+import logging
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import close_old_connections
+from django.utils import timezone
+
+from apps.chat.models import MEMORY_BUDGET, Message
+from apps.chat.tools import SPECS, Toolbox
+
+log = logging.getLogger(__name__)
+
+MAX_ROUNDS = 4  # model calls of the agent; the last one gets no tools, so it must answer
+MAX_CALLS_PER_ROUND = 5
+MAX_THINKING = 20_000
+ATTACHMENT_CHARS = 8_000
+
+
+@dataclass(frozen=True)
+class Event:
+    """thinking | text | sources | notice | error | memory | start | end"""
+
+    type: str
+    data: Any = None
+
+
+class Stopped(Exception):
+    pass
+
+
+@dataclass
+class Turn:
+    """What this answer has produced so far (request-local; saved at the end)."""
+
+    answer: Message
+    text: list[str] = field(default_factory=list)
+    thinking: list[str] = field(default_factory=list)
+    backend: str = ""
+    model: str = ""
+
+
+def answer(answer_id: int, cancel: threading.Event | None = None) -> Iterator[Event]:
+    """Write the answer `answer_id` (an assistant message in status streaming)."""
+    from apps.llm import gateway
+
+    cancel = cancel or threading.Event()
+    message = Message.objects.select_related("thread__owner").get(pk=answer_id)
+    question = message.question()
+    thread = message.thread
+    user = thread.owner
+    turn = Turn(message)
+    scope = (question.scope if question else None) or {}
+    toolbox = Toolbox(
+        user,
+        category_ids=list(scope.get("category_ids") or []),
+        document_ids=list(scope.get("document_ids") or []),
+    )
+    memory = thread.memory(question)
+    images, attached = attachment_parts(question)
+    close_old_connections()  # nothing is held open while the model streams
+
+    status, error = Message.Status.DONE, ""
+    try:
+        info = gateway.current_backend()
+        turn.backend, turn.model = info.name, info.model
+        yield Event(
+            "start",
+            {
+                "message_id": message.pk,
+                "backend": info.name,
+                "model": info.model,
+                "limits": info.limits,
+            },
+        )
+        history = [
+            item
+            for q, a in memory.pairs
+            for item in (
+                {"role": "user", "content": q.content},
+                {"role": "assistant", "content": a.content},
+            )
+        ]
+        scope_text = describe_scope(question)
+        user_message = {"role": "user", "content": user_content(question, scope_text, attached)}
+        if info.thinking:
+            yield from think(turn, history, user_message, scope_text, cancel)
+        else:
+            yield Event(
+                "notice", f"{info.model} ({info.name}) has no thinking mode: it answers directly."
+            )
+        yield from run_agent(turn, toolbox, history, user_message, scope_text, images, cancel)
+    except Stopped:
+        status = Message.Status.STOPPED
+    except gateway.ModelUnavailable as failure:
+        status, error = Message.Status.FAILED, f"The model is not available: {failure}"
+    except gateway.ModelError as failure:
+        status, error = Message.Status.FAILED, f"The model failed: {failure}"
+    except Exception:
+        log.exception("answer %s failed", answer_id)
+        status, error = Message.Status.FAILED, "Something went wrong while answering."
+    if error:
+        yield Event("error", error)
+
+    save(turn, toolbox, status, error)
+    after = thread.memory()
+    close_old_connections()
+    yield Event("memory", {"used": after.used, "budget": MEMORY_BUDGET})
+    record_progress(user, question)
+    yield Event("end", {"status": status, "message_id": message.pk})
+
+
+def think(turn: Turn, history: list, user_message: dict, scope_text: str, cancel) -> Iterator:
+    """Phase 1: reasoning tokens only. Any failure is logged and the agent answers anyway."""
+    from apps.llm import gateway, prompts
+
+    messages = [
+        {"role": "system", "content": prompts.render("chat_thinking", scope=scope_text)},
+        *history,
+        user_message,
+    ]
+    size = 0
+    stream = None
+    try:
+        stream = gateway.chat(messages, stream=True, think=True)
+        for event in stream:
+            if cancel.is_set():
+                raise Stopped
+            if isinstance(event, gateway.Thinking) and event.text:
+                turn.thinking.append(event.text)
+                size += len(event.text)
+                yield Event("thinking", event.text)
+                if size >= MAX_THINKING:
+                    break
+            elif isinstance(event, gateway.Text | gateway.ToolCall):
+                break  # the reasoning is over; its answer is the agent's job
+    except Stopped:
+        raise
+    except Exception as failure:  # best effort by design
+        log.warning("thinking phase skipped: %s", failure)
+        yield Event("notice", "The thinking step failed; answering directly.")
+    finally:
+        if stream is not None and hasattr(stream, "close"):
+            stream.close()
+
+
+def run_agent(turn, toolbox, history, user_message, scope_text, images, cancel) -> Iterator:
+    """Phase 2: the model with tools and thinking off; answer text streams out as it comes."""
+    from apps.llm import gateway, prompts
+
+    system = prompts.render(
+        "chat_system", scope=scope_text, now=timezone.localtime().strftime("%A %d %B %Y, %H:%M")
+    )
+    messages = [{"role": "system", "content": system}, *history, user_message]
+    cited = 0
+    for round_number in range(MAX_ROUNDS):
+        last_round = round_number == MAX_ROUNDS - 1
+        calls, text = [], []
+        stream = gateway.chat(
+            messages, stream=True, think=False, tools=None if last_round else SPECS, images=images
+        )
+        try:
+            for event in stream:
+                if cancel.is_set():
+                    raise Stopped
+                if isinstance(event, gateway.Text) and event.text:
+                    text.append(event.text)
+                    turn.text.append(event.text)
+                    yield Event("text", event.text)
+                elif isinstance(event, gateway.ToolCall):
+                    calls.append(event)
+                elif isinstance(event, gateway.Done):
+                    turn.backend, turn.model = event.backend, event.model
+        finally:
+            stream.close()
+        if not calls:
+            return
+        messages.append(
+            {
+                "role": "assistant",
+                "content": "".join(text),
+                "tool_calls": [
+                    {"function": {"name": call.name, "arguments": call.arguments}} for call in calls
+                ],
+            }
+        )
+        for call in calls[:MAX_CALLS_PER_ROUND]:
+            if cancel.is_set():
+                raise Stopped
+            yield Event("notice", f"Using {call.name}…")
+            result = toolbox.run(call.name, call.arguments)
+            messages.append({"role": "tool", "tool_name": call.name, "content": result})
+        close_old_connections()
+        if len(toolbox.citations) > cited:
+            cited = len(toolbox.citations)
+            yield Event("sources", list(toolbox.citations))  # before the answer's first token
+
+
+def save(turn: Turn, toolbox: Toolbox, status: str, error: str) -> None:
+    message = turn.answer
+    message.content = "".join(turn.text)
+    message.thinking = "".join(turn.thinking)
+    message.citations = toolbox.citations
+    message.status = status
+    message.error = error
+    message.backend, message.model = turn.backend, turn.model
+    # update_fields: an answer deleted meanwhile (its thread deleted) is not resurrected.
+    message.save(
+        update_fields=["content", "thinking", "citations", "status", "error", "backend", "model"]
+    )
+
+
+def record_progress(user, question: Message | None) -> None:
+    """Progress tracking must never cost the chat anything."""
+    try:
+        from apps.progress import tracking
+    except ImportError:
+        return
+    try:
+        scope = (question.scope if question else None) or {}
+        tracking.record_message(
+            user,
+            scope_used=bool(scope.get("category_ids") or scope.get("document_ids")),
+            attachments=question.attachments.count() if question else 0,
+        )
+    except Exception:
+        log.exception("progress tracking failed")
+    finally:
+        close_old_connections()
+
+
+def describe_scope(question: Message | None) -> str:
+    if question is None or not question.scope_label:
+        return "the whole vault (every document the user can see)"
+    return question.scope_label
+
+
+def user_content(question: Message | None, scope_text: str, attached: list[str]) -> str:
+    content = question.content if question else ""
+    parts = [content, f"[Scope: answer from {scope_text}.]"]
+    parts += attached
+    return "\n\n".join(parts)
+
+
+def attachment_parts(question: Message | None) -> tuple[list[bytes], list[str]]:
+    """Images as bytes for the model; documents as their extracted text (as data)."""
+    images, texts = [], []
+    if question is None:
+        return images, texts
+    for attachment in question.attachments.all():
+        if attachment.kind == attachment.Kind.IMAGE:
+            try:
+                images.append(attachment.path.read_bytes())
+            except OSError:
+                log.warning("attachment %s is missing on disk", attachment.pk)
+        elif attachment.text:
+            body = attachment.text[:ATTACHMENT_CHARS]
+            texts.append(f"[Attached document {json.dumps(attachment.filename)}, as data:]\n{body}")
+    return images, texts

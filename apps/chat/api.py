@@ -1,0 +1,194 @@
+"""Chat threads over the API, asking with an NDJSON stream, and speech-to-text."""
+
+import io
+import json
+from collections.abc import AsyncIterator
+from datetime import datetime
+
+from django.conf import settings
+from django.http import HttpRequest, StreamingHttpResponse
+from django.shortcuts import get_object_or_404
+from ninja import Field, File, Router, Schema
+from ninja.errors import HttpError
+from ninja.files import UploadedFile
+
+from apps.chat import turns
+from apps.chat.agent import Event
+from apps.chat.models import Message, Thread
+from apps.chat.streaming import Generation, running
+
+router = Router(tags=["chat"])
+
+
+class SessionIn(Schema):
+    title: str = Field("New chat", min_length=1, max_length=200)
+
+
+class SessionPatch(Schema):
+    title: str = Field("", max_length=200)
+
+
+class SessionOut(Schema):
+    id: int
+    title: str
+    created_at: datetime
+    updated_at: datetime
+
+
+class MessageOut(Schema):
+    id: int
+    role: str
+    content: str
+    thinking: str
+    status: str
+    error: str
+    scope: dict
+    scope_label: str
+    citations: list[dict]
+    backend: str
+    model: str
+    attachments: list[int]
+    created_at: datetime
+
+    @staticmethod
+    def resolve_attachments(message: Message) -> list[int]:
+        return [attachment.pk for attachment in message.attachments.all()]
+
+
+class SessionDetail(SessionOut):
+    messages: list[MessageOut]
+
+    @staticmethod
+    def resolve_messages(thread: Thread) -> list[Message]:
+        return list(thread.messages.prefetch_related("attachments"))
+
+
+class AskIn(Schema):
+    content: str = Field("", max_length=turns.MAX_QUESTION)
+    category_ids: list[int] = []
+    document_ids: list[int] = []
+    attachments: list[int] = Field([], max_length=turns.MAX_ATTACHMENTS)
+
+
+class TranscriptOut(Schema):
+    text: str
+
+
+def own_thread(request: HttpRequest, session_id: int) -> Thread:
+    return get_object_or_404(Thread.objects.visible_to(request.auth), pk=session_id)
+
+
+@router.get("/sessions", response=list[SessionOut])
+def list_sessions(request: HttpRequest):
+    return Thread.objects.visible_to(request.auth)
+
+
+@router.post("/sessions", response={201: SessionOut})
+def create_session(request: HttpRequest, payload: SessionIn):
+    titled = payload.title != "New chat"
+    return 201, Thread.objects.create(owner=request.auth, title=payload.title, titled=titled)
+
+
+@router.get("/sessions/{session_id}", response=SessionDetail)
+def get_session(request: HttpRequest, session_id: int):
+    return own_thread(request, session_id)
+
+
+@router.patch("/sessions/{session_id}", response=SessionOut)
+def rename_session(request: HttpRequest, session_id: int, payload: SessionPatch | None = None):
+    thread = own_thread(request, session_id)
+    title = " ".join((payload.title if payload else "").split())
+    if not title:
+        raise HttpError(400, "A title cannot be blank.")
+    thread.title, thread.titled = title, True
+    thread.save()
+    return thread
+
+
+@router.delete("/sessions/{session_id}", response={204: None})
+def delete_session(request: HttpRequest, session_id: int):
+    thread = own_thread(request, session_id)
+    generation = running.get(thread.pk)
+    if generation is not None:
+        generation.stop()
+    thread.delete()
+    return 204, None
+
+
+@router.post("/sessions/{session_id}/messages")
+def ask(request: HttpRequest, session_id: int, payload: AskIn | None = None):
+    """Streams NDJSON lines {"type": thinking|metadata|text|memory|error, "data": ...}."""
+    thread = own_thread(request, session_id)
+    payload = payload or AskIn()
+    try:
+        answer = turns.ask(
+            request.auth,
+            thread,
+            payload.content,
+            payload.category_ids,
+            payload.document_ids,
+            payload.attachments,
+        )
+    except turns.AskError as error:
+        raise HttpError(400, str(error)) from error
+    return StreamingHttpResponse(ndjson(thread.pk, answer.pk), content_type="application/x-ndjson")
+
+
+async def ndjson(thread_id: int, answer_id: int) -> AsyncIterator[bytes]:
+    """The answer's events as JSON lines. A client that goes away does not stop the answer:
+    it is written and saved all the same."""
+    generation = Generation(answer_id, thread_id)
+    async for event in generation.events():
+        line = api_line(event)
+        if line is not None:
+            yield json.dumps(line, ensure_ascii=False).encode() + b"\n"
+
+
+def api_line(event: Event) -> dict | None:
+    if event.type in ("thinking", "text", "memory", "error"):
+        return {"type": event.type, "data": event.data}
+    if event.type == "start":
+        return {"type": "metadata", "data": event.data}
+    if event.type == "sources":
+        return {"type": "metadata", "data": {"sources": event.data}}
+    if event.type == "notice":
+        return {"type": "metadata", "data": {"notice": event.data}}
+    if event.type == "end":
+        return {"type": "metadata", "data": event.data}
+    return None
+
+
+@router.post("/transcribe", response=TranscriptOut, url_name="chat_transcribe")
+def transcribe(request: HttpRequest, file: File[UploadedFile]):
+    from apps.llm import gateway
+
+    if not gateway.speech_available():
+        raise HttpError(503, "Speech-to-text is not available on this server.")
+    limit = settings.CHAT_MAX_AUDIO_MB * 1024 * 1024
+    if file.size > limit:
+        raise HttpError(413, f"Audio is limited to {settings.CHAT_MAX_AUDIO_MB} MB.")
+    audio = file.read()
+    seconds = audio_seconds(audio)
+    if seconds is None:
+        raise HttpError(400, "That file is not audio we can read.")
+    if seconds > settings.CHAT_MAX_AUDIO_SECONDS:
+        raise HttpError(
+            413, f"Recordings are limited to {settings.CHAT_MAX_AUDIO_SECONDS} seconds."
+        )
+    try:
+        return {"text": gateway.transcribe(audio)}
+    except gateway.ModelUnavailable as error:
+        raise HttpError(503, str(error)) from error
+    except gateway.ModelError as error:
+        raise HttpError(400, str(error)) from error
+
+
+def audio_seconds(audio: bytes) -> float | None:
+    """Duration from the decoded samples (16 kHz mono), or None for something not audio."""
+    try:
+        from faster_whisper.audio import decode_audio
+
+        samples = decode_audio(io.BytesIO(audio), sampling_rate=16_000)
+    except Exception:  # PyAV raises its own error types for anything it cannot decode
+        return None
+    return len(samples) / 16_000

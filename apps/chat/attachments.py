@@ -1,0 +1,133 @@
+"""Files attached to a question: images for the model's eyes, PDF/DOCX as extracted text.
+
+The type is decided by the file's bytes, not its name; the file is stored under DATA_DIR with
+a generated name. "Save to vault" copies it into the vault and starts normal ingestion.
+"""
+
+import logging
+from pathlib import Path
+
+from django.conf import settings
+from django.core.files.uploadedfile import UploadedFile
+
+from apps.chat.models import Attachment, attachments_dir
+
+log = logging.getLogger(__name__)
+
+MAX_PER_MESSAGE = 5
+EXTRACT_TIMEOUT = 60
+EXTRACT_MEMORY_MB = 1024
+MAX_TEXT = 200_000
+
+CONTENT_TYPES = {
+    "pdf": "application/pdf",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+}
+IMAGE_SIGNATURES = {
+    b"\x89PNG\r\n\x1a\n": "image/png",
+    b"\xff\xd8\xff": "image/jpeg",
+    b"GIF87a": "image/gif",
+    b"GIF89a": "image/gif",
+}
+
+
+class AttachmentError(ValueError):
+    pass
+
+
+def image_type(path: Path) -> str:
+    head = path.open("rb").read(16)
+    return sniff_image(head) or "application/octet-stream"
+
+
+def sniff_image(head: bytes) -> str | None:
+    for signature, content_type in IMAGE_SIGNATURES.items():
+        if head.startswith(signature):
+            return content_type
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def kind_of(filename: str, head: bytes) -> str:
+    suffix = Path(filename).suffix.lower()
+    if sniff_image(head):
+        return Attachment.Kind.IMAGE
+    if suffix == ".pdf" and head.startswith(b"%PDF-"):
+        return Attachment.Kind.PDF
+    if suffix == ".docx" and head.startswith(b"PK\x03\x04"):
+        return Attachment.Kind.DOCX
+    raise AttachmentError(
+        f"{filename}: only images (PNG, JPEG, GIF, WebP), PDF and DOCX files can be attached."
+    )
+
+
+def accept(user, upload: UploadedFile | None) -> Attachment:
+    if upload is None:
+        raise AttachmentError("Choose a file to attach.")
+    limit = settings.CHAT_MAX_ATTACHMENT_MB * 1024 * 1024
+    name = Path(upload.name or "file").name[:255]
+    if upload.size > limit:
+        raise AttachmentError(f"{name} is larger than {settings.CHAT_MAX_ATTACHMENT_MB} MB.")
+    head = upload.read(16)
+    upload.seek(0)
+    kind = kind_of(name, head)
+    folder = attachments_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    stored = Attachment.new_stored_name(kind)
+    with (folder / stored).open("wb") as out:
+        for piece in upload.chunks():
+            out.write(piece)
+    attachment = Attachment(
+        owner=user, filename=name, kind=kind, stored_name=stored, size_bytes=upload.size
+    )
+    if kind != Attachment.Kind.IMAGE:
+        try:
+            attachment.text = extract_text(folder / stored, kind)
+        except AttachmentError:
+            (folder / stored).unlink(missing_ok=True)
+            raise
+    attachment.save()
+    return attachment
+
+
+def extract_text(path: Path, kind: str) -> str:
+    """The vault's extractors, in a child process with time and memory limits (bombs)."""
+    from apps.vault import extract
+
+    try:
+        result = extract.run_isolated(
+            path, kind, timeout=EXTRACT_TIMEOUT, memory_mb=EXTRACT_MEMORY_MB
+        )
+    except extract.ExtractionError as error:
+        raise AttachmentError(f"{path.name}: {error}") from error
+    parts = []
+    for unit in result.get("units", []):
+        text = unit.get("text", "") if isinstance(unit, dict) else getattr(unit, "text", "")
+        page = unit.get("page") if isinstance(unit, dict) else getattr(unit, "page", None)
+        parts.append(f"[page {page}] {text}" if page else text)
+    text = "\n\n".join(part for part in parts if part.strip())
+    if not text.strip():
+        raise AttachmentError("No text could be read from this document.")
+    return text[:MAX_TEXT]
+
+
+def save_to_vault(attachment: Attachment):
+    """A personal vault document from the attachment, ingested like any upload."""
+    from apps.vault import pipeline, uploads
+
+    if attachment.saved_document_id:
+        raise AttachmentError(f"{attachment.filename} is already in your vault.")
+    if attachment.kind == Attachment.Kind.IMAGE:
+        raise AttachmentError("Images cannot be added to the vault; PDF and DOCX can.")
+    with attachment.path.open("rb") as handle:
+        blocks = iter(lambda: handle.read(1 << 20), b"")
+        try:
+            stored = uploads.store(attachment.owner, attachment.filename, blocks)
+        except uploads.UploadRefused as error:
+            raise AttachmentError(str(error)) from error
+    if stored.outcome != "unchanged":
+        pipeline.start_run(attachment.owner, [stored.document.pk])
+    attachment.saved_document = stored.document
+    attachment.save(update_fields=["saved_document"])
+    return stored.document

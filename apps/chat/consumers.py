@@ -1,0 +1,199 @@
+"""The chat websocket: one per open thread, pushing rendered partials as out-of-band swaps.
+
+Everyone with the thread open is in its group, so a second tab, or a page that reconnects
+after a drop, sees the answer that is being written; the answer itself is written by a
+`Generation` that does not depend on any socket staying open.
+"""
+
+import asyncio
+import logging
+import time
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
+from django.template.loader import render_to_string
+
+from apps.chat import turns
+from apps.chat.models import Thread
+from apps.chat.streaming import Generation, running
+
+log = logging.getLogger(__name__)
+
+BATCH_SECONDS = 0.05  # tokens are pushed together, at most every 50 ms
+_tasks: set[asyncio.Task] = set()  # keeps broadcasts alive while their sockets come and go
+
+# Which partials are pushed when: a page (re)connecting gets the whole conversation; a new
+# question also clears the composer; a finished answer replaces just its own message (and
+# leaves whatever the person is typing alone).
+CONNECT_PARTS = ("message-list", "thread-list", "composer-buttons", "memory")
+START_PARTS = ("message-list", "thread-list", "composer", "memory")
+END_PARTS = ("message", "thread-list", "composer-buttons", "memory")
+
+
+def group_for(thread_id: int) -> str:
+    return f"chat-thread-{thread_id}"
+
+
+def fragment(partial: str, **context) -> str:
+    return render_to_string(f"chat/thread.html#{partial}", {"oob": True, **context})
+
+
+class ChatConsumer(AsyncJsonWebsocketConsumer):
+    async def connect(self) -> None:
+        user = self.scope["user"]
+        thread_id = int(self.scope["url_route"]["kwargs"]["session_id"])
+        self.thread = await database_sync_to_async(self._find_thread)(user, thread_id)
+        if self.thread is None:
+            await self.close()
+            return
+        self.group = group_for(thread_id)
+        await self.accept()
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        # Whatever happened while this page was away (a finished answer) is shown now.
+        await self.send(text_data=await self._render_messages())
+
+    @staticmethod
+    def _find_thread(user, thread_id: int) -> Thread | None:
+        return Thread.objects.visible_to(user).filter(pk=thread_id).first()
+
+    async def disconnect(self, code: int) -> None:
+        if getattr(self, "group", None):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def receive_json(self, content, **kwargs) -> None:
+        if not isinstance(content, dict):
+            return
+        action = content.get("action") or "ask"
+        if action == "stop":
+            generation = running.get(self.thread.pk)
+            if generation is not None:
+                generation.stop()
+            return
+        try:
+            answer_id = await database_sync_to_async(self._start)(action, content)
+        except turns.AskError as error:
+            await self.send(text_data=fragment("composer-error", error=str(error)))
+            return
+        generation = Generation(answer_id, self.thread.pk)
+        await self._push(await self._render_messages(parts=START_PARTS))
+        task = asyncio.create_task(broadcast(generation, self.thread.pk, self.channel_layer))
+        _tasks.add(task)
+        task.add_done_callback(_tasks.discard)
+
+    def _start(self, action: str, content: dict) -> int:
+        user, thread = self.scope["user"], Thread.objects.get(pk=self.thread.pk)
+        if action == "ask":
+            answer = turns.ask(
+                user,
+                thread,
+                content.get("content"),
+                content.get("category_ids"),
+                content.get("document_ids"),
+                content.get("attachment_ids"),
+            )
+        elif action == "edit":
+            answer = turns.edit(user, thread, content.get("message_id"), content.get("content"))
+        elif action == "regenerate":
+            answer = turns.regenerate(user, thread)
+        else:
+            raise turns.AskError("Unknown action.")
+        return answer.pk
+
+    async def _render_messages(self, parts=CONNECT_PARTS) -> str:
+        generation = running.get(self.thread.pk)
+        return await database_sync_to_async(render_conversation)(
+            self.thread.pk, generation, parts=parts
+        )
+
+    async def _push(self, html: str) -> None:
+        await self.channel_layer.group_send(self.group, {"type": "chat.html", "html": html})
+
+    async def chat_html(self, event: dict) -> None:
+        await self.send(text_data=event["html"])
+
+
+def render_conversation(
+    thread_id: int, generation: Generation | None, message_id: int | None = None, parts=END_PARTS
+) -> str:
+    from apps.chat.views import conversation_context
+
+    thread = Thread.objects.get(pk=thread_id)
+    thread.settle_interrupted()
+    context = conversation_context(thread, live=generation)
+    html = []
+    for name in parts:
+        if name == "message":
+            message = next(m for m in context["messages"] if m.pk == message_id)
+            html.append(fragment(name, **{**context, "message": message}))
+        else:
+            html.append(fragment(name, **context))
+    return "".join(html)
+
+
+async def broadcast(generation: Generation, thread_id: int, layer) -> None:
+    """Forward one answer's events to everyone watching the thread, tokens in batches."""
+    group = group_for(thread_id)
+    message_id = generation.answer_id
+    pending = {"text": [], "thinking": []}
+    last_flush = last_event = time.monotonic()
+    waiting_shown = False
+
+    async def push(html: str) -> None:
+        await layer.group_send(group, {"type": "chat.html", "html": html})
+
+    async def flush() -> None:
+        nonlocal last_flush
+        last_flush = time.monotonic()
+        for kind, partial in (("thinking", "thinking-tokens"), ("text", "answer-tokens")):
+            if pending[kind]:
+                await push(fragment(partial, message_id=message_id, text="".join(pending[kind])))
+                pending[kind].clear()
+
+    try:
+        async for event in generation.events(idle=BATCH_SECONDS):
+            now = time.monotonic()
+            if event is None:
+                await flush()
+                if not waiting_shown and now - last_event > settings.CHAT_WAITING_SECONDS:
+                    waiting_shown = True
+                    await push(
+                        fragment(
+                            "status",
+                            message_id=message_id,
+                            waiting=True,
+                            notice="Waiting for the model…",
+                        )
+                    )
+                continue
+            last_event = now
+            if waiting_shown:
+                waiting_shown = False
+                await push(fragment("status", message_id=message_id, notice=""))
+            if generation.cancel.is_set() and event.type in ("text", "thinking"):
+                continue  # stopped: the page already knows, the rest is not shown
+            if event.type in pending:
+                pending[event.type].append(event.data)
+                if now - last_flush >= BATCH_SECONDS:
+                    await flush()
+                continue
+            await flush()
+            if event.type == "sources":
+                await push(
+                    fragment(
+                        "sources", message_id=message_id, citations=event.data, open_first=False
+                    )
+                )
+            elif event.type == "notice":
+                await push(fragment("status", message_id=message_id, notice=event.data))
+            elif event.type == "start":
+                await push(fragment("status", message_id=message_id, notice="Working on it…"))
+        await flush()
+    except Exception:
+        log.exception("broadcasting answer %s failed", message_id)
+    finally:
+        try:
+            html = await database_sync_to_async(render_conversation)(thread_id, None, message_id)
+            await push(html)
+        except Exception:
+            log.exception("could not push the final answer %s", message_id)

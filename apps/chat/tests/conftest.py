@@ -1,0 +1,69 @@
+import asyncio
+import re
+
+import numpy as np
+import pytest
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
+
+from apps.chat.models import Thread
+from apps.chat.routing import websocket_urlpatterns
+from apps.chat.tests.fake_model import FakeModel
+from apps.vault.models import Chunk, Document
+from conftest import make_document
+
+CHUNK_TEXT = "Mitochondria are the powerhouse of the cell: they make ATP from glucose."
+FINAL = re.compile(r'class="message assistant (done|stopped|failed)" hx-swap-oob')
+
+
+@pytest.fixture
+def fake_model(settings):
+    server = FakeModel().start()
+    settings.OLLAMA_HOST = server.url
+    settings.LLM_BACKEND = "ollama"
+    settings.EMBEDDING_BACKEND = "ollama"
+    settings.OLLAMA_BACKOFF_SECONDS = 0
+    settings.OLLAMA_RETRIES = 0
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def cell_notes(alice) -> Document:
+    """One ingested document of alice's with one chunk the keyword search finds."""
+    document = make_document(alice, "cells.pdf", status=Document.Status.DONE, pages=3)
+    Chunk.objects.create(
+        document=document,
+        document_sha256=document.sha256,
+        ordinal=0,
+        text=CHUNK_TEXT,
+        page=2,
+        embedding=np.array([1.0, 0.0, 0.0], dtype=np.float32).tobytes(),
+        embedding_model="ollama/embeddinggemma",
+    )
+    return document
+
+
+@pytest.fixture
+def alice_thread(alice) -> Thread:
+    return Thread.objects.create(owner=alice)
+
+
+async def open_socket(user, thread_id: int) -> WebsocketCommunicator:
+    communicator = WebsocketCommunicator(URLRouter(websocket_urlpatterns), f"/ws/chat/{thread_id}/")
+    communicator.scope["user"] = user
+    connected, _ = await communicator.connect()
+    assert connected
+    await communicator.receive_from(timeout=5)  # the conversation as it is
+    return communicator
+
+
+async def frames_until_final(communicator, timeout: float = 15) -> list[str]:
+    frames = []
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        left = deadline - asyncio.get_running_loop().time()
+        frame = await communicator.receive_from(timeout=max(left, 0.01))
+        frames.append(frame)
+        if FINAL.search(frame):
+            return frames

@@ -1,0 +1,81 @@
+// Chat: small progressive enhancements only. Enter sends, the conversation follows new text,
+// and the microphone records audio for speech-to-text. Everything else is htmx.
+(function () {
+  "use strict";
+
+  // Enter sends the question; Shift+Enter makes a new line.
+  document.addEventListener("keydown", function (event) {
+    var field = event.target;
+    if (field.id === "question" && event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      field.form.requestSubmit();
+    }
+  });
+
+  // Follow the answer while it streams, unless the reader scrolled up to read.
+  var nearBottom = true;
+  window.addEventListener("scroll", function () {
+    nearBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 120;
+  }, { passive: true });
+  document.addEventListener("htmx:wsAfterMessage", function () {
+    if (nearBottom) window.scrollTo(0, document.body.scrollHeight);
+  });
+
+  function csrfToken() {
+    var headers = JSON.parse(document.body.getAttribute("hx-headers") || "{}");
+    return headers["X-CSRFToken"] || "";
+  }
+
+  function transcribe(box, blob, name) {
+    var status = box.querySelector("[data-voice-status]");
+    var data = new FormData();
+    data.append("file", blob, name);
+    status.textContent = "Transcribing…";
+    fetch(box.dataset.transcribeUrl, {
+      method: "POST", body: data, credentials: "same-origin",
+      headers: { "X-CSRFToken": csrfToken() },
+    }).then(function (response) {
+      return response.json().then(function (body) { return { ok: response.ok, body: body }; });
+    }).then(function (result) {
+      if (!result.ok) { status.textContent = result.body.detail || "Could not transcribe."; return; }
+      var field = document.getElementById("question");
+      field.value = (field.value ? field.value + " " : "") + result.body.text;
+      field.focus();
+      status.textContent = "";
+    }).catch(function () { status.textContent = "Could not reach the server."; });
+  }
+
+  var recorder = null;
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("[data-record]");
+    if (!button) return;
+    var box = button.closest("[data-transcribe-url]");
+    if (recorder && recorder.state === "recording") { recorder.stop(); return; }
+    if (!navigator.mediaDevices || !window.MediaRecorder) {
+      box.querySelector("[data-voice-status]").textContent =
+        "Recording needs HTTPS or localhost; upload an audio file instead.";
+      return;
+    }
+    navigator.mediaDevices.getUserMedia({ audio: true }).then(function (stream) {
+      var pieces = [];
+      recorder = new MediaRecorder(stream);
+      recorder.ondataavailable = function (e) { pieces.push(e.data); };
+      recorder.onstop = function () {
+        stream.getTracks().forEach(function (track) { track.stop(); });
+        button.textContent = "🎤 Record";
+        transcribe(box, new Blob(pieces, { type: recorder.mimeType }), "recording.webm");
+      };
+      recorder.start();
+      button.textContent = "■ Stop recording";
+    }).catch(function () {
+      box.querySelector("[data-voice-status]").textContent = "The microphone is not available.";
+    });
+  });
+
+  document.addEventListener("change", function (event) {
+    var input = event.target;
+    if (!input.matches("[data-audio-file]") || !input.files.length) return;
+    transcribe(input.closest("[data-transcribe-url]"), input.files[0], input.files[0].name);
+    input.value = "";
+  });
+})();
