@@ -13,7 +13,12 @@ from apps.chat.routing import websocket_urlpatterns
 from apps.chat.tests.conftest import CHUNK_TEXT, frames_until_final, open_socket
 from apps.chat.tests.fake_model import ANSWER, part
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+# serialized_rollback: the flush that ends a transactional test would otherwise take the data
+# migrations' rows (badges) with it and clash with the next test that restores them.
+pytestmark = [
+    pytest.mark.asyncio,
+    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+]
 
 
 def answer_of(thread: Thread) -> Message:

@@ -122,7 +122,7 @@ def test_a_scope_with_someone_elses_document_is_refused(alice, bob, alice_client
     assert response.status_code == 400
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
 def test_the_api_streams_ndjson_events(fake_model, cell_notes, alice, alice_client):
     thread = Thread.objects.create(owner=alice)
     response = alice_client.post(
