@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from apps.chat.models import MEMORY_BUDGET, Message
 from apps.chat.tools import SPECS, Toolbox
+from apps.progress import tracking
 
 log = logging.getLogger(__name__)
 
@@ -222,10 +223,6 @@ def save(turn: Turn, toolbox: Toolbox, status: str, error: str) -> None:
 
 def record_progress(user, question: Message | None) -> None:
     """Progress tracking must never cost the chat anything."""
-    try:
-        from apps.progress import tracking
-    except ImportError:
-        return
     try:
         scope = (question.scope if question else None) or {}
         tracking.record_message(

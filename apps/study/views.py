@@ -8,10 +8,10 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.safestring import mark_safe
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from apps.llm.rendering import render_markdown
 from apps.study import events, flashcards, generator, quiz, workshop
 from apps.study import mindmap as drawing
 from apps.study.forms import (
@@ -239,7 +239,7 @@ def _lesson_page(request: HttpRequest, lesson: Lesson, template: str) -> HttpRes
         "workshop": workshop_,
         "lesson": lesson,
         "lessons": workshop_.lessons.all(),
-        "body": mark_safe(workshop.render_markdown(lesson.content)),  # sanitised by nh3
+        "body": render_markdown(lesson.content),
         "sources": sources_for(request.user, lesson.chunk_ids),
         "next": workshop_.lessons.filter(number=lesson.number + 1).first(),
         "done": workshop_.progress[0],

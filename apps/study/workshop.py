@@ -4,14 +4,13 @@ first time it is opened, cleaned of chatty filler; exports and the recap quiz.""
 import re
 from datetime import timedelta
 
-import markdown
-import nh3
 from django.db import transaction
 from django.template.loader import render_to_string
 from django.utils import timezone
 from pydantic import BaseModel, StrictInt, field_validator
 
 from apps.llm import jsonparse, prompts
+from apps.llm.rendering import render_markdown
 from apps.study import generator, pdf
 from apps.study.models import Lesson, Workshop, sources_for
 from apps.study.quiz import create_quiz, scope_title
@@ -35,11 +34,6 @@ _FILLER = re.compile(
     re.IGNORECASE,
 )
 _WRAPPING_FENCE = re.compile(r"^\s*```(?:markdown|md)?\s*\n(.*?)\n```\s*$", re.DOTALL)
-
-ALLOWED_TAGS = {
-    "h1", "h2", "h3", "h4", "p", "ul", "ol", "li", "strong", "em", "code", "pre",
-    "blockquote", "hr", "br", "table", "thead", "tbody", "tr", "th", "td",
-}  # fmt: skip
 
 
 class OutlineLesson(BaseModel):
@@ -138,12 +132,6 @@ def clean_lesson(text: str) -> str:
         text = fenced.group(1)
     lines = [line for line in text.splitlines() if not _FILLER.match(line)]
     return "\n".join(lines).strip()[:MAX_LESSON_CHARS]
-
-
-def render_markdown(text: str) -> str:
-    """Model Markdown as HTML that is safe to put in a page: sanitised after rendering."""
-    html = markdown.markdown(text, extensions=["tables", "sane_lists"])
-    return nh3.clean(html, tags=ALLOWED_TAGS, attributes={}, link_rel=None)
 
 
 def claim(lesson: Lesson) -> bool:

@@ -1,7 +1,7 @@
 from django import template
 from django.urls import NoReverseMatch, reverse
 
-from apps.chat.rendering import render_markdown
+from apps.llm.rendering import render_markdown
 
 register = template.Library()
 

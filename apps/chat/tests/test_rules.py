@@ -6,7 +6,7 @@ import pytest
 
 from apps.chat.calculator import CalculatorError, calculate
 from apps.chat.models import MEMORY_BUDGET, Message, Thread
-from apps.chat.rendering import render_markdown
+from apps.llm.rendering import render_markdown
 from conftest import assert_only_owner_can_reach
 
 

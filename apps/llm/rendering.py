@@ -1,4 +1,5 @@
-"""Model output as HTML: Markdown rendered by markdown-it-py, then sanitised by nh3.
+"""Model output as HTML (chat answers, workshop lessons): Markdown rendered by markdown-it-py,
+then sanitised by nh3.
 
 The model's text is untrusted (it may quote a document that contains HTML or script), so raw
 HTML in it is escaped by the renderer and whatever HTML results is cleaned by an allow-list.
