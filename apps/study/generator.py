@@ -354,6 +354,19 @@ def _cited_chunks(cited: Any, sources: Sequence[Source]) -> list[int]:
 # --- The whole recipe -------------------------------------------------------------------------
 
 
+def answer_schema(key: str, schema: type[BaseModel], count: int) -> dict:
+    """The JSON schema of the whole answer, `{key: [item, ...]}` with a `source` per item.
+
+    Ollama and llama.cpp constrain their output to it, so even the tiny embedded model answers
+    in the right shape; the validators still judge every item.
+    """
+    item = schema.model_json_schema()
+    item["properties"]["source"] = {"type": "integer"}
+    item["required"] = [*item.get("required", []), "source"]
+    answer = {"type": "array", "items": item, "minItems": 1, "maxItems": count}
+    return {"type": "object", "properties": {key: answer}, "required": [key]}
+
+
 def generate_items(
     user,
     *,
@@ -376,7 +389,7 @@ def generate_items(
     prompt = prompts.render(
         template, **{**(values or {}), "count": count, "context": context_block(sources)}
     )
-    answer = ask(prompt, json=True)
+    answer = ask(prompt, json=answer_schema(key, schema, count))
     items, received = parse_items(
         answer.text,
         key=key,

@@ -30,7 +30,9 @@ def test_generating_a_deck_from_the_page_asks_for_exactly_n_and_keeps_sources(
     assert response.status_code == 302 and response.url == f"/study/decks/{deck.pk}/"
     assert deck.cards.count() == 10
     assert "EXACTLY 10" in model.prompt()
-    assert model.chats[-1]["format"] == "json"
+    answer_shape = model.chats[-1]["format"]["properties"]["cards"]
+    assert answer_shape["maxItems"] == 10
+    assert set(answer_shape["items"]["required"]) >= {"front", "back", "source"}
     first_chunk = deck.cards.first().chunk
     assert first_chunk is not None and first_chunk.document.owner == alice
     assert deck.title.startswith("Cards on")

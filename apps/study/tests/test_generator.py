@@ -146,7 +146,9 @@ def test_other_peoples_chunks_never_reach_the_prompt(alice, bob, model):
 QUIZ_VALUES = {"difficulty": "beginner", "difficulty_hint": "", "types": "mcq"}
 
 
-def test_generation_asks_for_json_at_a_low_temperature_with_the_count_pinned(alice, model):
+def test_generation_asks_for_the_answer_schema_at_a_low_temperature_with_the_count_pinned(
+    alice, model
+):
     make_studied_document(alice)
     model.answer(questions(5))
 
@@ -154,7 +156,10 @@ def test_generation_asks_for_json_at_a_low_temperature_with_the_count_pinned(ali
                                       key="questions", values=QUIZ_VALUES)  # fmt: skip
 
     request = model.chats[-1]
-    assert request["format"] == "json"
+    # The answer's JSON schema goes with the request, so the model is held to the shape.
+    answer_shape = request["format"]["properties"]["questions"]
+    assert answer_shape["maxItems"] == 5
+    assert "correct_index" in answer_shape["items"]["properties"]
     assert request["options"]["temperature"] <= 0.3
     assert "EXACTLY 5" in model.prompt()
     assert len(result.items) == 5
