@@ -80,7 +80,7 @@ test: setup
 # Each bench/bench_<area>.py prints its own table (medians and ratios).
 bench: setup
 	@ls bench/bench_*.py >/dev/null 2>&1 || { echo "no benchmarks yet"; exit 0; }; \
-	for script in bench/bench_*.py; do $(PY) $$script || exit 1; echo; done
+	for script in bench/bench_*.py; do LOG_LEVEL=WARNING $(PY) $$script || exit 1; echo; done
 
 lint: setup
 	$(VENV)/bin/ruff format --check .

@@ -85,7 +85,9 @@ def embedded_row() -> tuple[str, str, str, str]:
         for _ in range(EMBEDDED_RUNS):
             start = time.perf_counter()
             try:
-                answer = generator.ask(quiz_prompt())
+                # As the app asks: with the answer's JSON schema, which llama.cpp enforces.
+                shape = generator.answer_schema("questions", QuestionItem, REQUESTED)
+                answer = generator.ask(quiz_prompt(), json=shape)
             except generator.ModelDown as error:
                 return ("embedded model", f"unavailable: {error}", "", "")
             seconds.append(time.perf_counter() - start)
