@@ -54,9 +54,9 @@ def clean_text(value: object, limit: int) -> str:
         value = str(value)
     if not isinstance(value, str):
         return ""
-    text = " ".join(value.split())
-    # Control characters are not allowed in XML at all.
-    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cc")
+    # Control characters are not allowed in XML at all; line breaks and tabs become spaces.
+    text = "".join(ch for ch in value if ch.isspace() or unicodedata.category(ch) != "Cc")
+    text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
@@ -150,6 +150,25 @@ def parse_outline(text: str, fallback_title: str = "Mindmap") -> dict:
     return clean_tree(root)
 
 
+def tree_schema(level: int = 1) -> dict:
+    """The JSON schema of a node with its subtree, unrolled to MAX_LEVELS (no recursion), so
+    Ollama and llama.cpp keep even a tiny model to the shape; clean_tree still judges it."""
+    node = {
+        "type": "object",
+        "properties": {
+            "title": {"type": "string"},
+            "note": {"type": "string"},
+            "source": {"type": "integer"},
+        },
+        "required": ["title"],
+    }
+    if level < MAX_LEVELS:
+        children = {"type": "array", "items": tree_schema(level + 1), "maxItems": MAX_CHILDREN}
+        node["properties"]["children"] = children
+        node["required"].append("children")
+    return node
+
+
 def generate_tree(user, scope: generator.Scope, title: str = "") -> tuple[dict, generator.Answer]:
     """The shared recipe for one tree: retrieve, prompt, generate JSON, parse, validate.
 
@@ -165,7 +184,7 @@ def generate_tree(user, scope: generator.Scope, title: str = "") -> tuple[dict, 
         max_children=MAX_CHILDREN,
         levels=MAX_LEVELS,
     )
-    answer = generator.ask(prompt, json=True)
+    answer = generator.ask(prompt, json=tree_schema())
     data = jsonparse.extract_json(answer.text)
     if isinstance(data, list) and len(data) == 1:
         data = data[0]

@@ -428,3 +428,8 @@ def test_bob_cannot_reach_alices_mindmap(alices_map, bob_client):
     assert bob_client.get("/api/v1/study/mindmaps").json() == []
     alices_map.refresh_from_db()
     assert alices_map.positions == {} and alices_map.collapsed == []
+
+
+def test_a_title_of_control_characters_only_is_no_title():
+    assert mm.clean_text("\x08 \x1b", 100) == ""
+    assert mm.clean_text("Zell\x07kern\nteilung", 100) == "Zellkern teilung"
