@@ -264,7 +264,8 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"axes": {"level": "WARNING"}},
+    # faiss announces at INFO which CPU build it loaded, in every process.
+    "loggers": {"axes": {"level": "WARNING"}, "faiss": {"level": "WARNING"}},
 }
 
 # --- Progress ---------------------------------------------------------------------------------
