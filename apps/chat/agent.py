@@ -100,7 +100,12 @@ def answer(answer_id: int, cancel: threading.Event | None = None) -> Iterator[Ev
             yield Event(
                 "notice", f"{info.model} ({info.name}) has no thinking mode: it answers directly."
             )
-        yield from run_agent(turn, toolbox, history, user_message, scope_text, images, cancel)
+        # A model without native tool calls (the embedded one) plans tools poorly: look the
+        # question up first, so its answer is grounded in the vault and cited.
+        search_first = None if info.native_tools or question is None else question.content
+        yield from run_agent(
+            turn, toolbox, history, user_message, scope_text, images, cancel, search_first
+        )
     except Stopped:
         status = Message.Status.STOPPED
     except gateway.ModelUnavailable as failure:
@@ -155,15 +160,29 @@ def think(turn: Turn, history: list, user_message: dict, scope_text: str, cancel
             stream.close()
 
 
-def run_agent(turn, toolbox, history, user_message, scope_text, images, cancel) -> Iterator:
-    """Phase 2: the model with tools and thinking off; answer text streams out as it comes."""
+def run_agent(
+    turn, toolbox, history, user_message, scope_text, images, cancel, search_first=None
+) -> Iterator:
+    """Phase 2: the model with tools and thinking off; answer text streams out as it comes.
+
+    `search_first` is a query whose search results go in before the model's first word.
+    """
     from apps.llm import gateway, prompts
 
     system = prompts.render(
         "chat_system", scope=scope_text, now=timezone.localtime().strftime("%A %d %B %Y, %H:%M")
     )
     messages = [{"role": "system", "content": system}, *history, user_message]
-    cited = 0
+    if search_first:
+        arguments = {"query": search_first}
+        call = {"function": {"name": "search_knowledge_base", "arguments": arguments}}
+        messages.append({"role": "assistant", "content": "", "tool_calls": [call]})
+        result = toolbox.run("search_knowledge_base", arguments)
+        messages.append({"role": "tool", "tool_name": "search_knowledge_base", "content": result})
+        close_old_connections()
+    cited = len(toolbox.citations)
+    if cited:
+        yield Event("sources", list(toolbox.citations))
     for round_number in range(MAX_ROUNDS):
         last_round = round_number == MAX_ROUNDS - 1
         calls, text = [], []
