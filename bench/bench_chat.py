@@ -28,7 +28,8 @@ from channels.testing import WebsocketCommunicator  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 
-from apps.chat.tests.fake_model import FakeModel  # noqa: E402
+from apps.chat.tests.model_script import EMBEDDING, chat_script  # noqa: E402
+from apps.llm.tests.fake_ollama import FakeOllama  # noqa: E402
 
 PART_DELAY = 0.01  # seconds between the model's parts
 ROUNDS = 3
@@ -39,7 +40,7 @@ def p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
-def model_time(model: FakeModel) -> float:
+def model_time(model: FakeOllama) -> float:
     """The model's own streaming time for one answer: the same three calls, nothing else."""
     from apps.llm import gateway
 
@@ -87,8 +88,9 @@ def main() -> None:
     from apps.chat.models import Thread
 
     call_command("migrate", verbosity=0)
-    model = FakeModel().start()
+    model = FakeOllama(chat_script).start()
     model.delay = PART_DELAY
+    model.embedding = EMBEDDING
     settings.OLLAMA_HOST = model.url
     settings.LLM_BACKEND = settings.EMBEDDING_BACKEND = "ollama"
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}

@@ -10,6 +10,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -113,10 +114,18 @@ class RunningApp:
             return json.load(response)
 
 
-@pytest.fixture(scope="session")
-def running_app(redis_url, tmp_path_factory) -> Iterator[RunningApp]:
-    """daphne and a Celery worker as `make run` starts them, on a fresh DATA_DIR."""
-    data_dir = tmp_path_factory.mktemp("data")
+@contextmanager
+def app_running(
+    redis_url: str,
+    data_dir: Path,
+    *,
+    model_url: str | None = None,
+    setup: str = "",
+    worker: bool = True,
+) -> Iterator[RunningApp]:
+    """daphne (and a Celery worker, as `make run` starts them) on `data_dir`, migrated, with the
+    teacher account; `model_url` points the app at a (fake) Ollama server, `setup` is Python
+    run in `manage.py shell` before the app starts."""
     port = free_port()
     env = {
         **os.environ,
@@ -128,9 +137,13 @@ def running_app(redis_url, tmp_path_factory) -> Iterator[RunningApp]:
         "DJANGO_SUPERUSER_PASSWORD": TEACHER[1],
         "DJANGO_SETTINGS_MODULE": "cognivault_site.settings",
     }
+    if model_url:
+        env |= {"OLLAMA_HOST": model_url, "LLM_BACKEND": "ollama", "EMBEDDING_BACKEND": "ollama"}
     app = RunningApp(f"http://127.0.0.1:{port}", env, data_dir)
     app.manage("migrate", "--noinput")
     app.manage("createsuperuser", "--noinput", "--email", "tess@example.org")
+    if setup:
+        app.manage("shell", "-c", setup)
     logs = data_dir / "logs"
     logs.mkdir()
     bin_dir = Path(sys.executable).parent
@@ -142,26 +155,49 @@ def running_app(redis_url, tmp_path_factory) -> Iterator[RunningApp]:
         str(port),
         "cognivault_site.asgi:application",
     ]
-    worker = [
-        bin_dir / "celery",
-        "-A",
-        "cognivault_site",
-        "worker",
-        "--concurrency=1",
-        "-n",
-        f"test-{port}@%h",
-    ]
-    processes = [spawn(daphne, env, logs / "web.log"), spawn(worker, env, logs / "worker.log")]
+    processes = [spawn(daphne, env, logs / "web.log")]
+    if worker:
+        celery = [
+            bin_dir / "celery",
+            "-A",
+            "cognivault_site",
+            "worker",
+            "--concurrency=1",
+            "-n",
+            f"test-{port}@%h",
+        ]
+        processes.append(spawn(celery, env, logs / "worker.log"))
     try:
-        wait_until(
-            lambda: app.get_json("/api/v1/health")["worker"]["status"] == "ok",
-            timeout=90,
-            what="daphne and the Celery worker",
-        )
+        if worker:
+            wait_until(
+                lambda: app.get_json("/api/v1/health")["worker"]["status"] == "ok",
+                timeout=90,
+                what="daphne and the Celery worker",
+            )
+        else:
+            wait_until(lambda: app.get_json("/api/v1/health"), timeout=60, what="daphne")
         yield app
     finally:
         for process in processes:
             stop(process)
+
+
+@pytest.fixture(scope="session")
+def start_app(redis_url, tmp_path_factory):
+    """An app of one's own on a fresh DATA_DIR, for a module that needs its own data or model
+    server: `with start_app(model_url=server.url, setup=SETUP, worker=False) as app: ...`."""
+
+    def start(**options) -> AbstractContextManager[RunningApp]:
+        return app_running(redis_url, tmp_path_factory.mktemp("data"), **options)
+
+    return start
+
+
+@pytest.fixture(scope="session")
+def running_app(start_app) -> Iterator[RunningApp]:
+    """daphne and a Celery worker as `make run` starts them, on a fresh DATA_DIR."""
+    with start_app() as app:
+        yield app
 
 
 @pytest.fixture
@@ -178,9 +214,10 @@ def browser():
         browser.close()
 
 
-def log_in(browser, app: RunningApp, username: str, password: str):
-    """A fresh browser context (its own cookies) logged in as one person; returns its page."""
-    context = browser.new_context(base_url=app.url)
+def log_in(browser, app: RunningApp, username: str, password: str, **context_options):
+    """A fresh browser context (its own cookies; `context_options` such as `timezone_id` go to
+    Playwright's new_context) logged in as one person; returns its page."""
+    context = browser.new_context(base_url=app.url, **context_options)
     page = context.new_page()
     page.goto("/accounts/login/")
     page.get_by_label("Username").fill(username)

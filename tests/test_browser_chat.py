@@ -1,17 +1,15 @@
 """Chat in a real browser: daphne talking to a fake model server over loopback."""
 
-import os
-import sys
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import RunningApp, free_port, log_in, spawn, stop, wait_until
+from apps.chat.tests.model_script import EMBEDDING, chat_script
+from apps.llm.tests.fake_ollama import FakeOllama
+from tests.conftest import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 
-SETUP = """
+SETUP = f"""
 import numpy as np
 from apps.accounts.models import User
 from apps.vault.models import Chunk, Document
@@ -20,49 +18,20 @@ document = Document.objects.create(owner=alice, filename="cells.pdf", format="pd
     sha256="0" * 64, stored_name="cells.pdf", status="done", pages=3)
 Chunk.objects.create(document=document, document_sha256=document.sha256, ordinal=0, page=2,
     text="Mitochondria are the powerhouse of the cell: they make ATP from glucose.",
-    embedding=np.array([1.0, 0.0, 0.0], dtype=np.float32).tobytes(),
+    embedding=np.array({EMBEDDING}, dtype=np.float32).tobytes(),
     embedding_model="ollama/embeddinggemma")
 """
 
 
 @pytest.fixture(scope="module")
-def chat_app(redis_url, tmp_path_factory):
-    """daphne pointed at the scripted model server (no worker: chat needs none)."""
-    from apps.chat.tests.fake_model import FakeModel
-
-    model = FakeModel().start()
-    model.delay = 0.03
-    data_dir = tmp_path_factory.mktemp("chat-data")
-    port = free_port()
-    env = {
-        **os.environ,
-        "DATA_DIR": str(data_dir),
-        "REDIS_URL": redis_url,
-        "HOST": "127.0.0.1",
-        "PORT": str(port),
-        "OLLAMA_HOST": model.url,
-        "LLM_BACKEND": "ollama",
-        "EMBEDDING_BACKEND": "ollama",
-        "DJANGO_SETTINGS_MODULE": "cognivault_site.settings",
-    }
-    app = RunningApp(f"http://127.0.0.1:{port}", env, data_dir)
-    app.manage("migrate", "--noinput")
-    app.manage("shell", "-c", SETUP)
-    daphne = [
-        Path(sys.executable).parent / "daphne",
-        "-b",
-        "127.0.0.1",
-        "-p",
-        str(port),
-        "cognivault_site.asgi:application",
-    ]
-    process = spawn(daphne, env, data_dir / "web.log")
-    try:
-        wait_until(lambda: app.get_json("/api/v1/health"), timeout=60, what="daphne")
-        yield app
-    finally:
-        stop(process)
-        model.stop()
+def chat_app(start_app):
+    """daphne pointed at the fake model server with the chat's script (no worker: chat needs
+    none)."""
+    with FakeOllama(chat_script) as model:
+        model.delay = 0.03
+        model.embedding = EMBEDDING
+        with start_app(model_url=model.url, setup=SETUP, worker=False) as app:
+            yield app
 
 
 def test_a_student_asks_and_sees_thinking_a_streamed_answer_and_an_expandable_source(

@@ -4,24 +4,13 @@ import re
 
 import pytest
 
-from tests.conftest import TEACHER
+from tests.conftest import TEACHER, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 
 
-def log_in_from(browser, app, username: str, password: str, zone: str):
-    context = browser.new_context(base_url=app.url, timezone_id=zone)
-    page = context.new_page()
-    page.goto("/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(lambda url: "/accounts/login/" not in url)
-    return page
-
-
 def test_a_student_reads_their_dashboard_and_opens_a_day(browser, running_app):
-    teacher = log_in_from(browser, running_app, *TEACHER, zone="Europe/Berlin")
+    teacher = log_in(browser, running_app, *TEACHER, timezone_id="Europe/Berlin")
     teacher.goto("/accounts/classroom/")
     teacher.get_by_label("Names").fill("Dana Weiss")
     teacher.get_by_role("button", name="Create accounts").click()
@@ -32,7 +21,7 @@ def test_a_student_reads_their_dashboard_and_opens_a_day(browser, running_app):
     )
 
     # The browser reports its zone on the first page; the seed then studies in that zone.
-    student = log_in_from(browser, running_app, username, password, zone="Asia/Tokyo")
+    student = log_in(browser, running_app, username, password, timezone_id="Asia/Tokyo")
     student.goto("/progress/")
     assert student.get_by_text("Times in Asia/Tokyo.").is_visible()
     assert student.locator('[data-stat="sessions"]').inner_text() == "0"

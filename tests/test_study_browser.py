@@ -2,15 +2,13 @@
 model server replaced by a scripted fake on loopback."""
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
 from apps.study.tests.conftest import StudyModel, questions
-from tests.conftest import RunningApp, free_port, log_in, spawn, stop, wait_until
+from tests.conftest import log_in
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.services]
 
 SETUP = """
 from apps.accounts.models import User
@@ -25,36 +23,11 @@ for i in range(4):
 
 
 @pytest.fixture(scope="module")
-def study_app(tmp_path_factory):
-    model = StudyModel().start()
-    model.answer(json.dumps(questions(5)))
-    data_dir = tmp_path_factory.mktemp("study-data")
-    port = free_port()
-    env = {
-        **__import__("os").environ,
-        "DATA_DIR": str(data_dir),
-        "HOST": "127.0.0.1",
-        "PORT": str(port),
-        "OLLAMA_HOST": model.url,
-        "LLM_BACKEND": "ollama",
-        "EMBEDDING_BACKEND": "ollama",
-        "DJANGO_SETTINGS_MODULE": "cognivault_site.settings",
-    }
-    app = RunningApp(f"http://127.0.0.1:{port}", env, data_dir)
-    app.manage("migrate", "--noinput")
-    app.manage("shell", "-c", SETUP)
-    daphne = Path(sys.executable).parent / "daphne"
-    process = spawn(
-        [daphne, "-b", "127.0.0.1", "-p", str(port), "cognivault_site.asgi:application"],
-        env,
-        data_dir / "web.log",
-    )
-    try:
-        wait_until(lambda: app.get_json("/api/v1/health"), timeout=60, what="daphne")
-        yield app
-    finally:
-        stop(process)
-        model.stop()
+def study_app(start_app):
+    with StudyModel() as model:
+        model.answer(json.dumps(questions(5)))
+        with start_app(model_url=model.url, setup=SETUP, worker=False) as app:
+            yield app
 
 
 def test_a_student_generates_a_quiz_and_plays_it_one_question_at_a_time(browser, study_app):

@@ -2,20 +2,16 @@
 (and a slow fake Ollama on loopback). After the restart the run continues at its first
 unfinished step: no lost document, no duplicate chunk, no finished batch embedded twice."""
 
-import json
 import os
 import signal
 import sqlite3
 import subprocess
 import sys
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-import numpy as np
 import pytest
 
+from apps.llm.tests.fake_ollama import FakeOllama
 from tests.conftest import ROOT, wait_until
 
 pytestmark = pytest.mark.services
@@ -35,53 +31,13 @@ pipeline.start_run(alice)
 """
 
 
-class SlowModel:
-    """Answers /api/embed like Ollama, slowly, and remembers every text it was sent."""
-
-    def __init__(self, delay: float) -> None:
-        self.delay, self.texts, self.lock = delay, [], threading.Lock()
-        model = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.0"
-
-            def log_message(self, *args) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                self.reply({"models": [{"name": "embeddinggemma:latest"}]})
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
-                with model.lock:
-                    model.texts.extend(texts)
-                time.sleep(model.delay)
-                vectors = np.random.default_rng(len(texts)).normal(size=(len(texts), 8))
-                self.reply({"model": body["model"], "embeddings": vectors.tolist()})
-
-            def reply(self, payload: dict) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.handle_error = lambda *args: None  # the killed worker hangs up mid-answer
-        self.server.daemon_threads = True
-        threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        ).start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def embedded(self) -> list[str]:
-        with self.lock:
-            return [text for text in self.texts if text != "dimension probe"]
+@pytest.fixture
+def slow_model():
+    """A fake Ollama that only embeds, slowly, and remembers every text it was sent."""
+    with FakeOllama() as model:
+        model.models = ["embeddinggemma:latest"]
+        model.embed_delay = 0.4
+        yield model
 
 
 def start_worker(env: dict, log: Path) -> subprocess.Popen:
@@ -115,9 +71,8 @@ def rows(database: Path, sql: str) -> list[tuple]:
 
 @pytest.mark.parametrize("moment", ["extract", "embed"])
 def test_a_worker_killed_mid_ingestion_resumes_without_losing_or_repeating_work(
-    redis_url, tmp_path, moment
+    redis_url, tmp_path, moment, slow_model
 ):
-    model = SlowModel(delay=0.4)
     data_dir = tmp_path / "data"
     env = {
         **os.environ,
@@ -126,7 +81,7 @@ def test_a_worker_killed_mid_ingestion_resumes_without_losing_or_repeating_work(
         "REDIS_URL": redis_url.rsplit("/", 1)[0] + "/7",
         "LLM_BACKEND": "ollama",
         "EMBEDDING_BACKEND": "ollama",
-        "OLLAMA_HOST": model.url,
+        "OLLAMA_HOST": slow_model.url,
         "DJANGO_SETTINGS_MODULE": "cognivault_site.settings",
     }
     manage = [sys.executable, "manage.py"]
@@ -162,7 +117,7 @@ def test_a_worker_killed_mid_ingestion_resumes_without_losing_or_repeating_work(
 
     chunks_at_kill = rows(database, "SELECT id, text, embedding IS NOT NULL FROM vault_chunk")
     finished = {text for _, text, embedded in chunks_at_kill if embedded}
-    sent_before_restart = len(model.embedded())
+    sent_before_restart = len(slow_model.embedded_texts())
     steps = dict(rows(database, "SELECT name, status FROM vault_ingeststep"))
     if moment == "extract":
         assert [steps[name] for name in ("scan", "extract")] == ["done", "running"]
@@ -198,7 +153,7 @@ def test_a_worker_killed_mid_ingestion_resumes_without_losing_or_repeating_work(
     assert len({text for _, text, _ in chunks}) == len(chunks)
     assert all(embedded for _, _, embedded in chunks)
     # No finished batch went to the model again; everything else went at least once.
-    sent_after = model.embedded()[sent_before_restart:]
+    sent_after = slow_model.embedded_texts()[sent_before_restart:]
     assert not finished & set(sent_after)
-    assert {text for _, text, _ in chunks} <= set(model.embedded())
+    assert {text for _, text, _ in chunks} <= set(slow_model.embedded_texts())
     assert "Resuming ingestion run" in log.read_text()

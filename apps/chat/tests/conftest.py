@@ -8,7 +8,8 @@ from channels.testing import WebsocketCommunicator
 
 from apps.chat.models import Thread
 from apps.chat.routing import websocket_urlpatterns
-from apps.chat.tests.fake_model import FakeModel
+from apps.chat.tests.model_script import EMBEDDING, chat_script
+from apps.llm.tests.fake_ollama import FakeOllama
 from apps.vault.models import Chunk, Document
 from conftest import make_document
 
@@ -18,14 +19,10 @@ FINAL = re.compile(r'class="message assistant (done|stopped|failed)" hx-swap-oob
 
 @pytest.fixture
 def fake_model(settings):
-    server = FakeModel().start()
-    settings.OLLAMA_HOST = server.url
-    settings.LLM_BACKEND = "ollama"
-    settings.EMBEDDING_BACKEND = "ollama"
-    settings.OLLAMA_BACKOFF_SECONDS = 0
-    settings.OLLAMA_RETRIES = 0
-    yield server
-    server.stop()
+    """The fake Ollama answering with the chat's script (think, search, answer)."""
+    server = FakeOllama(chat_script)
+    server.embedding = EMBEDDING
+    yield from server.serve(settings, OLLAMA_RETRIES=0)
 
 
 @pytest.fixture
@@ -38,7 +35,7 @@ def cell_notes(alice) -> Document:
         ordinal=0,
         text=CHUNK_TEXT,
         page=2,
-        embedding=np.array([1.0, 0.0, 0.0], dtype=np.float32).tobytes(),
+        embedding=np.array(EMBEDDING, dtype=np.float32).tobytes(),
         embedding_model="ollama/embeddinggemma",
     )
     return document

@@ -11,7 +11,8 @@ from channels.testing import WebsocketCommunicator
 from apps.chat.models import Message, Thread
 from apps.chat.routing import websocket_urlpatterns
 from apps.chat.tests.conftest import CHUNK_TEXT, frames_until_final, open_socket
-from apps.chat.tests.fake_model import ANSWER, part
+from apps.chat.tests.model_script import ANSWER
+from apps.llm.tests.fake_ollama import part
 
 # serialized_rollback: the flush that ends a transactional test would otherwise take the data
 # migrations' rows (badges) with it and clash with the next test that restores them.
@@ -58,7 +59,7 @@ async def test_the_tool_result_goes_back_to_the_model_with_the_scope_in_both_pro
     await frames_until_final(socket)
     await socket.disconnect()
 
-    agent_calls = [body for body in fake_model.chat_requests() if body.get("tools")]
+    agent_calls = [body for body in fake_model.chats if body.get("tools")]
     system, user = agent_calls[0]["messages"][0], agent_calls[0]["messages"][-1]
     assert "cells.pdf" in system["content"] and "cells.pdf" in user["content"]
     tool_messages = [m for m in agent_calls[1]["messages"] if m["role"] == "tool"]
@@ -90,9 +91,7 @@ async def test_a_calculator_call_is_answered_without_running_code(fake_model, al
     await socket.send_json_to({"content": "Compute things"})
     await frames_until_final(socket)
     await socket.disconnect()
-    results = [
-        m["content"] for m in fake_model.chat_requests()[-1]["messages"] if m["role"] == "tool"
-    ]
+    results = [m["content"] for m in fake_model.chats[-1]["messages"] if m["role"] == "tool"]
     assert "error" in results[0] and "error" in results[1]
     assert '"result": 42' in results[2]
 
@@ -172,7 +171,7 @@ async def test_edit_rewinds_the_history_and_regenerates(fake_model, alice, alice
     assert [m.role for m in messages] == ["user", "assistant"]
     assert messages[0].content == "Better first question"
     assert messages[1].status == Message.Status.DONE
-    last_agent_call = [b for b in fake_model.chat_requests() if b.get("tools")][-1]
+    last_agent_call = [b for b in fake_model.chats if b.get("tools")][-1]
     assert "Second question" not in str(last_agent_call["messages"])
 
 

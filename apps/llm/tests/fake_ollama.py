@@ -1,17 +1,28 @@
 """A tiny Ollama look-alike on 127.0.0.1 that the real Ollama backend talks to in tests.
 
 It speaks the parts of the HTTP API the gateway uses (/api/tags, /api/chat with NDJSON
-streaming, /api/embed) and plays back whatever a test scripts: answer parts, delays
-between them, errors, or a model that was never pulled.
+streaming, /api/embed) and plays back whatever a test scripts: fixed answer parts or a
+`script(body)` that answers each chat request on its own, delays, a slow first token,
+garbage, errors, a stream cut short, or a model that was never pulled.
+
+Run as a program it serves until killed, for browser tests and benchmarks:
+`python -m apps.llm.tests.fake_ollama PORT [--delay S] [--script module:function]
+[--embedding 1,0,0]`.
 """
 
+import argparse
 import hashlib
+import importlib
 import json
+import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
+
+Script = Callable[[dict], list[dict]]
 
 
 def part(content: str = "", *, thinking: str = "", tool_calls: list | None = None) -> dict:
@@ -25,17 +36,35 @@ def part(content: str = "", *, thinking: str = "", tool_calls: list | None = Non
     return {"message": message, "done": False}
 
 
+def words(text: str) -> list[dict]:
+    """The text as a model streams it: one part per word."""
+    pieces = text.split(" ")
+    return [part(piece if i == 0 else " " + piece) for i, piece in enumerate(pieces)]
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that hung up is fine
+            super().handle_error(request, client_address)
+
+
 class FakeOllama:
-    def __init__(self) -> None:
+    def __init__(self, script: Script | None = None, *, port: int = 0) -> None:
         self.models = ["gemma4:e4b", "embeddinggemma:latest"]
         self.parts: list[dict] = [part("Hello"), part(" world")]
+        self.script = script  # answers each chat request; None: the same `parts` every time
         self.delay = 0.0  # seconds before each streamed part
+        self.first_delay = 0.0  # seconds before the first part (a slow model)
+        self.embed_delay = 0.0  # seconds before each /api/embed answer
+        self.garbage = False  # a chat stream that is not NDJSON at all
         self.fail_with: tuple[int, str] | None = None
         self.cut_stream = False  # end the stream without a done part
         self.embedding_dim = 16
+        self.embedding: list[float] | None = None  # one vector for every text, if set
         self.requests: list[tuple[str, dict]] = []
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", port), self._handler())
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )
@@ -53,13 +82,51 @@ class FakeOllama:
         self._server.shutdown()
         self._server.server_close()
 
+    def __enter__(self) -> "FakeOllama":
+        return self.start()
+
+    def __exit__(self, *exc_info) -> None:
+        self.stop()
+
+    def serve(self, settings, **more_settings) -> Iterator["FakeOllama"]:
+        """For a fixture (`yield from FakeOllama().serve(settings)`): the gateway's Ollama
+        backend pointed at this server, without backoff, for one test."""
+        with self:
+            settings.OLLAMA_HOST = self.url
+            settings.LLM_BACKEND = "ollama"
+            settings.EMBEDDING_BACKEND = "ollama"
+            settings.OLLAMA_BACKOFF_SECONDS = 0
+            for name, value in more_settings.items():
+                setattr(settings, name, value)
+            yield self
+
+    @property
+    def chats(self) -> list[dict]:
+        """The body of every /api/chat request so far."""
+        return [body for path, body in self.requests if path == "/api/chat"]
+
+    def embedded_texts(self) -> list[str]:
+        """Every text the model was asked to embed, except the gateway's dimension probe."""
+        return [
+            text
+            for path, body in list(self.requests)
+            if path == "/api/embed"
+            for text in (body["input"] if isinstance(body["input"], list) else [body["input"]])
+            if text != "dimension probe"
+        ]
+
     def has(self, model: str) -> bool:
         # Like Ollama: a name without a tag means its `latest` tag.
         return (model if ":" in model else f"{model}:latest") in self.models
 
     def vector(self, text: str) -> list[float]:
+        if self.embedding is not None:
+            return list(self.embedding)
         seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "big")
         return np.random.default_rng(seed).normal(size=self.embedding_dim).tolist()
+
+    def answer_parts(self, body: dict) -> list[dict]:
+        return self.script(body) if self.script else self.parts
 
     def _handler(self):
         fake = self
@@ -93,27 +160,29 @@ class FakeOllama:
                 elif self.path == "/api/embed":
                     inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
                     vectors = [fake.vector(text) for text in inputs]
+                    time.sleep(fake.embed_delay)
                     self._json(200, {"model": body["model"], "embeddings": vectors})
                 else:
                     self._json(404, {"error": "not found"})
 
             def _chat(self, body: dict) -> None:
                 model = body["model"]
+                parts = fake.answer_parts(body)
                 done = {
                     "model": model,
                     "message": {"role": "assistant", "content": ""},
                     "done": True,
                     "done_reason": "stop",
                     "prompt_eval_count": 21,
-                    "eval_count": len(fake.parts),
+                    "eval_count": len(parts),
                 }
                 if not body.get("stream", True):
                     message = {
                         "role": "assistant",
-                        "content": "".join(p["message"]["content"] for p in fake.parts),
-                        "thinking": "".join(p["message"].get("thinking", "") for p in fake.parts),
+                        "content": "".join(p["message"]["content"] for p in parts),
+                        "thinking": "".join(p["message"].get("thinking", "") for p in parts),
                         "tool_calls": [
-                            call for p in fake.parts for call in p["message"].get("tool_calls", [])
+                            call for p in parts for call in p["message"].get("tool_calls", [])
                         ],
                     }
                     self._json(200, {**done, "message": message})
@@ -121,16 +190,20 @@ class FakeOllama:
                 self.send_response(200)
                 self.send_header("Content-Type", "application/x-ndjson")
                 self.end_headers()
-                lines = [{**p, "model": model} for p in fake.parts]
+                if fake.garbage:
+                    self.wfile.write(b"{not json at all\n")
+                    return
+                lines = [{**p, "model": model} for p in parts]
                 if not fake.cut_stream:
                     lines.append(done)
                 try:
+                    time.sleep(fake.first_delay)
                     for line in lines:
                         time.sleep(fake.delay)
                         self.wfile.write(json.dumps(line).encode() + b"\n")
                         self.wfile.flush()
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (a timeout test); nothing to clean up
+                except ConnectionError:
+                    pass  # the client gave up (stop, a timeout test); nothing to clean up
 
             def _json(self, status: int, payload: dict) -> None:
                 data = json.dumps(payload).encode()
@@ -141,3 +214,26 @@ class FakeOllama:
                 self.wfile.write(data)
 
         return Handler
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m apps.llm.tests.fake_ollama")
+    parser.add_argument("port", type=int)
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds before each part")
+    parser.add_argument("--script", help="module:function answering each chat request")
+    parser.add_argument("--embedding", help="one vector for every text, e.g. 1,0,0")
+    args = parser.parse_args(argv)
+    script = None
+    if args.script:
+        module, _, name = args.script.partition(":")
+        script = getattr(importlib.import_module(module), name)
+    server = FakeOllama(script, port=args.port)
+    server.delay = args.delay
+    if args.embedding:
+        server.embedding = [float(x) for x in args.embedding.split(",")]
+    print(server.url, flush=True)
+    server._server.serve_forever(poll_interval=0.05)
+
+
+if __name__ == "__main__":
+    main()

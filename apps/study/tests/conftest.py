@@ -13,21 +13,12 @@ class StudyModel(FakeOllama):
     """The fake Ollama, answering chat requests with `answers` in turn (the last repeats)."""
 
     def __init__(self) -> None:
+        super().__init__(self.next_answer)
         self.answers: list[str] = ["{}"]
-        super().__init__()
 
-    @property
-    def chats(self) -> list[dict]:
-        return [body for path, body in self.requests if path == "/api/chat"]
-
-    @property
-    def parts(self) -> list[dict]:
+    def next_answer(self, body: dict) -> list[dict]:
         index = min(max(len(self.chats) - 1, 0), len(self.answers) - 1)
         return [part(self.answers[index])]
-
-    @parts.setter
-    def parts(self, value) -> None:  # FakeOllama.__init__ sets a default; answers rule here
-        pass
 
     def answer(self, *answers: object) -> None:
         self.answers = [a if isinstance(a, str) else json.dumps(a) for a in answers]
@@ -38,14 +29,7 @@ class StudyModel(FakeOllama):
 
 @pytest.fixture
 def model(settings):
-    server = StudyModel().start()
-    settings.OLLAMA_HOST = server.url
-    settings.LLM_BACKEND = "ollama"
-    settings.EMBEDDING_BACKEND = "ollama"
-    settings.OLLAMA_BACKOFF_SECONDS = 0
-    settings.OLLAMA_RETRIES = 0
-    yield server
-    server.stop()
+    yield from StudyModel().serve(settings, OLLAMA_RETRIES=0)
 
 
 def add_chunks(document, texts: list[str]) -> list[Chunk]:

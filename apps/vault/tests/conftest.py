@@ -11,33 +11,15 @@ from apps.vault.uploads import store
 @pytest.fixture
 def model(settings):
     """The real Ollama backend of the gateway, talking to a fake Ollama on loopback."""
-    server = FakeOllama().start()
-    settings.OLLAMA_HOST = server.url
-    settings.LLM_BACKEND = "ollama"
-    settings.EMBEDDING_BACKEND = "ollama"
-    settings.OLLAMA_BACKOFF_SECONDS = 0
-    settings.OLLAMA_RETRIES = 0
-    settings.EMBED_MAX_RETRIES = 2
-    settings.EMBED_RETRY_SECONDS = 0
-    yield server
-    server.stop()
+    yield from FakeOllama().serve(
+        settings, OLLAMA_RETRIES=0, EMBED_MAX_RETRIES=2, EMBED_RETRY_SECONDS=0
+    )
 
 
 def closed_port_url() -> str:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return f"http://127.0.0.1:{sock.getsockname()[1]}"
-
-
-def embedded_texts(server: FakeOllama) -> list[str]:
-    """Every text the model was asked to embed, except the gateway's dimension probe."""
-    return [
-        text
-        for path, body in server.requests
-        if path == "/api/embed"
-        for text in (body["input"] if isinstance(body["input"], list) else [body["input"]])
-        if text != "dimension probe"
-    ]
 
 
 def upload(owner, path, **options):

@@ -162,9 +162,12 @@ def test_a_page_too_large_to_render_is_an_error_not_a_memory_bomb(tmp_path):
         isolated(tmp_path / "huge.pdf", "pdf")
 
 
+OFFICE_FILES = {"docx": files.docx_file, "pptx": files.pptx_file, "xlsx": files.xlsx_file}
+
+
 @pytest.mark.parametrize("fmt", ["docx", "pptx", "xlsx"])
 def test_office_zip_bombs_are_refused(tmp_path, fmt):
-    real = {"docx": files.docx_file, "pptx": files.pptx_file, "xlsx": files.xlsx_file}[fmt]
+    real = OFFICE_FILES[fmt]
     source = real(tmp_path / f"source.{fmt}")
     bomb = tmp_path / f"bomb.{fmt}"
     with zipfile.ZipFile(source) as original, zipfile.ZipFile(bomb, "w") as out:
@@ -181,7 +184,7 @@ def test_office_zip_bombs_are_refused(tmp_path, fmt):
 
 @pytest.mark.parametrize("fmt", ["docx", "pptx", "xlsx"])
 def test_office_xml_with_a_dtd_is_refused(tmp_path, fmt):
-    real = {"docx": files.docx_file, "pptx": files.pptx_file, "xlsx": files.xlsx_file}[fmt]
+    real = OFFICE_FILES[fmt]
     source = real(tmp_path / f"source.{fmt}")
     laughs = (
         b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
@@ -200,7 +203,7 @@ def test_office_xml_with_a_dtd_is_refused(tmp_path, fmt):
 
 @pytest.mark.parametrize("fmt", ["docx", "pptx", "xlsx"])
 def test_truncated_office_files_fail_with_a_reason(tmp_path, fmt):
-    real = {"docx": files.docx_file, "pptx": files.pptx_file, "xlsx": files.xlsx_file}[fmt]
+    real = OFFICE_FILES[fmt]
     path = real(tmp_path / f"whole.{fmt}")
     broken = tmp_path / f"broken.{fmt}"
     broken.write_bytes(path.read_bytes()[: path.stat().st_size // 2])

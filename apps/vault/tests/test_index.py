@@ -259,8 +259,7 @@ def test_switching_the_embedding_model_rebuilds_and_reembeds_in_the_background(
 
     chunks = add_chunks(class_document, ["Die Zelle teilt sich.", "Mitose hat vier Phasen."])
     assert len(index.current()) == 2
-    server = FakeOllama().start()
-    try:
+    with FakeOllama() as server:
         settings.OLLAMA_HOST = server.url
         settings.EMBEDDING_BACKEND = "ollama"
         with django_capture_on_commit_callbacks() as enqueued:
@@ -276,5 +275,3 @@ def test_switching_the_embedding_model_rebuilds_and_reembeds_in_the_background(
         assert set(Chunk.objects.values_list("embedding_model", flat=True)) == {
             "ollama/embeddinggemma"
         }
-    finally:
-        server.stop()

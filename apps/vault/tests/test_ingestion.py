@@ -7,7 +7,7 @@ import pytest
 from apps.vault import pipeline
 from apps.vault.models import Chunk, Document, IndexState, IngestRun
 from apps.vault.tests import files
-from apps.vault.tests.conftest import closed_port_url, embedded_texts, upload
+from apps.vault.tests.conftest import closed_port_url, upload
 
 pytestmark = pytest.mark.django_db
 
@@ -47,14 +47,14 @@ def test_running_ingestion_twice_does_nothing_the_second_time(
     run_ingestion(alice)
     chunk_ids = list(Chunk.objects.values_list("pk", flat=True))
     generation = IndexState.current()
-    asked = len(embedded_texts(model))
+    asked = len(model.embedded_texts())
 
     second = run_ingestion(alice)
 
     assert second.status == "done"
     assert "1 unchanged" in second.steps.get(name="scan").detail
     assert list(Chunk.objects.values_list("pk", flat=True)) == chunk_ids
-    assert len(embedded_texts(model)) == asked
+    assert len(model.embedded_texts()) == asked
     assert IndexState.current() == generation
 
 
@@ -137,7 +137,7 @@ def test_a_model_that_stays_down_fails_the_run_and_a_later_run_continues(
     assert "not reachable" in failed.error
     assert failed.steps.get(name="embed").status == "failed"
     assert Document.objects.get().status == "pending"
-    assert embedded_texts(model) == []
+    assert model.embedded_texts() == []
 
     settings.OLLAMA_HOST = up
     reads = []
@@ -150,7 +150,7 @@ def test_a_model_that_stays_down_fails_the_run_and_a_later_run_continues(
 
     assert later.status == "done"
     assert reads == []  # the file was not read again: the extraction was checkpointed
-    assert len(embedded_texts(model)) == 12
+    assert len(model.embedded_texts()) == 12
     assert Chunk.objects.live().count() == 12
 
 
@@ -172,12 +172,12 @@ def test_finished_batches_are_never_embedded_again(alice, model, run_ingestion, 
     finally:
         pipeline.embed_texts = real_embed
     settings.OLLAMA_HOST = up
-    first = embedded_texts(model)
+    first = model.embedded_texts()
     assert len(first) == 10
 
     run_ingestion(alice)
 
-    again = embedded_texts(model)[len(first) :]
+    again = model.embedded_texts()[len(first) :]
     assert len(again) == 2 and not set(again) & set(first)
 
 
