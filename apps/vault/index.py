@@ -17,6 +17,7 @@ import os
 import tempfile
 import threading
 from array import array
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -145,6 +146,10 @@ class Snapshot:
         self.doc_len = doc_len
         self.vocab = vocab
         self.term_ids = {term: i for i, term in enumerate(vocab)}
+        # Each row's document as a small code, so a scope becomes a row bitmap by one gather
+        # (np.isin over every row sorted 100k ids per query).
+        self.documents, codes = np.unique(document_ids, return_inverse=True)
+        self.document_codes = codes.astype(np.int32).reshape(-1)
         words = sorted(term for term in vocab if term.isalpha())
         self.words = words
         self.reversed_words = sorted(term[::-1] for term in words)
@@ -203,15 +208,14 @@ class Snapshot:
         for row, (_, _, text, _) in enumerate(add):
             terms = tokenize(text)
             lengths.append(len(terms))
-            frequencies: dict[int, int] = {}
-            for term in terms:
+            frequencies = Counter(terms)  # counted in C; new terms get ids in first-seen order
+            for term in frequencies:
                 term_id = term_ids.get(term)
                 if term_id is None:
                     term_id = term_ids[term] = len(vocab)
                     vocab.append(term)
-                frequencies[term_id] = frequencies.get(term_id, 0) + 1
+                cols.append(term_id)
             rows.extend([row] * len(frequencies))
-            cols.extend(frequencies)
             counts.extend(frequencies.values())
         old = self.postings
         old = sparse.csc_matrix(
@@ -257,6 +261,12 @@ class Snapshot:
 
     # --- the two retrievers ---
 
+    def allowed_rows(self, allowed_documents: np.ndarray | None) -> np.ndarray | None:
+        """The scope as a bitmap over rows (True: the row's document is allowed); None: all."""
+        if allowed_documents is None:
+            return None
+        return np.isin(self.documents, allowed_documents)[self.document_codes]
+
     def dense_ranking(
         self, vector: np.ndarray, allowed: np.ndarray | None, n: int, min_score: float
     ) -> np.ndarray:
@@ -299,9 +309,9 @@ class Snapshot:
         if not len(self):
             return np.zeros(0, np.int64)
         scores = self.bm25_scores(query)
-        if allowed is not None:
-            scores[~allowed] = 0
         candidates = np.flatnonzero(scores > 0)
+        if allowed is not None:
+            candidates = candidates[allowed[candidates]]
         if len(candidates) > n:
             candidates = candidates[np.argpartition(-scores[candidates], n - 1)[:n]]
         # Ties by chunk id, so the order is stable across rebuilds.
@@ -316,20 +326,15 @@ class Snapshot:
         min_score: float = 0.0,
     ) -> list[Ranked]:
         """Both retrievers inside the allowed documents, fused by reciprocal rank (k = 60)."""
-        allowed = (
-            None if allowed_documents is None else np.isin(self.document_ids, allowed_documents)
-        )
+        allowed = self.allowed_rows(allowed_documents)
         n = max(MIN_CANDIDATES, 2 * k)
         dense = (
             self.dense_ranking(vector, allowed, n, min_score)
             if vector is not None and vector.shape[-1] == self.dim
             else np.zeros(0, np.int64)
         )
-        return fuse(
-            [int(i) for i in self.ids[dense]],
-            [int(i) for i in self.ids[self.sparse_ranking(query, allowed, n)]],
-            k,
-        )
+        sparse_rows = self.sparse_ranking(query, allowed, n)
+        return fuse(self.ids[dense].tolist(), self.ids[sparse_rows].tolist(), k)
 
     def _add_term(self, scores: np.ndarray, term_id: int, weight: float) -> None:
         start, end = self.postings.indptr[term_id], self.postings.indptr[term_id + 1]

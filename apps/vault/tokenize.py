@@ -16,6 +16,7 @@ _GERMAN_FOLDS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss", "
 _TOKEN = re.compile(r"§\s?\w+(?:[.\-/]\w+)*|\w+(?:(?:[.\-/]|(?<=\d),(?=\d))\w+)*")
 _COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 _PARTS = re.compile(r"[^\W_]+")
+_SPACE = re.compile(r"\s")
 
 # Pieces of long words let a query word match inside a German compound (see `expansions`).
 MIN_PIECE = 4
@@ -40,13 +41,24 @@ def spans(text: str) -> Iterator[tuple[int, int]]:
 def tokenize(text: str) -> list[str]:
     """Terms in order: each identifier whole, then its parts when it has several."""
     terms: list[str] = []
-    for match in _TOKEN.finditer(fold(text)):
-        token = re.sub(r"\s", "", match.group())
-        terms.append(token)
-        parts = _PARTS.findall(token)
-        if len(parts) > 1 or (parts and parts[0] != token):
-            terms.extend(part for part in parts if part != token)
+    append = terms.append
+    for token in _TOKEN.findall(fold(text)):
+        # Most tokens are plain words: one run of letters/digits (what `\w` means without `_`)
+        # is its own only part.
+        if token.isalnum():
+            append(token)
+        else:
+            terms.extend(_identifier_terms(token))
     return terms
+
+
+def _identifier_terms(token: str) -> list[str]:
+    """An identifier without its spaces (`§ 3` is `§3`), then its parts when it has several."""
+    token = _SPACE.sub("", token)
+    parts = _PARTS.findall(token)
+    if len(parts) > 1 or (parts and parts[0] != token):
+        return [token, *(part for part in parts if part != token)]
+    return [token]
 
 
 def query_terms(text: str) -> list[str]:

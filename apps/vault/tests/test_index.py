@@ -128,6 +128,25 @@ def test_the_scope_is_applied_inside_both_retrievers_not_after_truncation():
     assert [(h.chunk_id, h.dense_rank, h.sparse_rank) for h in scoped] == [(99, 1, 1)]
 
 
+def test_the_scope_bitmap_marks_exactly_the_rows_of_the_allowed_documents():
+    rng = np.random.default_rng(3)
+    documents = {cid: int(rng.integers(1, 30)) for cid in range(1, 201)}
+    snapshot = snapshot_of({cid: f"word{cid}" for cid in documents}, documents)
+    for allowed in (np.array([4, 7, 7, 12]), np.array([999]), np.array([], np.int64)):
+        rows = snapshot.allowed_rows(allowed)
+        assert np.array_equal(rows, np.isin(snapshot.document_ids, allowed))
+    assert snapshot.allowed_rows(None) is None
+
+
+def test_a_term_repeated_in_a_chunk_is_counted_each_time():
+    snapshot = snapshot_of({1: "alpha beta alpha alpha", 2: "beta"})
+    alpha = snapshot.term_ids["alpha"]
+    column = snapshot.postings[:, alpha].toarray().ravel()
+    assert column.tolist() == [3.0, 0.0]
+    assert snapshot.doc_len.tolist() == [4.0, 1.0]
+    assert snapshot.vocab == ["alpha", "beta"]
+
+
 def test_weak_dense_hits_are_dropped():
     snapshot = snapshot_of({1: "alpha", 2: "beta"})
     vector = unit(1)

@@ -38,3 +38,12 @@ def test_decimal_numbers_stay_whole():
 
 def test_query_terms_are_distinct_and_in_order():
     assert query_terms("Prüfung prüfung Ordnung") == ["pruefung", "ordnung"]
+
+
+def test_an_identifier_written_with_a_space_after_the_paragraph_sign_is_one_term():
+    assert tokenize("§ 3 Abs. 2") == ["§3", "3", "abs", "2"]
+
+
+def test_underscores_make_an_identifier_but_other_scripts_and_digits_are_plain_words():
+    assert tokenize("__init__") == ["__init__", "init"]
+    assert tokenize("мир x² ٣٤") == ["мир", "x2", "٣٤"]
