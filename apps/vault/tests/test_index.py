@@ -4,6 +4,7 @@ import subprocess
 import sys
 import time
 
+import faiss
 import numpy as np
 import pytest
 from django.conf import settings as django_settings
@@ -294,3 +295,23 @@ def test_switching_the_embedding_model_rebuilds_and_reembeds_in_the_background(
         assert set(Chunk.objects.values_list("embedding_model", flat=True)) == {
             "ollama/embeddinggemma"
         }
+
+
+def test_the_dense_scan_finds_what_faiss_finds():
+    rng = np.random.default_rng(7)
+    vectors = rng.standard_normal((500, 32)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    rows = [(i + 1, i % 9, f"chunk {i}", vectors[i]) for i in range(500)]
+    snapshot = Snapshot.empty(1, "test", 32).changed(1, add=rows)
+    allowed = rng.random(500) < 0.6
+    for query in rng.standard_normal((5, 32)).astype(np.float32):
+        query /= np.linalg.norm(query)
+        _, expected = snapshot.dense.search(query.reshape(1, 32), 20)
+        assert snapshot.dense_ranking(query, None, 20, -1.0).tolist() == expected[0].tolist()
+        selector = faiss.IDSelectorBitmap(
+            500, faiss.swig_ptr(np.packbits(allowed, bitorder="little"))
+        )
+        _, scoped = snapshot.dense.search(
+            query.reshape(1, 32), 20, params=faiss.SearchParameters(sel=selector)
+        )
+        assert snapshot.dense_ranking(query, allowed, 20, -1.0).tolist() == scoped[0].tolist()
