@@ -8,7 +8,7 @@ from datetime import datetime
 from django.conf import settings
 from django.http import HttpRequest, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
-from ninja import Field, File, Router, Schema
+from ninja import Field, File, Router, Schema, Status
 from ninja.errors import HttpError
 from ninja.files import UploadedFile
 
@@ -86,7 +86,9 @@ def list_sessions(request: HttpRequest):
 @router.post("/sessions", response={201: SessionOut})
 def create_session(request: HttpRequest, payload: SessionIn):
     titled = payload.title != "New chat"
-    return 201, Thread.objects.create(owner=request.auth, title=payload.title, titled=titled)
+    return Status(
+        201, Thread.objects.create(owner=request.auth, title=payload.title, titled=titled)
+    )
 
 
 @router.get("/sessions/{session_id}", response=SessionDetail)
@@ -112,7 +114,7 @@ def delete_session(request: HttpRequest, session_id: int):
     if generation is not None:
         generation.stop()
     thread.delete()
-    return 204, None
+    return Status(204, None)
 
 
 @router.post("/sessions/{session_id}/messages")

@@ -159,7 +159,7 @@ def create_quiz(request: HttpRequest, payload: QuizIn):
         raise _generation_error(error) from error
     except ValueError as error:
         raise HttpError(400, str(error)) from error
-    return 201, _quiz_out(made)
+    return Status(201, _quiz_out(made))
 
 
 @router.get("/quizzes/{quiz_id}", response=QuizOut)
@@ -181,24 +181,27 @@ def create_attempt(request: HttpRequest, quiz_id: int, payload: AttemptIn):
     attempt = item.attempts.create(answers=list(payload.answers))
     attempt.submit()
     badges = events.quiz_completed(attempt)
-    return 201, {
-        "id": attempt.pk,
-        "correct": attempt.correct,
-        "total": attempt.total,
-        "percent": attempt.percent,
-        "results": [
-            {
-                "position": question.position,
-                "chosen": chosen,
-                "correct_index": question.correct_index,
-                "correct": right,
-                "explanation": question.explanation,
-                "chunk_ids": question.chunk_ids,
-            }
-            for question, chosen, right in attempt.results()
-        ],
-        "badges": [getattr(badge, "code", str(badge)) for badge in badges],
-    }
+    return Status(
+        201,
+        {
+            "id": attempt.pk,
+            "correct": attempt.correct,
+            "total": attempt.total,
+            "percent": attempt.percent,
+            "results": [
+                {
+                    "position": question.position,
+                    "chosen": chosen,
+                    "correct_index": question.correct_index,
+                    "correct": right,
+                    "explanation": question.explanation,
+                    "chunk_ids": question.chunk_ids,
+                }
+                for question, chosen, right in attempt.results()
+            ],
+            "badges": [getattr(badge, "code", str(badge)) for badge in badges],
+        },
+    )
 
 
 @router.get("/quizzes/{quiz_id}/export", response={200: None})
@@ -282,7 +285,7 @@ def create_workshop(request: HttpRequest, payload: WorkshopIn):
     except generator.GenerationError as error:
         raise _generation_error(error) from error
     events.outline_created(request.user)
-    return 201, _workshop_out(made)
+    return Status(201, _workshop_out(made))
 
 
 @router.get("/workshops/{workshop_id}", response=WorkshopOut)
@@ -323,7 +326,7 @@ def create_recap(request: HttpRequest, workshop_id: int):
     if item.completed_at is None:
         raise HttpError(409, "Complete every lesson first; the recap quiz comes at the end.")
     try:
-        return 201, _quiz_out(item.recap_quiz or workshop.create_recap_quiz(item))
+        return Status(201, _quiz_out(item.recap_quiz or workshop.create_recap_quiz(item)))
     except generator.GenerationError as error:
         raise _generation_error(error) from error
 
