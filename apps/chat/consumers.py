@@ -124,7 +124,7 @@ def render_conversation(
     html = []
     for name in parts:
         if name == "message":
-            message = next(m for m in context["messages"] if m.pk == message_id)
+            message = next(m for m in context["conversation"] if m.pk == message_id)
             html.append(fragment(name, **{**context, "message": message}))
         else:
             html.append(fragment(name, **context))

@@ -58,7 +58,8 @@ def conversation_context(thread: Thread, live=None) -> dict:
     return {
         "thread": thread,
         "threads": Thread.objects.visible_to(user),
-        "messages": messages,
+        # Not "messages": that name belongs to django.contrib.messages in base.html.
+        "conversation": messages,
         "last_answer_id": last_answer.pk if last_answer else None,
         "streaming": live is not None,
         "memory": thread.memory(),
