@@ -40,11 +40,11 @@ SOURCES = [
 ]
 
 
-def quiz_prompt() -> str:
+def quiz_prompt(context: str | None = None) -> str:
     return prompts.render(
         "quiz",
         count=REQUESTED,
-        context=generator.context_block(SOURCES),
+        context=generator.context_block(SOURCES) if context is None else context,
         difficulty="beginner",
         difficulty_hint=DIFFICULTY_HINTS["beginner"],
         types="multiple choice (mcq) and true/false (true_false)",
@@ -56,7 +56,9 @@ def valid_count(text: str) -> int:
         text, key="questions", schema=QuestionItem, count=REQUESTED, sources=SOURCES,
         identity=same_question,
     )  # fmt: skip
-    return len(items)
+    # As generate_items does: the prompt's own example handed back does not count.
+    example = quiz_prompt(context="")
+    return sum(not generator.copies_example(item.value, example) for item in items)
 
 
 def fake_server_row() -> tuple[str, str, str, str]:

@@ -354,6 +354,12 @@ def _cited_chunks(cited: Any, sources: Sequence[Source]) -> list[int]:
 # --- The whole recipe -------------------------------------------------------------------------
 
 
+def copies_example(value: BaseModel, example: str) -> bool:
+    """True for an item lifted word for word from the prompt's example, not the material."""
+    texts = [text for text in value.model_dump().values() if isinstance(text, str)]
+    return any(len(text) >= 12 and text in example for text in texts)
+
+
 def answer_schema(key: str, schema: type[BaseModel], count: int) -> dict:
     """The JSON schema of the whole answer, `{key: [item, ...]}` with a `source` per item.
 
@@ -399,6 +405,9 @@ def generate_items(
         identity=identity,
         context=context,
     )
+    # A small model likes to hand back the prompt's own example instead of using the material.
+    example = prompts.render(template, **{**(values or {}), "count": count, "context": ""})
+    items = [item for item in items if not copies_example(item.value, example)]
     if not items:
         log.warning(
             "%s: no valid item in %d received; answer began %r",

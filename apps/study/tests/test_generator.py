@@ -146,6 +146,27 @@ def test_other_peoples_chunks_never_reach_the_prompt(alice, bob, model):
 QUIZ_VALUES = {"difficulty": "beginner", "difficulty_hint": "", "types": "mcq"}
 
 
+def test_the_prompts_own_example_handed_back_is_dropped(alice, model):
+    make_studied_document(alice)
+    copied = {
+        "type": "mcq",
+        "question": "Which gas do plants take in for photosynthesis?",
+        "options": ["Oxygen", "Carbon dioxide", "Nitrogen", "Helium"],
+        "correct_index": 1,
+        "explanation": "Plants take in carbon dioxide and release oxygen.",
+        "source": 2,
+    }
+    answer = questions(2)
+    answer["questions"].insert(0, copied)
+    model.answer(answer)
+
+    result = generator.generate_items(alice, template="quiz", schema=QuestionItem, count=5,
+                                      key="questions", values=QUIZ_VALUES)  # fmt: skip
+
+    assert len(result.items) == 2
+    assert copied["question"] not in [item.value.question for item in result.items]
+
+
 def test_generation_asks_for_the_answer_schema_at_a_low_temperature_with_the_count_pinned(
     alice, model
 ):
