@@ -64,9 +64,7 @@ class DeckGenerateForm(ScopeForm):
 
 
 class MindmapGenerateForm(ScopeForm):
-    title = forms.CharField(
-        max_length=200, required=False, help_text="Optional: the central topic."
-    )
+    title = forms.CharField(label="Central topic (optional)", max_length=200, required=False)
 
     field_order = ["title", "categories", "documents"]
 
