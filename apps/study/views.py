@@ -1,6 +1,8 @@
 """Study Hub pages: the quiz and workshop tabs, playing and reviewing quizzes, reading lessons."""
 
+from collections.abc import Callable
 from contextlib import suppress
+from typing import TypeVar
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -32,10 +34,39 @@ from apps.study.forms import (
 from apps.study.models import Attempt, Card, Deck, Lesson, Mindmap, Quiz, Workshop, sources_for
 from apps.vault.models import Chunk, Document
 
+T = TypeVar("T")
+
 
 def _announce(request: HttpRequest, badges: list) -> None:
     for badge in badges:
         messages.success(request, f"New badge: {getattr(badge, 'name', badge)}")
+
+
+def _generated(make: Callable[[], T]) -> tuple[T | None, str]:
+    """What a generator made, or the message to show in its place.
+
+    Every generator raises GenerationError (empty scope, model down, nothing usable) or a
+    ValueError for a size it does not make: the person's to act on, never a 500.
+    """
+    try:
+        return make(), ""
+    except (generator.GenerationError, ValueError) as problem:
+        return None, str(problem)
+
+
+def _report_shortfall(request: HttpRequest, made: int, asked: int, things: str) -> None:
+    if made < asked:
+        messages.info(
+            request,
+            f"The model gave {made} usable {things} of {asked}; "
+            "the rest were malformed and left out.",
+        )
+
+
+def _study_tab(request: HttpRequest, template: str, context: dict, status: int) -> HttpResponse:
+    """A Study Hub tab; its generate form needs to know whether there is anything to use."""
+    context["has_documents"] = Document.objects.visible_to(request.user).exists()
+    return render(request, template, context, status=status)
 
 
 # --- Quizzes ----------------------------------------------------------------------------------
@@ -47,32 +78,25 @@ def quizzes(request: HttpRequest) -> HttpResponse:
     form = QuizForm(request.POST or None, user=request.user)
     error = ""
     if request.method == "POST" and form.is_valid():
-        try:
-            made = quiz.create_quiz(
+        made, error = _generated(
+            lambda: quiz.create_quiz(
                 request.user,
                 num_questions=form.cleaned_data["num_questions"],
                 difficulty=form.cleaned_data["difficulty"],
                 types=form.cleaned_data["types"],
                 scope=form.scope,
             )
-        except (generator.GenerationError, ValueError) as problem:
-            error = str(problem)
-        else:
-            if made.questions.count() < made.requested:
-                messages.info(
-                    request,
-                    f"The model gave {made.questions.count()} usable questions "
-                    f"of {made.requested}; the rest were malformed and left out.",
-                )
+        )
+        if made is not None:
+            _report_shortfall(request, made.questions.count(), made.requested, "questions")
             return redirect("study:quiz_play", made.pk)
     context = {
         "form": form,
         "error": error,
         "quizzes": Quiz.objects.visible_to(request.user).prefetch_related("attempts"),
-        "has_documents": Document.objects.visible_to(request.user).exists(),
     }
     status = 400 if request.method == "POST" else 200
-    return render(request, "study/quizzes.html", context, status=status)
+    return _study_tab(request, "study/quizzes.html", context, status)
 
 
 def _quiz(request: HttpRequest, pk: int) -> Quiz:
@@ -209,23 +233,21 @@ def workshops(request: HttpRequest) -> HttpResponse:
     form = WorkshopForm(request.POST or None, user=request.user)
     error = ""
     if request.method == "POST" and form.is_valid():
-        try:
-            made = workshop.create_workshop(
+        made, error = _generated(
+            lambda: workshop.create_workshop(
                 request.user, num_lessons=form.cleaned_data["num_lessons"], scope=form.scope
             )
-        except (generator.GenerationError, ValueError) as problem:
-            error = str(problem)
-        else:
+        )
+        if made is not None:
             _announce(request, events.outline_created(request.user))
             return redirect("study:lesson", made.pk, 1)
     context = {
         "form": form,
         "error": error,
         "workshops": Workshop.objects.visible_to(request.user).prefetch_related("lessons"),
-        "has_documents": Document.objects.visible_to(request.user).exists(),
     }
     status = 400 if request.method == "POST" else 200
-    return render(request, "study/workshops.html", context, status=status)
+    return _study_tab(request, "study/workshops.html", context, status)
 
 
 def _lesson(request: HttpRequest, pk: int, number: int) -> Lesson:
@@ -331,9 +353,8 @@ def render_deck_list(
         "import_form": import_form or CsvImportForm(),
         "generate_form": generate_form or DeckGenerateForm(user=request.user),
         "error": error,
-        "has_documents": Document.objects.visible_to(request.user).exists(),
     }
-    return render(request, "study/flashcards/decks.html", context, status=status)
+    return _study_tab(request, "study/flashcards/decks.html", context, status)
 
 
 @require_GET
@@ -348,23 +369,14 @@ def deck_generate(request: HttpRequest) -> HttpResponse:
     form = DeckGenerateForm(request.POST, user=request.user)
     error = ""
     if form.is_valid():
-        try:
-            deck = flashcards.generate_deck(
-                request.user,
-                num_cards=form.cleaned_data["num_cards"],
-                scope=form.scope,
-                now=timezone.now(),
+        asked = form.cleaned_data["num_cards"]
+        deck, error = _generated(
+            lambda: flashcards.generate_deck(
+                request.user, num_cards=asked, scope=form.scope, now=timezone.now()
             )
-        except (generator.GenerationError, flashcards.DeckError) as problem:
-            error = str(problem)
-        else:
-            made, asked = deck.cards.count(), form.cleaned_data["num_cards"]
-            if made < asked:
-                messages.info(
-                    request,
-                    f"The model gave {made} usable cards of {asked}; "
-                    "the rest were malformed and left out.",
-                )
+        )
+        if deck is not None:
+            _report_shortfall(request, deck.cards.count(), asked, "cards")
             return redirect("study:deck", pk=deck.pk)
     return render_deck_list(request, generate_form=form, error=error, status=400)
 
@@ -583,9 +595,8 @@ def render_mindmap_list(
         "form": form or MindmapOutlineForm(),
         "generate_form": generate_form or MindmapGenerateForm(user=request.user),
         "error": error,
-        "has_documents": Document.objects.visible_to(request.user).exists(),
     }
-    return render(request, "study/mindmaps/list.html", context, status=status)
+    return _study_tab(request, "study/mindmaps/list.html", context, status)
 
 
 @require_POST
@@ -594,11 +605,10 @@ def mindmap_generate(request: HttpRequest) -> HttpResponse:
     form = MindmapGenerateForm(request.POST, user=request.user)
     error = ""
     if form.is_valid():
-        try:
-            mindmap = drawing.generate(request.user, form.scope, form.cleaned_data["title"])
-        except generator.GenerationError as problem:
-            error = str(problem)
-        else:
+        mindmap, error = _generated(
+            lambda: drawing.generate(request.user, form.scope, form.cleaned_data["title"])
+        )
+        if mindmap is not None:
             return redirect("study:mindmap", pk=mindmap.pk)
     return render_mindmap_list(request, generate_form=form, error=error, status=400)
 
