@@ -200,17 +200,26 @@ def quiz_review(request: HttpRequest, pk: int, attempt_pk: int) -> HttpResponse:
 @login_required
 def quiz_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     quiz_ = _quiz(request, pk)
-    return _download(quiz_.pk, "quiz", fmt, quiz.as_markdown(quiz_), lambda: quiz.as_pdf(quiz_))
+    return _export(quiz_, fmt, QUIZ_EXPORTS, f"quiz-{quiz_.pk}")
 
 
-def _download(pk: int, kind: str, fmt: str, text: str, make_pdf) -> HttpResponse:
-    if fmt not in ("md", "pdf"):
-        raise Http404("Exports are Markdown (.md) or PDF (.pdf).")
-    if fmt == "md":
-        response = HttpResponse(text, content_type="text/markdown; charset=utf-8")
-    else:
-        response = HttpResponse(make_pdf(), content_type="application/pdf")
-    response["Content-Disposition"] = f'attachment; filename="{kind}-{pk}.{fmt}"'
+MARKDOWN = "text/markdown; charset=utf-8"
+QUIZ_EXPORTS = {"md": (MARKDOWN, quiz.as_markdown), "pdf": ("application/pdf", quiz.as_pdf)}
+WORKSHOP_EXPORTS = {
+    "md": (MARKDOWN, workshop.as_markdown),
+    "pdf": ("application/pdf", workshop.as_pdf),
+}
+
+
+def _export(
+    thing: T, fmt: str, formats: dict[str, tuple[str, Callable]], name: str
+) -> HttpResponse:
+    """`thing` made into `fmt` (only that one) as a download; an unknown format is a 404."""
+    if fmt not in formats:
+        raise Http404(f"Exports are {', '.join(formats)}.")
+    content_type, make = formats[fmt]
+    response = HttpResponse(make(thing), content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
     return response
 
 
@@ -323,13 +332,7 @@ def workshop_recap(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def workshop_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     workshop_ = get_object_or_404(Workshop.objects.visible_to(request.user), pk=pk)
-    return _download(
-        workshop_.pk,
-        "workshop",
-        fmt,
-        workshop.as_markdown(workshop_),
-        lambda: workshop.as_pdf(workshop_),
-    )
+    return _export(workshop_, fmt, WORKSHOP_EXPORTS, f"workshop-{workshop_.pk}")
 
 
 # --- Flashcards and mindmaps ---------------------------------------------------------------
@@ -573,15 +576,13 @@ def card_review(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
 @login_required
 def deck_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     deck = get_object_or_404(Deck.objects.visible_to(request.user), pk=pk)
-    filename = slugify(deck.title)[:80] or f"deck-{deck.pk}"
-    if fmt == "csv":
-        response = HttpResponse(flashcards.export_csv(deck), content_type="text/csv")
-    elif fmt == "apkg":
-        response = HttpResponse(flashcards.export_apkg(deck), content_type="application/zip")
-    else:
-        raise Http404("No such export.")
-    response["Content-Disposition"] = f'attachment; filename="{filename}.{fmt}"'
-    return response
+    return _export(deck, fmt, DECK_EXPORTS, slugify(deck.title)[:80] or f"deck-{deck.pk}")
+
+
+DECK_EXPORTS = {
+    "csv": ("text/csv", flashcards.export_csv),
+    "apkg": ("application/zip", flashcards.export_apkg),
+}
 
 
 # Mindmaps
@@ -728,11 +729,11 @@ def mindmap_delete(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("study:mindmaps")
 
 
-EXPORTS = {
+MINDMAP_EXPORTS = {
     "svg": ("image/svg+xml", lambda m: drawing.render_svg(m).encode()),
     "png": ("image/png", drawing.to_png),
     "pdf": ("application/pdf", drawing.to_pdf),
-    "md": ("text/markdown; charset=utf-8", lambda m: drawing.outline(m.tree).encode()),
+    "md": (MARKDOWN, lambda m: drawing.outline(m.tree).encode()),
 }
 
 
@@ -740,12 +741,8 @@ EXPORTS = {
 @login_required
 def mindmap_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     mindmap = own_mindmap(request, pk)
-    if fmt not in EXPORTS:
-        raise Http404("No such export.")
-    content_type, make = EXPORTS[fmt]
-    response = HttpResponse(make(mindmap), content_type=content_type)
     name = slugify(mindmap.title)[:80] or f"mindmap-{mindmap.pk}"
-    response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
+    response = _export(mindmap, fmt, MINDMAP_EXPORTS, name)
     events.mindmap_exported(request.user)
     return response
 
