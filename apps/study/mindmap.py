@@ -174,9 +174,7 @@ def generate_tree(user, scope: generator.Scope, title: str = "") -> tuple[dict, 
 
     A node's "source" (the excerpt number the model cites) becomes that excerpt's chunk id.
     """
-    sources = generator.retrieve(user, scope)
-    if not sources:
-        raise generator.EmptyScope("There is nothing in this scope to build from.")
+    sources = generator.retrieve(user, scope)  # never empty: it raises EmptyScope instead
     prompt = prompts.render(
         "mindmap",
         context=generator.context_block(sources),
