@@ -234,9 +234,10 @@ CHANNEL_LAYERS = {
 
 # --- Models ------------------------------------------------------------------------------------
 
-# apps/llm/gateway.py is the only code that talks to a model. `auto` uses Ollama when it
-# answers and has the model, else the embedded CPU models; chat and embeddings are chosen
-# separately because the vector space must not change under an index.
+# apps/llm/gateway.py and its backends (apps/llm/backends/) are the only code that talks to a
+# model. `auto` uses Ollama when it answers and has the model, else the embedded CPU models;
+# chat and embeddings are chosen separately because the vector space must not change under an
+# index.
 OLLAMA_HOST = env_str("OLLAMA_HOST", "http://localhost:11434")
 LLM_BACKEND = env_str("LLM_BACKEND", "auto")
 EMBEDDING_BACKEND = env_str("EMBEDDING_BACKEND", "auto")
