@@ -104,6 +104,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # The time zone the browser reports (a `tz` cookie), so pages show local times.
+    "apps.progress.middleware.LocalTimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -273,11 +275,6 @@ LOGGING = {
 
 # A chat message more than this many seconds after the last one opens a new study session.
 STUDY_SESSION_IDLE_GAP_SECONDS = env_int("STUDY_SESSION_IDLE_GAP_SECONDS", 900)
-# Activates the time zone the browser reports (a `tz` cookie), so pages show local times.
-MIDDLEWARE.insert(
-    MIDDLEWARE.index("django.contrib.auth.middleware.AuthenticationMiddleware") + 1,
-    "apps.progress.middleware.LocalTimeZoneMiddleware",
-)
 
 # --- Vault ------------------------------------------------------------------------------------
 
