@@ -18,7 +18,6 @@ HEATMAP_DAYS = 90
 HEATMAP_WEEKS = 13  # 13 columns × 7 rows = 91 cells: the one before the 90 days stays blank
 # Upper bounds (seconds, exclusive) of levels 1-3; anything above is level 4.
 LEVEL_BOUNDS = (15 * 60, 60 * 60, 3 * 60 * 60)
-LEVEL_NAMES = ("no study", "under 15 minutes", "15–60 minutes", "1–3 hours", "3 hours or more")
 EARLIEST_DAY = date(2000, 1, 1)
 
 
@@ -44,10 +43,6 @@ class Day:
     @property
     def level(self) -> int:
         return level_for(self.seconds, self.sessions)
-
-    @property
-    def level_name(self) -> str:
-        return LEVEL_NAMES[self.level]
 
     @property
     def minutes(self) -> int:
