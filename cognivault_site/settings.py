@@ -104,6 +104,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # The time zone the browser reports (a `tz` cookie), so pages show local times.
+    "apps.progress.middleware.LocalTimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -234,9 +236,10 @@ CHANNEL_LAYERS = {
 
 # --- Models ------------------------------------------------------------------------------------
 
-# apps/llm/gateway.py is the only code that talks to a model. `auto` uses Ollama when it
-# answers and has the model, else the embedded CPU models; chat and embeddings are chosen
-# separately because the vector space must not change under an index.
+# apps/llm/gateway.py and its backends (apps/llm/backends/) are the only code that talks to a
+# model. `auto` uses Ollama when it answers and has the model, else the embedded CPU models;
+# chat and embeddings are chosen separately because the vector space must not change under an
+# index.
 OLLAMA_HOST = env_str("OLLAMA_HOST", "http://localhost:11434")
 LLM_BACKEND = env_str("LLM_BACKEND", "auto")
 EMBEDDING_BACKEND = env_str("EMBEDDING_BACKEND", "auto")
@@ -272,11 +275,6 @@ LOGGING = {
 
 # A chat message more than this many seconds after the last one opens a new study session.
 STUDY_SESSION_IDLE_GAP_SECONDS = env_int("STUDY_SESSION_IDLE_GAP_SECONDS", 900)
-# Activates the time zone the browser reports (a `tz` cookie), so pages show local times.
-MIDDLEWARE.insert(
-    MIDDLEWARE.index("django.contrib.auth.middleware.AuthenticationMiddleware") + 1,
-    "apps.progress.middleware.LocalTimeZoneMiddleware",
-)
 
 # --- Vault ------------------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from ninja import Field, Router, Schema, Status
 from ninja.errors import HttpError
 from ninja.security import HttpBearer
 
-from apps.accounts.forms import MAX_STUDENTS_PER_REQUEST
+from apps.accounts.forms import MAX_STUDENTS_PER_REQUEST, StudentListForm
 from apps.accounts.models import ApiToken, User
 
 router = Router(tags=["accounts"])
@@ -33,7 +33,7 @@ def require_teacher(request: HttpRequest) -> User:
 class TokenIn(Schema):
     username: str
     password: str
-    name: str = "API token"
+    name: str = Field("API token", max_length=ApiToken._meta.get_field("name").max_length)
 
 
 class TokenCreated(Schema):
@@ -95,9 +95,11 @@ def list_students(request: HttpRequest):
 @router.post("/accounts/students", response={201: list[CredentialOut]})
 def create_students(request: HttpRequest, payload: StudentsIn):
     require_teacher(request)
-    if not any(name.strip() for name in payload.usernames):
-        raise HttpError(422, "Give at least one non-blank username.")
-    created = User.objects.create_students(payload.usernames)
+    # The classroom page's rules (non-blank, how many, how long), one name per line.
+    form = StudentListForm({"names": "\n".join(payload.usernames)})
+    if not form.is_valid():
+        raise HttpError(422, form.errors["names"][0])
+    created = User.objects.create_students(form.cleaned_data["names"])
     return Status(
         201, [{"username": user.username, "password": password} for user, password in created]
     )

@@ -1,6 +1,7 @@
 from django import forms
 
 MAX_STUDENTS_PER_REQUEST = 200
+MAX_NAME_LENGTH = 150  # first_name and last_name hold at most this much
 
 
 class StudentListForm(forms.Form):
@@ -18,6 +19,8 @@ class StudentListForm(forms.Form):
             raise forms.ValidationError(
                 f"At most {MAX_STUDENTS_PER_REQUEST} students at once; split the list."
             )
+        if any(len(name) > MAX_NAME_LENGTH for name in names):
+            raise forms.ValidationError(f"A name may have at most {MAX_NAME_LENGTH} characters.")
         return names
 
 

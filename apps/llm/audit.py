@@ -75,8 +75,23 @@ def connections(limit: int = 100) -> list[egress.Connection]:
     return list(reversed(egress.read(record_path())))[:limit]
 
 
+_external_counts: dict[Path, tuple[tuple[int, int], int]] = {}
+
+
 def external_count() -> int:
-    return sum(1 for connection in egress.read(record_path()) if connection.flagged)
+    """The sidebar's figure, on every page: the record (up to 512 KiB of JSON lines) is read
+    again only when it has changed, not on each request."""
+    path = record_path()
+    try:
+        stat = path.stat()
+    except OSError:
+        return 0
+    version = (stat.st_size, stat.st_mtime_ns)
+    cached = _external_counts.get(path)
+    if cached is None or cached[0] != version:
+        count = sum(1 for connection in egress.read(path) if connection.flagged)
+        cached = _external_counts[path] = (version, count)
+    return cached[1]
 
 
 def storage_map() -> list[Stored]:

@@ -18,7 +18,7 @@ HEATMAP_DAYS = 90
 HEATMAP_WEEKS = 13  # 13 columns × 7 rows = 91 cells: the one before the 90 days stays blank
 # Upper bounds (seconds, exclusive) of levels 1-3; anything above is level 4.
 LEVEL_BOUNDS = (15 * 60, 60 * 60, 3 * 60 * 60)
-LEVEL_NAMES = ("no study", "under 15 minutes", "15–60 minutes", "1–3 hours", "3 hours or more")
+EARLIEST_DAY = date(2000, 1, 1)
 
 
 def level_for(seconds: float, sessions: int) -> int:
@@ -43,10 +43,6 @@ class Day:
     @property
     def level(self) -> int:
         return level_for(self.seconds, self.sessions)
-
-    @property
-    def level_name(self) -> str:
-        return LEVEL_NAMES[self.level]
 
     @property
     def minutes(self) -> int:
@@ -162,6 +158,10 @@ class Activity:
             if day in days:
                 days[day].messages = count
         return list(days.values())
+
+    def can_show(self, day: date) -> bool:
+        """Days one may ask about: none before 2000, none after tomorrow (a zone ahead)."""
+        return EARLIEST_DAY <= day <= self.today + timedelta(days=1)
 
     def day(self, day: date) -> Day:
         return self.days(day, day)[0]

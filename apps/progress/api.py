@@ -1,15 +1,14 @@
 """Dashboard data (summary, heatmap, achievements, one day) and the teacher's class summary."""
 
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 
 from django.http import HttpRequest
 from ninja import Router, Schema
 from ninja.errors import HttpError
 
 from apps.progress import classroom
-from apps.progress.activity import Activity, Day
+from apps.progress.activity import EARLIEST_DAY, Activity, Day
 from apps.progress.badges import progress_for
-from apps.progress.views import EARLIEST_DAY
 
 router = Router(tags=["progress"])
 
@@ -148,7 +147,7 @@ def achievements(request: HttpRequest):
 @router.get("/days/{day}", response=DayDetailOut)
 def day_detail(request: HttpRequest, day: date):
     activity = Activity(request.auth)
-    if not EARLIEST_DAY <= day <= activity.today + timedelta(days=1):
+    if not activity.can_show(day):
         raise HttpError(422, f"Pick a day between {EARLIEST_DAY} and {activity.today}.")
     return {
         **day_out(activity.day(day)),

@@ -1,7 +1,7 @@
 """The dashboard (summary, badge grid, 90-day heatmap, one day's detail) and the teacher's
 class overview."""
 
-from datetime import date, timedelta
+from datetime import date
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -14,15 +14,13 @@ from apps.progress.activity import Activity
 from apps.progress.badges import progress_for
 from apps.progress.models import BadgeDefinition
 
-EARLIEST_DAY = date(2000, 1, 1)
-
 
 def parse_day(value: str, activity: Activity) -> date:
     try:
         day = date.fromisoformat(value)
     except ValueError as error:
         raise Http404("Not a date.") from error
-    if not EARLIEST_DAY <= day <= activity.today + timedelta(days=1):
+    if not activity.can_show(day):
         raise Http404("No study figures for that day.")
     return day
 

@@ -77,12 +77,20 @@ def test_the_api_creates_students_for_teachers_only(tess_client, alice_client):
 
 
 @pytest.mark.parametrize(
-    "body", [{}, {"usernames": []}, {"usernames": "ada"}, {"usernames": [" "]}]
+    "body",
+    [{}, {"usernames": []}, {"usernames": "ada"}, {"usernames": [" "]}, {"usernames": ["a" * 151]}],
 )
 def test_bad_student_lists_get_a_4xx_with_detail(tess_client, body):
     response = tess_client.post("/api/v1/accounts/students", body, content_type="application/json")
     assert 400 <= response.status_code < 500
     assert "detail" in response.json()
+
+
+def test_a_name_too_long_for_the_account_explains_itself_and_creates_nobody(tess_client):
+    response = tess_client.post("/accounts/classroom/students/", {"names": "Ada\n" + "b" * 151})
+    assert response.status_code == 422
+    assert "at most 150 characters" in response.text
+    assert not User.objects.students().exists()
 
 
 def test_bootstrap_creates_the_first_teacher_once(db, capsys):

@@ -22,6 +22,17 @@ def test_a_token_from_username_and_password_opens_the_api(client, alice):
     assert [t["prefix"] for t in listed.json()] == [token[:7]]
 
 
+def test_a_token_name_longer_than_the_column_gets_a_422_and_no_token(client, alice):
+    response = client.post(
+        "/api/v1/auth/token",
+        {"username": "alice", "password": PASSWORD, "name": "x" * 101},
+        content_type="application/json",
+    )
+    assert response.status_code == 422
+    assert "detail" in response.json()
+    assert not ApiToken.objects.exists()
+
+
 def test_the_secret_is_never_stored(alice):
     token, raw = ApiToken.objects.issue(alice, "script")
     assert raw not in token.key_hash

@@ -49,6 +49,17 @@ def test_the_sidebar_turns_red_when_an_external_connection_happened(alice_client
     assert "1 external connection<" in page.replace("\n", "").replace("  ", "")
 
 
+def test_the_sidebar_counts_a_connection_recorded_since_the_last_page(alice_client, settings):
+    record(settings, "203.0.113.9", "external")
+    assert "1 external connection<" in alice_client.get("/vault/").text.replace("\n", "").replace(
+        "  ", ""
+    )
+
+    record(settings, "198.51.100.7", "external")
+
+    assert "2 external connections" in alice_client.get("/vault/").text
+
+
 def test_the_indicator_fragment_refreshes_on_its_own(alice_client, settings):
     record(settings, "203.0.113.9", "external")
 
