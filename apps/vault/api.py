@@ -11,7 +11,7 @@ from ninja.errors import HttpError
 from ninja.files import UploadedFile
 
 from apps.vault import imports, index, pipeline
-from apps.vault.models import Category, Document, IngestRun
+from apps.vault.models import Category, Document, IngestRun, ScopeError
 from apps.vault.uploads import UploadRefused, store
 
 router = Router(tags=["vault"])
@@ -246,7 +246,7 @@ def search(request: HttpRequest, params: Query[SearchIn]):
             category_ids=params.category,
             document_ids=params.document,
         )
-    except index.ScopeError as error:
+    except ScopeError as error:
         raise HttpError(404, str(error)) from error
 
 

@@ -28,10 +28,10 @@ import faiss
 import numpy as np
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
 from scipy import sparse
 
 from apps.vault.models import Chunk, Document, IndexState
+from apps.vault.models import ScopeError as ScopeError  # search raises it; callers catch it here
 from apps.vault.tokenize import can_expand, query_terms, tokenize
 
 logger = logging.getLogger(__name__)
@@ -69,10 +69,6 @@ class Ranked:
     score: float
     dense_rank: int | None
     sparse_rank: int | None
-
-
-class ScopeError(LookupError):
-    """A category or document in the scope does not exist for the asker."""
 
 
 # --- The model and the database's generation (the seams wired at merge) -----------------------
@@ -545,9 +541,7 @@ def sync(snapshot: Snapshot, generation: int) -> Snapshot:
 
 def stale_chunks(model_name: str):
     """Chunks embedded with another model than the configured one, waiting to be re-embedded."""
-    return Chunk.objects.filter(
-        embedding__isnull=False, document__status=Document.Status.DONE
-    ).exclude(embedding_model=model_name)
+    return Chunk.objects.live().exclude(embedding_model=model_name)
 
 
 def reembed_stale(batch_size: int = 64) -> int:
@@ -584,29 +578,6 @@ def _request_reembed() -> None:
 # --- What chat, study and the API call ------------------------------------------------------------
 
 
-def scoped_documents(user, category_ids: Iterable[int] = (), document_ids: Iterable[int] = ()):
-    """Documents the user may search within the scope (categories or documents; empty: all).
-
-    Raises ScopeError for a category that does not exist or a document the user cannot see.
-    """
-    from apps.vault.models import Category
-
-    category_ids, document_ids = set(category_ids), set(document_ids)
-    visible = Document.objects.visible_to(user)
-    missing = document_ids - set(visible.filter(id__in=document_ids).values_list("id", flat=True))
-    if missing:
-        raise ScopeError(f"No such document: {min(missing)}.")
-    missing = category_ids - set(
-        Category.objects.filter(id__in=category_ids).values_list("id", flat=True)
-    )
-    if missing:
-        raise ScopeError(f"No such category: {min(missing)}.")
-    documents = visible.filter(status=Document.Status.DONE)
-    if category_ids or document_ids:
-        documents = documents.filter(Q(category_id__in=category_ids) | Q(id__in=document_ids))
-    return documents
-
-
 def search(
     user,
     query: str,
@@ -620,7 +591,10 @@ def search(
     if not query:
         return []
     allowed = np.fromiter(
-        scoped_documents(user, category_ids, document_ids).values_list("id", flat=True), np.int64
+        Document.objects.searchable_by(user, category_ids, document_ids).values_list(
+            "id", flat=True
+        ),
+        np.int64,
     )
     if not len(allowed):
         return []
