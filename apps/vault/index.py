@@ -22,7 +22,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import faiss
 import numpy as np
@@ -30,6 +29,7 @@ from django.conf import settings
 from django.db import transaction
 from scipy import sparse
 
+from apps.llm import gateway
 from apps.vault.models import Chunk, Document, IndexState
 from apps.vault.models import ScopeError as ScopeError  # search raises it; callers catch it here
 from apps.vault.tokenize import can_expand, query_terms, tokenize
@@ -71,21 +71,7 @@ class Ranked:
     sparse_rank: int | None
 
 
-# --- The model and the database's generation (the seams wired at merge) -----------------------
-
-
-def embedding_model() -> Any:
-    """The configured embedding model: `.name` and `.dim`."""
-    from apps.llm import gateway
-
-    return gateway.embedding_model()
-
-
-def embed(texts: list[str]) -> np.ndarray:
-    """L2-normalised float32 vectors, one row per text."""
-    from apps.llm import gateway
-
-    return gateway.embed(texts)
+# --- The database's generation ----------------------------------------------------------------
 
 
 def current_generation(model_name: str) -> int:
@@ -470,7 +456,7 @@ def _writer_lock(directory: Path) -> Iterator[None]:
 def current() -> Snapshot:
     """This process's snapshot, brought up to date with the database if it moved on."""
     global _snapshot
-    model = embedding_model()
+    model = gateway.embedding_model()
     generation = current_generation(model.name)
     # The directory is part of the key: a new DATA_DIR (a test, a restore) is a new vault.
     key = (index_dir(), generation, model.name)
@@ -549,13 +535,13 @@ def reembed_stale(batch_size: int = 64) -> int:
 
     Idempotent: a chunk already embedded with the current model is never touched again.
     """
-    model = embedding_model()
+    model = gateway.embedding_model()
     done = 0
     while True:
         batch = list(stale_chunks(model.name).order_by("id").values_list("id", "text")[:batch_size])
         if not batch:
             return done
-        vectors = embed([text for _, text in batch]).astype(np.float32)
+        vectors = gateway.embed([text for _, text in batch]).astype(np.float32)
         with transaction.atomic():
             for (chunk_id, _), vector in zip(batch, vectors, strict=True):
                 Chunk.objects.filter(id=chunk_id).update(
@@ -602,7 +588,7 @@ def search(
     vector = None
     if len(snapshot):
         try:
-            vector = embed([query])[0]
+            vector = gateway.embed([query])[0]
         except Exception:  # the model being away costs the dense half, not the search
             logger.warning("Query embedding failed; keyword results only.", exc_info=True)
     ranked = snapshot.search(query, vector, allowed, k, settings.RETRIEVAL_MIN_SIMILARITY)
