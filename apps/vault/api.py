@@ -168,8 +168,10 @@ def import_url(request: HttpRequest, payload: UrlIn):
         stored = imports.import_url(request.auth, payload.url, scope=payload.scope, category=chosen)
     except (imports.FetchError, UploadRefused) as error:
         raise HttpError(422, str(error)) from None
+    if stored.outcome == "unchanged":
+        return Status(200, stored.document)
     pipeline.start_run(request.auth, [stored.document.pk])
-    return Status(200 if stored.outcome == "unchanged" else 201, stored.document)
+    return Status(201, stored.document)
 
 
 @router.post("/ingest", response={202: RunCreated})

@@ -108,6 +108,8 @@ def import_url(request: HttpRequest) -> HttpResponse:
         )
     except (imports.FetchError, UploadRefused) as error:
         return respond(request, errors=[str(error)], status=422)
+    if stored.outcome == "unchanged":
+        return respond(request, notices=[f"{stored.document.filename} is unchanged."])
     run = pipeline.start_run(request.user, [stored.document.pk])
     return respond(request, notices=[f"Imported {stored.document.filename}."], run=run)
 

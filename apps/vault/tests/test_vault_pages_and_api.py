@@ -349,3 +349,15 @@ def test_a_student_cannot_start_an_ingestion_of_a_class_document(tess, alice_cli
     )
     assert response.status_code == 404
     assert not IngestRun.objects.exists()
+
+
+def test_importing_an_unchanged_page_again_starts_no_second_run(alice_client, web):
+    web.page("/enzymes", files.HTML)
+    body = {"url": "http://public.test/enzymes"}
+    first = alice_client.post(f"{API}/urls", body, content_type="application/json")
+    again = alice_client.post(f"{API}/urls", body, content_type="application/json")
+    assert (first.status_code, again.status_code) == (201, 200)
+    assert again.json()["id"] == first.json()["id"]
+    page = alice_client.post("/vault/urls/", body, **HTMX)
+    assert "public.test_enzymes.html is unchanged." in page.content.decode()
+    assert IngestRun.objects.count() == 1
