@@ -46,3 +46,26 @@ def test_a_teacher_uploads_every_format_and_watches_the_timeline(browser, runnin
     page.reload()
     assert "done" in page.locator("#run-timeline .run-status").inner_text()
     page.context.close()
+
+
+def test_more_files_than_one_upload_takes_are_refused_in_the_browser(
+    browser, running_app, tmp_path
+):
+    paths = []
+    for number in range(101):
+        path = tmp_path / f"note-{number}.txt"
+        path.write_text(f"Note {number}: " + "a sentence of text to read. " * 5)
+        paths.append(str(path))
+    page = log_in(browser, running_app, *TEACHER)
+    page.goto("/vault/")
+    files_input = page.locator('input[type="file"][name="files"]')
+    files_input.set_input_files(paths)
+    sent = []
+    page.on("request", lambda request: sent.append(request.url))
+    page.get_by_role("button", name="Upload and ingest").click()
+    page.wait_for_timeout(1_000)
+    assert not [url for url in sent if "/vault/upload/" in url]
+    assert files_input.evaluate("input => input.validationMessage") == "At most 100 files at once."
+    files_input.set_input_files(paths[:2])
+    assert files_input.evaluate("input => input.validationMessage") == ""
+    page.context.close()

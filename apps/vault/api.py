@@ -11,7 +11,7 @@ from ninja.errors import HttpError
 from ninja.files import UploadedFile
 
 from apps.vault import imports, index, pipeline
-from apps.vault.models import Category, Document, IngestRun
+from apps.vault.models import Category, Document, IngestRun, ScopeError
 from apps.vault.uploads import UploadRefused, store
 
 router = Router(tags=["vault"])
@@ -168,8 +168,10 @@ def import_url(request: HttpRequest, payload: UrlIn):
         stored = imports.import_url(request.auth, payload.url, scope=payload.scope, category=chosen)
     except (imports.FetchError, UploadRefused) as error:
         raise HttpError(422, str(error)) from None
+    if stored.outcome == "unchanged":
+        return Status(200, stored.document)
     pipeline.start_run(request.auth, [stored.document.pk])
-    return Status(200 if stored.outcome == "unchanged" else 201, stored.document)
+    return Status(201, stored.document)
 
 
 @router.post("/ingest", response={202: RunCreated})
@@ -246,7 +248,7 @@ def search(request: HttpRequest, params: Query[SearchIn]):
             category_ids=params.category,
             document_ids=params.document,
         )
-    except index.ScopeError as error:
+    except ScopeError as error:
         raise HttpError(404, str(error)) from error
 
 

@@ -22,16 +22,16 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import faiss
 import numpy as np
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
 from scipy import sparse
 
+from apps.llm import gateway
 from apps.vault.models import Chunk, Document, IndexState
+from apps.vault.models import ScopeError as ScopeError  # search raises it; callers catch it here
 from apps.vault.tokenize import can_expand, query_terms, tokenize
 
 logger = logging.getLogger(__name__)
@@ -71,25 +71,7 @@ class Ranked:
     sparse_rank: int | None
 
 
-class ScopeError(LookupError):
-    """A category or document in the scope does not exist for the asker."""
-
-
-# --- The model and the database's generation (the seams wired at merge) -----------------------
-
-
-def embedding_model() -> Any:
-    """The configured embedding model: `.name` and `.dim`."""
-    from apps.llm import gateway
-
-    return gateway.embedding_model()
-
-
-def embed(texts: list[str]) -> np.ndarray:
-    """L2-normalised float32 vectors, one row per text."""
-    from apps.llm import gateway
-
-    return gateway.embed(texts)
+# --- The database's generation ----------------------------------------------------------------
 
 
 def current_generation(model_name: str) -> int:
@@ -474,7 +456,7 @@ def _writer_lock(directory: Path) -> Iterator[None]:
 def current() -> Snapshot:
     """This process's snapshot, brought up to date with the database if it moved on."""
     global _snapshot
-    model = embedding_model()
+    model = gateway.embedding_model()
     generation = current_generation(model.name)
     # The directory is part of the key: a new DATA_DIR (a test, a restore) is a new vault.
     key = (index_dir(), generation, model.name)
@@ -545,9 +527,7 @@ def sync(snapshot: Snapshot, generation: int) -> Snapshot:
 
 def stale_chunks(model_name: str):
     """Chunks embedded with another model than the configured one, waiting to be re-embedded."""
-    return Chunk.objects.filter(
-        embedding__isnull=False, document__status=Document.Status.DONE
-    ).exclude(embedding_model=model_name)
+    return Chunk.objects.live().exclude(embedding_model=model_name)
 
 
 def reembed_stale(batch_size: int = 64) -> int:
@@ -555,13 +535,13 @@ def reembed_stale(batch_size: int = 64) -> int:
 
     Idempotent: a chunk already embedded with the current model is never touched again.
     """
-    model = embedding_model()
+    model = gateway.embedding_model()
     done = 0
     while True:
         batch = list(stale_chunks(model.name).order_by("id").values_list("id", "text")[:batch_size])
         if not batch:
             return done
-        vectors = embed([text for _, text in batch]).astype(np.float32)
+        vectors = gateway.embed([text for _, text in batch]).astype(np.float32)
         with transaction.atomic():
             for (chunk_id, _), vector in zip(batch, vectors, strict=True):
                 Chunk.objects.filter(id=chunk_id).update(
@@ -584,29 +564,6 @@ def _request_reembed() -> None:
 # --- What chat, study and the API call ------------------------------------------------------------
 
 
-def scoped_documents(user, category_ids: Iterable[int] = (), document_ids: Iterable[int] = ()):
-    """Documents the user may search within the scope (categories or documents; empty: all).
-
-    Raises ScopeError for a category that does not exist or a document the user cannot see.
-    """
-    from apps.vault.models import Category
-
-    category_ids, document_ids = set(category_ids), set(document_ids)
-    visible = Document.objects.visible_to(user)
-    missing = document_ids - set(visible.filter(id__in=document_ids).values_list("id", flat=True))
-    if missing:
-        raise ScopeError(f"No such document: {min(missing)}.")
-    missing = category_ids - set(
-        Category.objects.filter(id__in=category_ids).values_list("id", flat=True)
-    )
-    if missing:
-        raise ScopeError(f"No such category: {min(missing)}.")
-    documents = visible.filter(status=Document.Status.DONE)
-    if category_ids or document_ids:
-        documents = documents.filter(Q(category_id__in=category_ids) | Q(id__in=document_ids))
-    return documents
-
-
 def search(
     user,
     query: str,
@@ -620,7 +577,10 @@ def search(
     if not query:
         return []
     allowed = np.fromiter(
-        scoped_documents(user, category_ids, document_ids).values_list("id", flat=True), np.int64
+        Document.objects.searchable_by(user, category_ids, document_ids).values_list(
+            "id", flat=True
+        ),
+        np.int64,
     )
     if not len(allowed):
         return []
@@ -628,7 +588,7 @@ def search(
     vector = None
     if len(snapshot):
         try:
-            vector = embed([query])[0]
+            vector = gateway.embed([query])[0]
         except Exception:  # the model being away costs the dense half, not the search
             logger.warning("Query embedding failed; keyword results only.", exc_info=True)
     ranked = snapshot.search(query, vector, allowed, k, settings.RETRIEVAL_MIN_SIMILARITY)

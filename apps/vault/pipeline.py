@@ -19,6 +19,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from apps.llm import gateway
 from apps.vault.chunking import Unit, pieces_from_units
 from apps.vault.extract import ExtractionError, run_isolated
 from apps.vault.models import (
@@ -49,24 +50,8 @@ def on_chunks_changed(document_id: int) -> None:
     IndexState.bump()
 
 
-def embedding_model():
-    """The model the gateway embeds with now: `.name` is stored with every vector."""
-    from apps.llm import gateway
-
-    return gateway.embedding_model()
-
-
-def embed_texts(texts: list[str]) -> np.ndarray:
-    from apps.llm import gateway
-
-    return gateway.embed(texts)
-
-
-def model_errors() -> tuple[type[BaseException], ...]:
-    """A model that is down, slow or talks garbage: worth retrying with backoff."""
-    from apps.llm import gateway
-
-    return (gateway.ModelUnavailable, gateway.ModelError)
+# A model that is down, slow or talks garbage: worth retrying with backoff.
+MODEL_ERRORS = (gateway.ModelUnavailable, gateway.ModelError)
 
 
 # --- Runs ----------------------------------------------------------------------------------
@@ -404,7 +389,7 @@ def chunk_document(run: IngestRun, step: IngestStep, document: Document) -> None
 def embed(run: IngestRun, step: IngestStep) -> None:
     """Batches of 5 chunks per document, each saved in its own transaction: a finished batch
     is never sent to the model again."""
-    model = embedding_model()
+    model = gateway.embedding_model()
     batches: list[list[int]] = []
     finished = 0
     for document in run_documents(run).filter(chunked_sha256=F("sha256")):
@@ -427,7 +412,7 @@ def embed(run: IngestRun, step: IngestStep) -> None:
         touch(run)
         report(step, detail=f"batch {number} of {len(batches)}")
         chunks = list(Chunk.objects.filter(pk__in=ids).order_by("ordinal"))
-        vectors = np.asarray(embed_texts([chunk.text for chunk in chunks]), dtype=np.float32)
+        vectors = np.asarray(gateway.embed([chunk.text for chunk in chunks]), dtype=np.float32)
         if vectors.shape[0] != len(chunks):
             raise ValueError(f"the model returned {vectors.shape[0]} vectors for {len(chunks)}")
         with transaction.atomic():

@@ -28,7 +28,7 @@ def ingest_step(self, run_id: int, name: str, attempt: int) -> None:
         pipeline.run_step(run_id, name, attempt, worker=self.request.hostname or "")
     except pipeline.StaleAttempt:
         raise Ignore() from None
-    except pipeline.model_errors() as error:
+    except pipeline.MODEL_ERRORS as error:
         retries = self.request.retries
         if retries >= settings.EMBED_MAX_RETRIES:
             pipeline.fail_run(

@@ -67,12 +67,6 @@ def upload(request: HttpRequest) -> HttpResponse:
     files = request.FILES.getlist("files")
     if not files:
         return respond(request, errors=["Choose at least one file."], status=422)
-    if len(files) > settings.MAX_FILES_PER_UPLOAD:
-        return respond(
-            request,
-            errors=[f"At most {settings.MAX_FILES_PER_UPLOAD} files at once."],
-            status=422,
-        )
     category, missing = chosen_category(request)
     if missing:
         return respond(request, errors=["That category does not exist."], status=422)
@@ -114,6 +108,8 @@ def import_url(request: HttpRequest) -> HttpResponse:
         )
     except (imports.FetchError, UploadRefused) as error:
         return respond(request, errors=[str(error)], status=422)
+    if stored.outcome == "unchanged":
+        return respond(request, notices=[f"{stored.document.filename} is unchanged."])
     run = pipeline.start_run(request.user, [stored.document.pk])
     return respond(request, notices=[f"Imported {stored.document.filename}."], run=run)
 

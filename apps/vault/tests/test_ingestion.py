@@ -4,6 +4,7 @@ gateway's real Ollama backend against a fake Ollama on loopback, real files and 
 import numpy as np
 import pytest
 
+from apps.llm import gateway
 from apps.vault import pipeline
 from apps.vault.models import Chunk, Document, IndexState, IngestRun
 from apps.vault.tests import files
@@ -157,7 +158,7 @@ def test_a_model_that_stays_down_fails_the_run_and_a_later_run_continues(
 def test_finished_batches_are_never_embedded_again(alice, model, run_ingestion, settings, tmp_path):
     """The model goes away after two batches; the next run sends only the rest."""
     upload(alice, files.csv_file(tmp_path / "arten.csv", rows=20 * 12))
-    real_embed = pipeline.embed_texts
+    real_embed = gateway.embed
     calls = []
 
     def flaky(texts):
@@ -166,11 +167,11 @@ def test_finished_batches_are_never_embedded_again(alice, model, run_ingestion, 
             settings.OLLAMA_HOST = closed_port_url()
         return real_embed(texts)
 
-    pipeline.embed_texts, up = flaky, settings.OLLAMA_HOST
+    gateway.embed, up = flaky, settings.OLLAMA_HOST
     try:
         assert run_ingestion(alice).status == "failed"
     finally:
-        pipeline.embed_texts = real_embed
+        gateway.embed = real_embed
     settings.OLLAMA_HOST = up
     first = model.embedded_texts()
     assert len(first) == 10

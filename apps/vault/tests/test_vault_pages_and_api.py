@@ -290,3 +290,74 @@ def test_an_unknown_category_is_a_clear_error(alice_client, category):
     assert "category does not exist" in response.content.decode()
     api = alice_client.post(f"{API}/documents", {"file": upload, "category": category})
     assert api.status_code in (404, 422) and "detail" in api.json()
+
+
+def test_an_upload_without_files_asks_for_one(alice_client):
+    response = alice_client.post("/vault/upload/", {"scope": "personal"}, **HTMX)
+    assert response.status_code == 422
+    assert "Choose at least one file." in response.content.decode()
+    assert not IngestRun.objects.exists()
+
+
+def test_an_unknown_scope_is_a_clear_error_and_nothing_is_stored(alice_client, web, settings):
+    upload = SimpleUploadedFile("n.txt", b"x" * 200)
+    page = alice_client.post("/vault/upload/", {"files": [upload], "scope": "everyone"}, **HTMX)
+    assert page.status_code == 422
+    assert "The scope must be" in page.content.decode()
+    api = alice_client.post(f"{API}/documents", {"file": upload, "scope": "everyone"})
+    assert api.status_code == 422 and "The scope must be" in api.json()["detail"]
+    web.page("/enzymes", files.HTML)
+    url = alice_client.post(
+        f"{API}/urls",
+        {"url": "http://public.test/enzymes", "scope": "everyone"},
+        content_type="application/json",
+    )
+    assert url.status_code == 422 and "The scope must be" in url.json()["detail"]
+    assert not Document.objects.exists() and not IngestRun.objects.exists()
+    assert not any((settings.DATA_DIR / "uploads").glob("*"))
+
+
+def test_a_blank_category_name_is_a_clear_error(tess_client):
+    page = tess_client.post("/vault/categories/", {"name": "   "}, **HTMX)
+    assert page.status_code == 422 and "Give the category a name." in page.content.decode()
+    api = tess_client.post(f"{API}/categories", {"name": "   "}, content_type="application/json")
+    assert api.status_code == 422 and api.json()["detail"] == "Give the category a name."
+    assert not Category.objects.exists()
+
+
+def test_a_duplicate_category_from_the_page_is_a_clear_error(tess_client):
+    make_category("Chemie")
+    response = tess_client.post("/vault/categories/", {"name": "Chemie"}, **HTMX)
+    assert response.status_code == 409
+    assert "A category named Chemie exists already." in response.content.decode()
+    assert Category.objects.count() == 1
+
+
+def test_bob_cannot_start_an_ingestion_of_alices_document(alice, bob_client):
+    document = make_document(alice)
+    response = bob_client.post(
+        f"{API}/ingest", {"document_ids": [document.pk]}, content_type="application/json"
+    )
+    assert response.status_code == 404 and "detail" in response.json()
+    assert not IngestRun.objects.exists()
+
+
+def test_a_student_cannot_start_an_ingestion_of_a_class_document(tess, alice_client):
+    document = make_document(tess, "lesson.md", scope="class")
+    response = alice_client.post(
+        f"{API}/ingest", {"document_ids": [document.pk]}, content_type="application/json"
+    )
+    assert response.status_code == 404
+    assert not IngestRun.objects.exists()
+
+
+def test_importing_an_unchanged_page_again_starts_no_second_run(alice_client, web):
+    web.page("/enzymes", files.HTML)
+    body = {"url": "http://public.test/enzymes"}
+    first = alice_client.post(f"{API}/urls", body, content_type="application/json")
+    again = alice_client.post(f"{API}/urls", body, content_type="application/json")
+    assert (first.status_code, again.status_code) == (201, 200)
+    assert again.json()["id"] == first.json()["id"]
+    page = alice_client.post("/vault/urls/", body, **HTMX)
+    assert "public.test_enzymes.html is unchanged." in page.content.decode()
+    assert IngestRun.objects.count() == 1
