@@ -24,10 +24,14 @@ class BearerToken(HttpBearer):
         return user
 
 
-def require_teacher(request: HttpRequest) -> User:
+def require_teacher(request: HttpRequest, refusal: str) -> User:
+    """The teacher who asks; anyone else gets a 403 saying `refusal`."""
     if not request.auth.is_teacher:
-        raise HttpError(403, "Only teachers can manage student accounts.")
+        raise HttpError(403, refusal)
     return request.auth
+
+
+STUDENTS_ONLY_FOR_TEACHERS = "Only teachers can manage student accounts."
 
 
 class TokenIn(Schema):
@@ -88,13 +92,13 @@ def revoke_token(request: HttpRequest, token_id: int):
 
 @router.get("/accounts/students", response=list[StudentOut])
 def list_students(request: HttpRequest):
-    require_teacher(request)
+    require_teacher(request, STUDENTS_ONLY_FOR_TEACHERS)
     return User.objects.students()
 
 
 @router.post("/accounts/students", response={201: list[CredentialOut]})
 def create_students(request: HttpRequest, payload: StudentsIn):
-    require_teacher(request)
+    require_teacher(request, STUDENTS_ONLY_FOR_TEACHERS)
     # The classroom page's rules (non-blank, how many, how long), one name per line.
     form = StudentListForm({"names": "\n".join(payload.usernames)})
     if not form.is_valid():
@@ -107,6 +111,6 @@ def create_students(request: HttpRequest, payload: StudentsIn):
 
 @router.post("/accounts/students/{student_id}/password", response=CredentialOut)
 def reset_student_password(request: HttpRequest, student_id: int):
-    require_teacher(request)
+    require_teacher(request, STUDENTS_ONLY_FOR_TEACHERS)
     student = get_object_or_404(User.objects.students(), pk=student_id)
     return {"username": student.username, "password": student.reset_password()}

@@ -6,6 +6,7 @@ from django.http import HttpRequest
 from ninja import Router, Schema
 from ninja.errors import HttpError
 
+from apps.accounts.api import require_teacher
 from apps.progress import classroom
 from apps.progress.activity import EARLIEST_DAY, Activity, Day
 from apps.progress.badges import progress_for
@@ -166,8 +167,7 @@ def day_detail(request: HttpRequest, day: date):
 
 @router.get("/class", response=ClassSummaryOut)
 def class_summary(request: HttpRequest):
-    if not request.auth.is_teacher:
-        raise HttpError(403, "Only teachers see the class overview.")
+    require_teacher(request, "Only teachers see the class overview.")
     return {
         "days": classroom.WINDOW_DAYS,
         "students": [

@@ -10,6 +10,7 @@ from ninja import Field, File, Form, Query, Router, Schema, Status
 from ninja.errors import HttpError
 from ninja.files import UploadedFile
 
+from apps.accounts.api import require_teacher
 from apps.vault import imports, index, pipeline
 from apps.vault.models import Category, Document, IngestRun, ScopeError
 from apps.vault.uploads import UploadRefused, store
@@ -82,11 +83,6 @@ def category_or_404(category_id: int | None) -> Category | None:
     return get_object_or_404(Category, pk=category_id)
 
 
-def require_teacher(request: HttpRequest) -> None:
-    if not request.auth.is_staff:
-        raise HttpError(403, "Only teachers manage categories.")
-
-
 @router.get("/categories", response=list[CategoryOut])
 def list_categories(request: HttpRequest):
     return Category.objects.all()
@@ -94,7 +90,7 @@ def list_categories(request: HttpRequest):
 
 @router.post("/categories", response={201: CategoryOut})
 def create_category(request: HttpRequest, payload: CategoryIn):
-    require_teacher(request)
+    require_teacher(request, "Only teachers manage categories.")
     name = payload.name.strip()
     if not name:
         raise HttpError(422, "Give the category a name.")
@@ -108,7 +104,7 @@ def create_category(request: HttpRequest, payload: CategoryIn):
 
 @router.delete("/categories/{category_id}", response={204: None})
 def delete_category(request: HttpRequest, category_id: int):
-    require_teacher(request)
+    require_teacher(request, "Only teachers manage categories.")
     get_object_or_404(Category, pk=category_id).delete()
     return Status(204, None)
 

@@ -361,3 +361,14 @@ def test_importing_an_unchanged_page_again_starts_no_second_run(alice_client, we
     page = alice_client.post("/vault/urls/", body, **HTMX)
     assert "public.test_enzymes.html is unchanged." in page.content.decode()
     assert IngestRun.objects.count() == 1
+
+
+def test_more_files_than_allowed_get_a_page_that_says_so(alice_client, settings):
+    uploads = [
+        SimpleUploadedFile(f"note{i}.txt", b"x" * 200)
+        for i in range(settings.DATA_UPLOAD_MAX_NUMBER_FILES + 1)
+    ]
+    response = alice_client.post("/vault/upload/", {"files": uploads, "scope": "personal"})
+    assert response.status_code == 400
+    assert "more than 100 files in one upload" in response.text
+    assert not Document.objects.exists()
