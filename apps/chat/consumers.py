@@ -61,8 +61,18 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         if getattr(self, "group", None):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
+    async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
+        # Not JSON, or a binary frame: answered like any other unusable message, not a crash.
+        try:
+            content = await self.decode_json(text_data or "")
+        except ValueError:
+            content = None
+        await self.receive_json(content)
+
     async def receive_json(self, content, **kwargs) -> None:
         if not isinstance(content, dict):
+            error = "That message could not be read; send the form again."
+            await self.send(text_data=fragment("composer-error", error=error))
             return
         action = content.get("action") or "ask"
         if action == "stop":
@@ -82,7 +92,10 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         task.add_done_callback(_tasks.discard)
 
     def _start(self, action: str, content: dict) -> int:
-        user, thread = self.scope["user"], Thread.objects.get(pk=self.thread.pk)
+        user = self.scope["user"]
+        thread = self._find_thread(user, self.thread.pk)
+        if thread is None:
+            raise turns.AskError("This chat has been deleted.")
         if action == "ask":
             answer = turns.ask(
                 user,
