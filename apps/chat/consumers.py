@@ -48,6 +48,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await self.close()
             return
         self.group = group_for(thread_id)
+        await database_sync_to_async(self.thread.settle_interrupted)()
         await self.accept()
         await self.channel_layer.group_add(self.group, self.channel_name)
         # Whatever happened while this page was away (a finished answer) is shown now.
@@ -132,7 +133,6 @@ def render_conversation(
     from apps.chat.views import conversation_context
 
     thread = Thread.objects.get(pk=thread_id)
-    thread.settle_interrupted()
     context = conversation_context(thread, live=generation)
     html = []
     for name in parts:
@@ -156,12 +156,16 @@ async def broadcast(generation: Generation, thread_id: int, layer) -> None:
         await layer.group_send(group, {"type": "chat.html", "html": html})
 
     async def flush() -> None:
+        """One frame for everything that arrived since the last one."""
         nonlocal last_flush
         last_flush = time.monotonic()
+        html = ""
         for kind, partial in (("thinking", "thinking-tokens"), ("text", "answer-tokens")):
             if pending[kind]:
-                await push(fragment(partial, message_id=message_id, text="".join(pending[kind])))
+                html += fragment(partial, message_id=message_id, text="".join(pending[kind]))
                 pending[kind].clear()
+        if html:
+            await push(html)
 
     try:
         async for event in generation.events(idle=BATCH_SECONDS):

@@ -66,8 +66,7 @@ def conversation_context(thread: Thread, live=None) -> dict:
         "categories": Category.objects.all(),
         "documents": Document.objects.visible_to(user).order_by("filename"),
         "starters": STARTERS,
-        "backend": backend_info(),
-        "speech": speech_available(),
+        "speech": speech_available,  # called only by the partials that show the microphone
         "max_attachments": attachments.MAX_PER_MESSAGE,
     }
 
@@ -108,6 +107,7 @@ def thread_page(request: HttpRequest, thread_id: int) -> HttpResponse:
     thread.settle_interrupted()
     context = conversation_context(thread, live=live)
     context["draft"] = request.GET.get("q", "")[:500]
+    context["backend"] = backend_info()  # the page head only, never in a pushed partial
     return render(request, "chat/thread.html", context)
 
 
