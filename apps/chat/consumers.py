@@ -16,7 +16,7 @@ from django.template.loader import render_to_string
 
 from apps.chat import turns
 from apps.chat.models import Thread
-from apps.chat.streaming import Generation, running
+from apps.chat.streaming import Generation, running, stop
 
 log = logging.getLogger(__name__)
 
@@ -77,9 +77,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return
         action = content.get("action") or "ask"
         if action == "stop":
-            generation = running.get(self.thread.pk)
-            if generation is not None:
-                generation.stop()
+            stop(self.thread.pk)
             return
         try:
             answer_id = await database_sync_to_async(self._start)(action, content)
@@ -196,11 +194,7 @@ async def broadcast(generation: Generation, thread_id: int, layer) -> None:
                 continue
             await flush()
             if event.type == "sources":
-                await push(
-                    fragment(
-                        "sources", message_id=message_id, citations=event.data, open_first=False
-                    )
-                )
+                await push(fragment("sources", message_id=message_id, citations=event.data))
             elif event.type == "notice":
                 await push(fragment("status", message_id=message_id, notice=event.data))
             elif event.type == "start":

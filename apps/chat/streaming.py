@@ -22,6 +22,13 @@ _DONE = object()
 running: dict[int, "Generation"] = {}
 
 
+def stop(thread_id: int) -> None:
+    """Stop the answer being written in a thread, if there is one."""
+    generation = running.get(thread_id)
+    if generation is not None:
+        generation.stop()
+
+
 class Generation:
     """One answer being written by a worker thread."""
 
@@ -37,7 +44,6 @@ class Generation:
         self._writer = writer
         self._queue: asyncio.Queue = asyncio.Queue()
         self._loop = asyncio.get_running_loop()
-        self.finished = asyncio.Event()
         # What a page that connects mid-answer needs to catch up.
         self.text: list[str] = []
         self.thinking: list[str] = []
@@ -73,7 +79,6 @@ class Generation:
                 yield None
                 continue
             if event is _DONE:
-                self.finished.set()
                 return
             if event.type == "text":
                 self.text.append(event.data)
