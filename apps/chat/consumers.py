@@ -24,10 +24,12 @@ BATCH_SECONDS = 0.05  # tokens are pushed together, at most every 50 ms
 _tasks: set[asyncio.Task] = set()  # keeps broadcasts alive while their sockets come and go
 
 # Which partials are pushed when: a page (re)connecting gets the whole conversation; a new
-# question also clears the composer; a finished answer replaces just its own message (and
-# leaves whatever the person is typing alone).
+# question is added below it (an edit or a regenerate, which drop messages, redraw it) and
+# clears the composer; a finished answer replaces just its own message (and leaves whatever
+# the person is typing alone).
 CONNECT_PARTS = ("message-list", "thread-list", "composer-buttons", "memory")
 START_PARTS = ("message-list", "thread-list", "composer", "memory")
+ASK_PARTS = ("new-turn", "thread-list", "composer", "memory")
 END_PARTS = ("message", "thread-list", "composer-buttons", "memory")
 
 
@@ -85,7 +87,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await self.send(text_data=fragment("composer-error", error=str(error)))
             return
         generation = Generation(answer_id, self.thread.pk)
-        await self._push(await self._render_messages(parts=START_PARTS))
+        parts = ASK_PARTS if action == "ask" else START_PARTS
+        await self._push(await self._render_messages(parts=parts))
         task = asyncio.create_task(broadcast(generation, self.thread.pk, self.channel_layer))
         _tasks.add(task)
         task.add_done_callback(_tasks.discard)
@@ -132,11 +135,18 @@ def render_conversation(
 
     thread = Thread.objects.get(pk=thread_id)
     context = conversation_context(thread, live=generation)
+    conversation = context["conversation"]
     html = []
     for name in parts:
         if name == "message":
-            message = next(m for m in context["conversation"] if m.pk == message_id)
+            message = next(m for m in conversation if m.pk == message_id)
             html.append(fragment(name, **{**context, "message": message}))
+        elif name == "new-turn" and len(conversation) > 2:
+            # Just the new question and its answer; the first one redraws the list, which
+            # clears the starters.
+            html.append(fragment(name, **context, added=conversation[-2:]))
+        elif name == "new-turn":
+            html.append(fragment("message-list", **context))
         else:
             html.append(fragment(name, **context))
     return "".join(html)

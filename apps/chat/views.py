@@ -55,13 +55,11 @@ def conversation_context(thread: Thread, live=None) -> dict:
             message.content = "".join(live.text)
             message.thinking = "".join(live.thinking)
             message.citations = live.sources
-    last_answer = next((m for m in reversed(messages) if not m.is_user), None)
     return {
         "thread": thread,
         "threads": Thread.objects.visible_to(user),
         # Not "messages": that name belongs to django.contrib.messages in base.html.
         "conversation": messages,
-        "last_answer_id": last_answer.pk if last_answer else None,
         "streaming": live is not None,
         "memory": thread.memory(),
         "categories": Category.objects.all(),

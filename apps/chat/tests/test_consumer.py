@@ -270,3 +270,25 @@ async def test_alice_cannot_edit_a_question_in_bobs_thread_through_her_socket(
     assert question.content == "Bob's private question"
     kept = Message.objects.filter(thread_id=question.thread_id)
     assert await database_sync_to_async(kept.count)() == 2
+
+
+async def test_a_follow_up_question_is_added_below_without_redrawing_the_conversation(
+    fake_model, alice, alice_thread
+):
+    socket = await open_socket(alice, alice_thread.pk)
+    await socket.send_json_to({"content": "First question"})
+    await frames_until_final(socket)
+    await socket.send_json_to({"content": "Second question"})
+    started = await socket.receive_from(timeout=5)
+    frames = await frames_until_final(socket)
+    await socket.disconnect()
+
+    assert 'hx-swap-oob="beforeend:#message-list"' in started
+    first_question, first_answer, _, second_answer = await database_sync_to_async(
+        lambda: list(alice_thread.messages.all())
+    )()
+    assert "Second question" in started
+    assert f'id="message-{first_question.pk}"' not in started
+    assert f'id="message-{first_answer.pk}"' not in started
+    assert 'class="message assistant done"' in frames[-1]
+    assert second_answer.content == ANSWER and "Regenerate" in frames[-1]
