@@ -74,7 +74,8 @@ class Generation:
         """The writer's events in order; None after `idle` seconds without one."""
         while True:
             try:
-                event = await asyncio.wait_for(self._queue.get(), idle)
+                async with asyncio.timeout(idle):  # no task per token, unlike wait_for
+                    event = await self._queue.get()
             except TimeoutError:
                 yield None
                 continue
