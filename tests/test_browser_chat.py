@@ -58,3 +58,25 @@ def test_a_student_asks_and_sees_thinking_a_streamed_answer_and_an_expandable_so
     # The thread is named after its first question, in the sidebar.
     assert "What do mitochondria do?" in page.locator("#thread-list").inner_text()
     page.context.close()
+
+
+def test_a_follow_up_question_goes_below_the_first_and_only_the_last_answer_can_be_redone(
+    browser, chat_app
+):
+    page = log_in(browser, chat_app, "alice", "alice-studies-2026")
+    page.goto("/chat/")
+    page.get_by_role("button", name="New chat").first.click()
+    page.wait_for_url("**/chat/*/")
+    for answered, question in enumerate(("What do mitochondria do?", "And what is ATP for?"), 1):
+        page.get_by_label("Your question").fill(question)
+        page.get_by_role("button", name="Send").click()
+        done = page.locator(".message.assistant.done")
+        expect(done).to_have_count(answered, timeout=15_000)
+
+    bubbles = page.locator(".message.user .bubble")
+    expect(bubbles).to_have_count(2)
+    assert bubbles.all_inner_texts() == ["What do mitochondria do?", "And what is ATP for?"]
+    expect(page.locator(".message.assistant.done")).to_have_count(2)
+    expect(page.get_by_role("button", name="Regenerate")).to_have_count(1)
+    assert page.locator(".message").last.get_by_role("button", name="Regenerate").is_visible()
+    page.context.close()

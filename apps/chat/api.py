@@ -15,7 +15,7 @@ from ninja.files import UploadedFile
 from apps.chat import turns
 from apps.chat.agent import Event
 from apps.chat.models import Message, Thread
-from apps.chat.streaming import Generation, running
+from apps.chat.streaming import Generation, stop
 
 router = Router(tags=["chat"])
 
@@ -110,9 +110,7 @@ def rename_session(request: HttpRequest, session_id: int, payload: SessionPatch 
 @router.delete("/sessions/{session_id}", response={204: None})
 def delete_session(request: HttpRequest, session_id: int):
     thread = own_thread(request, session_id)
-    generation = running.get(thread.pk)
-    if generation is not None:
-        generation.stop()
+    stop(thread.pk)
     thread.delete()
     return Status(204, None)
 

@@ -14,7 +14,6 @@ from apps.chat.models import Attachment, attachments_dir
 
 log = logging.getLogger(__name__)
 
-MAX_PER_MESSAGE = 5
 EXTRACT_TIMEOUT = 60
 EXTRACT_MEMORY_MB = 1024
 MAX_TEXT = 200_000
@@ -103,8 +102,7 @@ def extract_text(path: Path, kind: str) -> str:
         raise AttachmentError(f"{path.name}: {error}") from error
     parts = []
     for unit in result.get("units", []):
-        text = unit.get("text", "") if isinstance(unit, dict) else getattr(unit, "text", "")
-        page = unit.get("page") if isinstance(unit, dict) else getattr(unit, "page", None)
+        text, page = unit.get("text", ""), unit.get("page")
         parts.append(f"[page {page}] {text}" if page else text)
     text = "\n\n".join(part for part in parts if part.strip())
     if not text.strip():

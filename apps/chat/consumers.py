@@ -16,7 +16,7 @@ from django.template.loader import render_to_string
 
 from apps.chat import turns
 from apps.chat.models import Thread
-from apps.chat.streaming import Generation, running
+from apps.chat.streaming import Generation, running, stop
 
 log = logging.getLogger(__name__)
 
@@ -24,10 +24,12 @@ BATCH_SECONDS = 0.05  # tokens are pushed together, at most every 50 ms
 _tasks: set[asyncio.Task] = set()  # keeps broadcasts alive while their sockets come and go
 
 # Which partials are pushed when: a page (re)connecting gets the whole conversation; a new
-# question also clears the composer; a finished answer replaces just its own message (and
-# leaves whatever the person is typing alone).
+# question is added below it (an edit or a regenerate, which drop messages, redraw it) and
+# clears the composer; a finished answer replaces just its own message (and leaves whatever
+# the person is typing alone).
 CONNECT_PARTS = ("message-list", "thread-list", "composer-buttons", "memory")
 START_PARTS = ("message-list", "thread-list", "composer", "memory")
+ASK_PARTS = ("new-turn", "thread-list", "composer", "memory")
 END_PARTS = ("message", "thread-list", "composer-buttons", "memory")
 
 
@@ -48,6 +50,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await self.close()
             return
         self.group = group_for(thread_id)
+        await database_sync_to_async(self.thread.settle_interrupted)()
         await self.accept()
         await self.channel_layer.group_add(self.group, self.channel_name)
         # Whatever happened while this page was away (a finished answer) is shown now.
@@ -61,14 +64,22 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         if getattr(self, "group", None):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
+    async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
+        # Not JSON, or a binary frame: answered like any other unusable message, not a crash.
+        try:
+            content = await self.decode_json(text_data or "")
+        except ValueError:
+            content = None
+        await self.receive_json(content)
+
     async def receive_json(self, content, **kwargs) -> None:
         if not isinstance(content, dict):
+            error = "That message could not be read; send the form again."
+            await self.send(text_data=fragment("composer-error", error=error))
             return
         action = content.get("action") or "ask"
         if action == "stop":
-            generation = running.get(self.thread.pk)
-            if generation is not None:
-                generation.stop()
+            stop(self.thread.pk)
             return
         try:
             answer_id = await database_sync_to_async(self._start)(action, content)
@@ -76,13 +87,17 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await self.send(text_data=fragment("composer-error", error=str(error)))
             return
         generation = Generation(answer_id, self.thread.pk)
-        await self._push(await self._render_messages(parts=START_PARTS))
+        parts = ASK_PARTS if action == "ask" else START_PARTS
+        await self._push(await self._render_messages(parts=parts))
         task = asyncio.create_task(broadcast(generation, self.thread.pk, self.channel_layer))
         _tasks.add(task)
         task.add_done_callback(_tasks.discard)
 
     def _start(self, action: str, content: dict) -> int:
-        user, thread = self.scope["user"], Thread.objects.get(pk=self.thread.pk)
+        user = self.scope["user"]
+        thread = self._find_thread(user, self.thread.pk)
+        if thread is None:
+            raise turns.AskError("This chat has been deleted.")
         if action == "ask":
             answer = turns.ask(
                 user,
@@ -119,13 +134,19 @@ def render_conversation(
     from apps.chat.views import conversation_context
 
     thread = Thread.objects.get(pk=thread_id)
-    thread.settle_interrupted()
     context = conversation_context(thread, live=generation)
+    conversation = context["conversation"]
     html = []
     for name in parts:
         if name == "message":
-            message = next(m for m in context["conversation"] if m.pk == message_id)
+            message = next(m for m in conversation if m.pk == message_id)
             html.append(fragment(name, **{**context, "message": message}))
+        elif name == "new-turn" and len(conversation) > 2:
+            # Just the new question and its answer; the first one redraws the list, which
+            # clears the starters.
+            html.append(fragment(name, **context, added=conversation[-2:]))
+        elif name == "new-turn":
+            html.append(fragment("message-list", **context))
         else:
             html.append(fragment(name, **context))
     return "".join(html)
@@ -143,12 +164,16 @@ async def broadcast(generation: Generation, thread_id: int, layer) -> None:
         await layer.group_send(group, {"type": "chat.html", "html": html})
 
     async def flush() -> None:
+        """One frame for everything that arrived since the last one."""
         nonlocal last_flush
         last_flush = time.monotonic()
+        html = ""
         for kind, partial in (("thinking", "thinking-tokens"), ("text", "answer-tokens")):
             if pending[kind]:
-                await push(fragment(partial, message_id=message_id, text="".join(pending[kind])))
+                html += fragment(partial, message_id=message_id, text="".join(pending[kind]))
                 pending[kind].clear()
+        if html:
+            await push(html)
 
     try:
         async for event in generation.events(idle=BATCH_SECONDS):
@@ -179,11 +204,7 @@ async def broadcast(generation: Generation, thread_id: int, layer) -> None:
                 continue
             await flush()
             if event.type == "sources":
-                await push(
-                    fragment(
-                        "sources", message_id=message_id, citations=event.data, open_first=False
-                    )
-                )
+                await push(fragment("sources", message_id=message_id, citations=event.data))
             elif event.type == "notice":
                 await push(fragment("status", message_id=message_id, notice=event.data))
             elif event.type == "start":

@@ -22,6 +22,13 @@ _DONE = object()
 running: dict[int, "Generation"] = {}
 
 
+def stop(thread_id: int) -> None:
+    """Stop the answer being written in a thread, if there is one."""
+    generation = running.get(thread_id)
+    if generation is not None:
+        generation.stop()
+
+
 class Generation:
     """One answer being written by a worker thread."""
 
@@ -37,7 +44,6 @@ class Generation:
         self._writer = writer
         self._queue: asyncio.Queue = asyncio.Queue()
         self._loop = asyncio.get_running_loop()
-        self.finished = asyncio.Event()
         # What a page that connects mid-answer needs to catch up.
         self.text: list[str] = []
         self.thinking: list[str] = []
@@ -68,12 +74,12 @@ class Generation:
         """The writer's events in order; None after `idle` seconds without one."""
         while True:
             try:
-                event = await asyncio.wait_for(self._queue.get(), idle)
+                async with asyncio.timeout(idle):  # no task per token, unlike wait_for
+                    event = await self._queue.get()
             except TimeoutError:
                 yield None
                 continue
             if event is _DONE:
-                self.finished.set()
                 return
             if event.type == "text":
                 self.text.append(event.data)

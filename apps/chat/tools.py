@@ -136,20 +136,19 @@ class Toolbox:
         return {"results": results}
 
     def cite(self, hit) -> dict:
-        """Record a hit in the accumulator once; its number is what the answer cites."""
-        chunk_id = _field(hit, "chunk_id")
+        """Record a search hit (`index.Hit`) once; its number is what the answer cites."""
         for citation in self.citations:
-            if citation["chunk_id"] == chunk_id:
+            if citation["chunk_id"] == hit.chunk_id:
                 return citation
         citation = {
             "number": len(self.citations) + 1,
-            "chunk_id": chunk_id,
-            "document_id": _field(hit, "document_id"),
-            "filename": _field(hit, "filename"),
-            "page": _field(hit, "page"),
-            "section": _field(hit, "section") or "",
-            "text": _field(hit, "text"),
-            "score": float(_field(hit, "score") or 0.0),
+            "chunk_id": hit.chunk_id,
+            "document_id": hit.document_id,
+            "filename": hit.filename,
+            "page": hit.page,
+            "section": hit.section or "",
+            "text": hit.text,
+            "score": float(hit.score),
         }
         self.citations.append(citation)
         return citation
@@ -242,10 +241,6 @@ def document_text(document: Document, limit: int = DOCUMENT_CHARS) -> str:
         if size >= limit:
             break
     return "\n\n".join(parts)[:limit] or "(this document has no extracted text yet)"
-
-
-def _field(hit, name: str):
-    return hit.get(name) if isinstance(hit, dict) else getattr(hit, name, None)
 
 
 def _json(value: object) -> str:

@@ -11,6 +11,7 @@ from apps.vault.models import Category, Document
 
 MAX_QUESTION = 8_000
 MAX_ATTACHMENTS = 5
+MAX_ID = 2**63 - 1  # the database's largest key; a bigger number names nothing
 
 
 class AskError(ValueError):
@@ -23,9 +24,12 @@ def ids(value) -> list[int]:
         return []
     values = value if isinstance(value, list | tuple) else [value]
     try:
-        return sorted({int(item) for item in values if str(item).strip()})
+        numbers = sorted({int(item) for item in values if str(item).strip()})
     except (TypeError, ValueError) as error:
         raise AskError("The scope must name categories and documents by their ids.") from error
+    if any(not 0 < number <= MAX_ID for number in numbers):
+        raise AskError("The scope names a category or document that does not exist.")
+    return numbers
 
 
 def resolve_scope(user, category_ids: Iterable[int], document_ids: Iterable[int]):

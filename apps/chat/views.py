@@ -10,9 +10,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from apps.chat import attachments
+from apps.chat import attachments, streaming
 from apps.chat.forms import RenameForm
 from apps.chat.models import Attachment, Message, Thread
+from apps.chat.turns import MAX_ATTACHMENTS
 from apps.vault.models import Category, Document
 
 log = logging.getLogger(__name__)
@@ -54,21 +55,18 @@ def conversation_context(thread: Thread, live=None) -> dict:
             message.content = "".join(live.text)
             message.thinking = "".join(live.thinking)
             message.citations = live.sources
-    last_answer = next((m for m in reversed(messages) if not m.is_user), None)
     return {
         "thread": thread,
         "threads": Thread.objects.visible_to(user),
         # Not "messages": that name belongs to django.contrib.messages in base.html.
         "conversation": messages,
-        "last_answer_id": last_answer.pk if last_answer else None,
         "streaming": live is not None,
         "memory": thread.memory(),
         "categories": Category.objects.all(),
         "documents": Document.objects.visible_to(user).order_by("filename"),
         "starters": STARTERS,
-        "backend": backend_info(),
-        "speech": speech_available(),
-        "max_attachments": attachments.MAX_PER_MESSAGE,
+        "speech": speech_available,  # called only by the partials that show the microphone
+        "max_attachments": MAX_ATTACHMENTS,
     }
 
 
@@ -83,7 +81,7 @@ def index(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "chat/index.html",
-        {"has_documents": has_documents, "starters": STARTERS, "threads": threads},
+        {"has_documents": has_documents, "starters": STARTERS},
     )
 
 
@@ -101,13 +99,12 @@ def new_thread(request: HttpRequest) -> HttpResponse:
 @require_GET
 @login_required
 def thread_page(request: HttpRequest, thread_id: int) -> HttpResponse:
-    from apps.chat.streaming import running
-
     thread = get_object_or_404(Thread.objects.visible_to(request.user), pk=thread_id)
-    live = running.get(thread.pk)
+    live = streaming.running.get(thread.pk)
     thread.settle_interrupted()
     context = conversation_context(thread, live=live)
     context["draft"] = request.GET.get("q", "")[:500]
+    context["backend"] = backend_info()  # the page head only, never in a pushed partial
     return render(request, "chat/thread.html", context)
 
 
@@ -127,12 +124,8 @@ def rename(request: HttpRequest, thread_id: int) -> HttpResponse:
 @require_POST
 @login_required
 def delete(request: HttpRequest, thread_id: int) -> HttpResponse:
-    from apps.chat.streaming import running
-
     thread = get_object_or_404(Thread.objects.visible_to(request.user), pk=thread_id)
-    generation = running.get(thread.pk)
-    if generation is not None:
-        generation.stop()
+    streaming.stop(thread.pk)
     thread.delete()
     flash.success(request, "Chat deleted.")
     return redirect("chat:index")

@@ -210,3 +210,85 @@ async def test_an_anonymous_visitor_cannot_open_a_thread_socket(alice_thread):
     socket.scope["user"] = AnonymousUser()
     connected, _ = await socket.connect()
     assert not connected
+
+
+@pytest.mark.parametrize(
+    ("frame", "said"),
+    [
+        ("not json", "could not be read"),
+        ('["a", "list"]', "could not be read"),
+        ('{"content": "   "}', "Type a question first."),
+        ('{"content": "' + "x" * 8_001 + '"}', "limited to 8,000 characters"),
+        ('{"action": "dance", "content": "hi"}', "Unknown action."),
+        ('{"content": "hi", "document_ids": ["abc"]}', "by their ids"),
+        ('{"content": "hi", "document_ids": ["' + "9" * 25 + '"]}', "does not exist"),
+        ('{"content": "hi", "attachment_ids": ["1", "2", "3", "4", "5", "6"]}', "At most 5"),
+        ('{"action": "edit", "message_id": "12345", "content": "hi"}', "no longer in this chat"),
+        ('{"action": "regenerate"}', "no question to answer again"),
+    ],
+)
+async def test_a_bad_message_gets_a_clear_error_and_the_socket_stays_open(
+    alice, alice_thread, frame, said
+):
+    socket = await open_socket(alice, alice_thread.pk)
+    await socket.send_to(text_data=frame)
+    reply = await socket.receive_from(timeout=5)
+    assert 'id="composer-error"' in reply and said in reply
+    await socket.send_to(text_data='{"content": ""}')
+    assert "Type a question first." in await socket.receive_from(timeout=5)
+    await socket.disconnect()
+    assert not await database_sync_to_async(alice_thread.messages.exists)()
+
+
+async def test_asking_in_a_chat_deleted_meanwhile_says_so(alice, alice_thread):
+    socket = await open_socket(alice, alice_thread.pk)
+    await database_sync_to_async(alice_thread.delete)()
+    await socket.send_json_to({"content": "Still there?"})
+    reply = await socket.receive_from(timeout=5)
+    await socket.disconnect()
+    assert "This chat has been deleted." in reply
+    assert not await database_sync_to_async(Message.objects.exists)()
+
+
+async def test_alice_cannot_edit_a_question_in_bobs_thread_through_her_socket(
+    alice, bob, alice_thread
+):
+    def bobs_question() -> Message:
+        thread = Thread.objects.create(owner=bob)
+        thread.ask("Bob's private question", {}, "")
+        return thread.messages.get(role=Message.Role.USER)
+
+    question = await database_sync_to_async(bobs_question)()
+    socket = await open_socket(alice, alice_thread.pk)
+    await socket.send_json_to(
+        {"action": "edit", "message_id": str(question.pk), "content": "Overwritten"}
+    )
+    reply = await socket.receive_from(timeout=5)
+    await socket.disconnect()
+    assert "no longer in this chat" in reply
+    await database_sync_to_async(question.refresh_from_db)()
+    assert question.content == "Bob's private question"
+    kept = Message.objects.filter(thread_id=question.thread_id)
+    assert await database_sync_to_async(kept.count)() == 2
+
+
+async def test_a_follow_up_question_is_added_below_without_redrawing_the_conversation(
+    fake_model, alice, alice_thread
+):
+    socket = await open_socket(alice, alice_thread.pk)
+    await socket.send_json_to({"content": "First question"})
+    await frames_until_final(socket)
+    await socket.send_json_to({"content": "Second question"})
+    started = await socket.receive_from(timeout=5)
+    frames = await frames_until_final(socket)
+    await socket.disconnect()
+
+    assert 'hx-swap-oob="beforeend:#message-list"' in started
+    first_question, first_answer, _, second_answer = await database_sync_to_async(
+        lambda: list(alice_thread.messages.all())
+    )()
+    assert "Second question" in started
+    assert f'id="message-{first_question.pk}"' not in started
+    assert f'id="message-{first_answer.pk}"' not in started
+    assert 'class="message assistant done"' in frames[-1]
+    assert second_answer.content == ANSWER and "Regenerate" in frames[-1]
