@@ -9,6 +9,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
+from PIL import Image
 
 from apps.chat.models import Attachment, attachments_dir
 
@@ -17,6 +18,7 @@ log = logging.getLogger(__name__)
 EXTRACT_TIMEOUT = 60
 EXTRACT_MEMORY_MB = 1024
 MAX_TEXT = 200_000
+MAX_IMAGE_PIXELS = 40_000_000  # a 8000×5000 photo; far beyond what a model looks at
 
 CONTENT_TYPES = {
     "pdf": "application/pdf",
@@ -80,14 +82,34 @@ def accept(user, upload: UploadedFile | None) -> Attachment:
     attachment = Attachment(
         owner=user, filename=name, kind=kind, stored_name=stored, size_bytes=upload.size
     )
-    if kind != Attachment.Kind.IMAGE:
-        try:
+    try:
+        if kind == Attachment.Kind.IMAGE:
+            check_image(folder / stored, name)
+        else:
             attachment.text = extract_text(folder / stored, kind)
-        except AttachmentError:
-            (folder / stored).unlink(missing_ok=True)
-            raise
+    except AttachmentError:
+        (folder / stored).unlink(missing_ok=True)
+        raise
     attachment.save()
     return attachment
+
+
+def check_image(path: Path, name: str) -> None:
+    """Refuse images that are unreadable or would decompress to a huge bitmap (a bomb): the
+    header alone says how many pixels there are, nothing is decoded here."""
+    too_large = AttachmentError(
+        f"{name} has too many pixels; images are limited to "
+        f"{MAX_IMAGE_PIXELS // 1_000_000} megapixels."
+    )
+    try:
+        with Image.open(path) as image:
+            width, height = image.size
+    except Image.DecompressionBombError as error:
+        raise too_large from error
+    except OSError as error:
+        raise AttachmentError(f"{name} is not an image we can read.") from error
+    if width * height > MAX_IMAGE_PIXELS:
+        raise too_large
 
 
 def extract_text(path: Path, kind: str) -> str:

@@ -99,3 +99,41 @@ def test_something_that_is_not_audio_gets_a_400(alice_client):
     )
     assert response.status_code == 400
     assert response.json()["detail"] == "That file is not audio we can read."
+
+
+def png_header(width: int, height: int) -> bytes:
+    """A PNG that claims a size: enough for a decompression bomb's header."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    pixels = zlib.compress(b"\x00" * 64)
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    )
+
+
+def test_a_decompression_bomb_image_is_refused(alice_client, thread):
+    bomb = SimpleUploadedFile("huge.png", png_header(60_000, 60_000))
+    response = alice_client.post(f"/chat/{thread.pk}/attachments/", {"file": bomb})
+    assert response.status_code == 400
+    assert "huge.png has too many pixels" in response.text
+    assert not Attachment.objects.exists()
+
+
+def test_an_image_over_the_pixel_limit_is_refused(alice_client, thread):
+    wide = SimpleUploadedFile("wide.png", png_header(10_000, 5_000))
+    response = alice_client.post(f"/chat/{thread.pk}/attachments/", {"file": wide})
+    assert response.status_code == 400
+    assert "wide.png has too many pixels; images are limited to 40 megapixels." in response.text
+
+
+def test_a_small_image_is_attached_for_the_model(alice_client, thread):
+    photo = SimpleUploadedFile("cell.png", png_header(8, 8))
+    response = alice_client.post(f"/chat/{thread.pk}/attachments/", {"file": photo})
+    assert response.status_code == 200
+    assert Attachment.objects.get().kind == Attachment.Kind.IMAGE
