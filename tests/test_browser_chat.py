@@ -80,3 +80,31 @@ def test_a_follow_up_question_goes_below_the_first_and_only_the_last_answer_can_
     expect(page.get_by_role("button", name="Regenerate")).to_have_count(1)
     assert page.locator(".message").last.get_by_role("button", name="Regenerate").is_visible()
     page.context.close()
+
+
+def test_an_idle_chat_page_keeps_its_socket_through_the_real_channel_layer(browser, chat_app):
+    """The channel layer's blocking receive must outlast Redis's socket timeout: an idle page
+    keeps one socket (no close, no reconnect) and a question after the pause is answered."""
+    page = log_in(browser, chat_app, "alice", "alice-studies-2026")
+    opened, closed = [], []
+
+    def watch(socket):
+        opened.append(socket.url)
+        socket.on("close", lambda _: closed.append(socket.url))
+
+    page.on("websocket", watch)
+    page.goto("/chat/")
+    page.get_by_role("button", name="New chat").first.click()
+    page.wait_for_url("**/chat/*/")
+    thread_socket = page.url.replace("http://", "ws://").replace("/chat/", "/ws/chat/")
+    page.wait_for_timeout(30_000)
+
+    assert opened.count(thread_socket) == 1
+    assert thread_socket not in closed
+    page.get_by_label("Your question").fill("What do mitochondria do?")
+    page.get_by_role("button", name="Send").click()
+    expect(page.locator(".message.assistant.done .answer")).to_contain_text(
+        "Mitochondria make ATP", timeout=15_000
+    )
+    assert opened.count(thread_socket) == 1
+    page.context.close()
