@@ -12,7 +12,7 @@ from ninja import Field, Router, Schema, Status
 from ninja.errors import HttpError
 from ninja.security import HttpBearer
 
-from apps.accounts.forms import MAX_STUDENTS_PER_REQUEST, StudentListForm
+from apps.accounts.forms import MAX_NAME_LENGTH, MAX_STUDENTS_PER_REQUEST, StudentListForm
 from apps.accounts.models import ApiToken, User
 
 router = Router(tags=["accounts"])
@@ -73,8 +73,12 @@ class TokenOut(Schema):
     last_used_at: datetime | None
 
 
+# A name is one line of the classroom page's list: not blank, not too long.
+StudentName = Annotated[str, Field(min_length=1, max_length=MAX_NAME_LENGTH, pattern=r"\S")]
+
+
 class StudentsIn(Schema):
-    usernames: list[str] = Field(..., min_length=1, max_length=MAX_STUDENTS_PER_REQUEST)
+    usernames: list[StudentName] = Field(..., min_length=1, max_length=MAX_STUDENTS_PER_REQUEST)
 
 
 class CredentialOut(Schema):
