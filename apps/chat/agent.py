@@ -19,6 +19,7 @@ from django.utils import timezone
 from apps.chat.models import MEMORY_BUDGET, Message
 from apps.chat.tools import SPECS, Toolbox
 from apps.progress import tracking
+from apps.vault.scope import Scope
 
 log = logging.getLogger(__name__)
 
@@ -61,12 +62,7 @@ def answer(answer_id: int, cancel: threading.Event | None = None) -> Iterator[Ev
     thread = message.thread
     user = thread.owner
     turn = Turn(message)
-    scope = (question.scope if question else None) or {}
-    toolbox = Toolbox(
-        user,
-        category_ids=list(scope.get("category_ids") or []),
-        document_ids=list(scope.get("document_ids") or []),
-    )
+    toolbox = Toolbox(user, Scope(**((question.scope if question else None) or {})))
     memory = thread.memory(question)
     images, attached = attachment_parts(question)
     close_old_connections()  # nothing is held open while the model streams

@@ -13,6 +13,7 @@ from ninja.files import UploadedFile
 from apps.accounts.api import require_teacher
 from apps.vault import imports, index, pipeline
 from apps.vault.models import Category, Document, IngestRun, ScopeError
+from apps.vault.scope import Scope
 from apps.vault.uploads import UploadRefused, store
 
 router = Router(tags=["vault"])
@@ -236,14 +237,9 @@ def search(request: HttpRequest, params: Query[SearchIn]):
     """
     if not params.q.strip():
         raise HttpError(400, "Enter something to search for.")
+    scope = Scope(params.category, params.document)
     try:
-        return index.search(
-            request.auth,
-            params.q,
-            k=params.k,
-            category_ids=params.category,
-            document_ids=params.document,
-        )
+        return index.search(request.auth, params.q, k=params.k, scope=scope)
     except ScopeError as error:
         raise HttpError(404, str(error)) from error
 

@@ -14,7 +14,7 @@ from apps.accounts.views import teacher_required
 from apps.vault import imports, pipeline
 from apps.vault.forms import SearchForm
 from apps.vault.index import search as search_chunks
-from apps.vault.models import Category, Document, IngestRun
+from apps.vault.models import Category, Document, IngestRun, ScopeError
 from apps.vault.tokenize import highlight
 from apps.vault.uploads import UploadRefused, store
 
@@ -186,12 +186,11 @@ def search(request: HttpRequest) -> HttpResponse:
     results = []
     if form.is_valid():
         query = form.cleaned_data["q"]
-        hits = search_chunks(
-            request.user,
-            query,
-            category_ids=[category.pk for category in form.cleaned_data["category"]],
-            document_ids=[document.pk for document in form.cleaned_data["document"]],
-        )
+        try:
+            hits = search_chunks(request.user, query, scope=form.scope)
+        except ScopeError as error:  # deleted since the form checked it
+            form.add_error(None, str(error))
+            hits = []
         results = [{"hit": hit, "parts": highlight(hit.text, query)} for hit in hits]
     template = "vault/search.html#search-results" if request.htmx else "vault/search.html"
     return render(request, template, {"form": form, "results": results})
