@@ -16,6 +16,7 @@ from apps.chat import turns
 from apps.chat.agent import Event
 from apps.chat.models import Message, Thread
 from apps.chat.streaming import Generation, stop
+from apps.llm import gateway
 
 router = Router(tags=["chat"])
 
@@ -160,8 +161,6 @@ def api_line(event: Event) -> dict | None:
 
 @router.post("/transcribe", response=TranscriptOut, url_name="chat_transcribe")
 def transcribe(request: HttpRequest, file: File[UploadedFile]):
-    from apps.llm import gateway
-
     if not gateway.speech_available():
         raise HttpError(503, "Speech-to-text is not available on this server.")
     limit = settings.CHAT_MAX_AUDIO_MB * 1024 * 1024

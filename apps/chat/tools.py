@@ -14,6 +14,7 @@ from datetime import datetime
 from django.utils import timezone
 
 from apps.chat.calculator import CalculatorError, calculate
+from apps.llm import gateway, prompts
 from apps.vault import index
 from apps.vault.models import Chunk, Document, ScopeError
 from apps.vault.scope import WHOLE_VAULT, Scope
@@ -167,8 +168,6 @@ class Toolbox:
         }
 
     def analyze_document(self, filename: str = "") -> object:
-        from apps.llm import gateway, prompts
-
         document = self.document(filename)
         text = document_text(document)
         answer = gateway.complete(
@@ -180,8 +179,6 @@ class Toolbox:
         return {"document": document.filename, "analysis": answer.strip()}
 
     def compare_documents(self, doc_a: str = "", doc_b: str = "", question: str = "") -> object:
-        from apps.llm import gateway, prompts
-
         first, second = self.document(doc_a), self.document(doc_b)
         half = DOCUMENT_CHARS // 2
         answer = gateway.complete(

@@ -5,6 +5,7 @@ the agent then writes."""
 from django.db import transaction
 
 from apps.chat.models import Attachment, Message, Thread
+from apps.chat.streaming import running
 from apps.vault.models import ScopeError
 from apps.vault.scope import MAX_ID, Scope
 
@@ -51,8 +52,6 @@ def clean_question(content) -> str:
 
 
 def check_idle(thread: Thread) -> None:
-    from apps.chat.streaming import running
-
     if thread.pk in running:
         raise AskError("An answer is still being written; stop it or wait for it.")
     thread.settle_interrupted()
