@@ -11,7 +11,7 @@ from ninja.errors import HttpError
 from ninja.files import UploadedFile
 
 from apps.accounts.api import require_teacher
-from apps.vault import imports, index, pipeline
+from apps.vault import imports, index, pipeline, tasks
 from apps.vault.models import Category, Document, IngestRun, ScopeError
 from apps.vault.scope import Scope
 from apps.vault.uploads import UploadRefused, store
@@ -48,7 +48,7 @@ class DocumentOut(Schema):
 class UrlIn(Schema):
     url: str = Field(..., max_length=2000)
     category: int | None = None
-    scope: str = "personal"
+    scope: str | None = None  # not said: uploads.default_scope
 
 
 class IngestIn(Schema):
@@ -120,10 +120,11 @@ def upload_document(
     request: HttpRequest,
     file: File[UploadedFile],
     category: Form[int | None] = None,
-    scope: Form[str] = "personal",
+    scope: Form[str | None] = None,
 ):
     """Store the file (validated) as a new document or a new version of the same filename;
-    start ingestion with POST /ingest."""
+    start ingestion with POST /ingest. Without `scope`, a teacher's file goes to the class and
+    a student's is personal, as on the Knowledge Base page."""
     chosen = category_or_404(category)
     try:
         stored = store(request.auth, file.name, file.chunks(), scope=scope, category=chosen)
@@ -152,7 +153,7 @@ def reingest_document(request: HttpRequest, document_id: int):
     if not Document.objects.editable_by(request.auth).filter(pk=document.pk).exists():
         raise HttpError(403, "Only teachers change class documents.")
     pipeline.reset_for_reingest(document)
-    run = pipeline.start_run(request.auth, [document.pk])
+    run = tasks.start_run(request.auth, [document.pk])
     return Status(202, {"run_id": run.pk})
 
 
@@ -167,7 +168,7 @@ def import_url(request: HttpRequest, payload: UrlIn):
         raise HttpError(422, str(error)) from None
     if stored.outcome == "unchanged":
         return Status(200, stored.document)
-    pipeline.start_run(request.auth, [stored.document.pk])
+    tasks.start_run(request.auth, [stored.document.pk])
     return Status(201, stored.document)
 
 
@@ -178,7 +179,7 @@ def start_ingestion(request: HttpRequest, payload: IngestIn | None = None):
         editable = Document.objects.editable_by(request.auth).filter(pk__in=ids)
         if editable.count() != len(set(ids)):
             raise HttpError(404, "Some of those documents do not exist or are not yours.")
-    run = pipeline.start_run(request.auth, ids)
+    run = tasks.start_run(request.auth, ids)
     return Status(202, {"run_id": run.pk})
 
 

@@ -33,6 +33,13 @@ def clean_label(name: str) -> str:
     return name[-255:]
 
 
+def default_scope(owner) -> str:
+    """Where an upload goes when the uploader does not say, through the page and the API
+    alike: a teacher's to the class (what teachers upload for), anyone else's to themselves
+    (the only place a student may upload to)."""
+    return Document.Scope.CLASS if owner.is_staff else Document.Scope.PERSONAL
+
+
 def max_bytes() -> int:
     return settings.MAX_UPLOAD_MB * 1024 * 1024
 
@@ -42,10 +49,11 @@ def store(
     filename: str,
     blocks: Iterable[bytes],
     *,
-    scope: str = Document.Scope.PERSONAL,
+    scope: str | None = None,
     category: Category | None = None,
     source_url: str = "",
 ) -> Stored:
+    scope = scope or default_scope(owner)
     label = clean_label(filename)
     fmt = format_for(label)
     if not label or fmt is None:
