@@ -121,17 +121,14 @@ def ask(request: HttpRequest, session_id: int, payload: AskIn | None = None):
     """Streams NDJSON lines {"type": thinking|metadata|text|memory|error, "data": ...}."""
     thread = own_thread(request, session_id)
     payload = payload or AskIn()
-    try:
-        answer = turns.ask(
-            request.auth,
-            thread,
-            payload.content,
-            payload.category_ids,
-            payload.document_ids,
-            payload.attachments,
-        )
-    except turns.AskError as error:
-        raise HttpError(400, str(error)) from error
+    answer = turns.ask(
+        request.auth,
+        thread,
+        payload.content,
+        payload.category_ids,
+        payload.document_ids,
+        payload.attachments,
+    )
     return StreamingHttpResponse(ndjson(thread.pk, answer.pk), content_type="application/x-ndjson")
 
 

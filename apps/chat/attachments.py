@@ -11,6 +11,7 @@ from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 from PIL import Image
 
+from apps.chat.errors import AttachmentError
 from apps.chat.models import Attachment, attachments_dir
 from apps.vault import extract, tasks, uploads
 from apps.vault.models import Document
@@ -32,10 +33,6 @@ IMAGE_SIGNATURES = {
     b"GIF87a": "image/gif",
     b"GIF89a": "image/gif",
 }
-
-
-class AttachmentError(ValueError):
-    pass
 
 
 def image_type(path: Path) -> str:

@@ -16,7 +16,8 @@ from django.utils import timezone
 from apps.chat.calculator import CalculatorError, calculate
 from apps.llm import gateway, prompts
 from apps.vault import index
-from apps.vault.models import Chunk, Document, ScopeError
+from apps.vault.errors import ScopeError
+from apps.vault.models import Chunk, Document
 from apps.vault.scope import WHOLE_VAULT, Scope
 
 log = logging.getLogger(__name__)

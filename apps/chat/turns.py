@@ -4,17 +4,14 @@ the agent then writes."""
 
 from django.db import transaction
 
+from apps.chat.errors import AskError
 from apps.chat.models import Attachment, Message, Thread
 from apps.chat.streaming import running
-from apps.vault.models import ScopeError
+from apps.vault.errors import ScopeError
 from apps.vault.scope import MAX_ID, Scope
 
 MAX_QUESTION = 8_000
 MAX_ATTACHMENTS = 5
-
-
-class AskError(ValueError):
-    """Bad input; the message is shown to the person as it is."""
 
 
 def ids(value) -> list[int]:

@@ -48,7 +48,8 @@ from pydantic import BaseModel, ValidationError
 
 from apps.llm import gateway, jsonparse, prompts
 from apps.vault import index
-from apps.vault.models import Chunk, ScopeError
+from apps.vault.errors import ScopeError
+from apps.vault.models import Chunk
 from apps.vault.scope import WHOLE_VAULT, Scope  # the scope every generator takes
 
 log = logging.getLogger(__name__)

@@ -1,5 +1,6 @@
 """The vault's REST routes: categories, documents (upload, URL import, delete, re-ingest),
-ingestion runs and hybrid search. Mounted at /api/v1/vault/."""
+ingestion runs and hybrid search. Mounted at /api/v1/vault/. What the vault refuses
+(errors.VaultError) is answered with its status by the site's one handler."""
 
 from datetime import datetime
 
@@ -12,9 +13,9 @@ from ninja.files import UploadedFile
 
 from apps.accounts.api import require_teacher
 from apps.vault import imports, index, pipeline, tasks
-from apps.vault.models import Category, Document, IngestRun, ScopeError
+from apps.vault.models import Category, Document, IngestRun
 from apps.vault.scope import Scope
-from apps.vault.uploads import UploadRefused, store
+from apps.vault.uploads import store
 
 router = Router(tags=["vault"])
 
@@ -126,10 +127,7 @@ def upload_document(
     start ingestion with POST /ingest. Without `scope`, a teacher's file goes to the class and
     a student's is personal, as on the Knowledge Base page."""
     chosen = category_or_404(category)
-    try:
-        stored = store(request.auth, file.name, file.chunks(), scope=scope, category=chosen)
-    except UploadRefused as error:
-        raise HttpError(422, str(error)) from None
+    stored = store(request.auth, file.name, file.chunks(), scope=scope, category=chosen)
     return Status(200 if stored.outcome == "unchanged" else 201, stored.document)
 
 
@@ -162,10 +160,7 @@ def import_url(request: HttpRequest, payload: UrlIn):
     """Fetch a public web page (behind the SSRF guard), keep it as an HTML document and start
     its ingestion."""
     chosen = category_or_404(payload.category)
-    try:
-        stored = imports.import_url(request.auth, payload.url, scope=payload.scope, category=chosen)
-    except (imports.FetchError, UploadRefused) as error:
-        raise HttpError(422, str(error)) from None
+    stored = imports.import_url(request.auth, payload.url, scope=payload.scope, category=chosen)
     if stored.outcome == "unchanged":
         return Status(200, stored.document)
     tasks.start_run(request.auth, [stored.document.pk])
@@ -239,10 +234,7 @@ def search(request: HttpRequest, params: Query[SearchIn]):
     if not params.q.strip():
         raise HttpError(400, "Enter something to search for.")
     scope = Scope(params.category, params.document)
-    try:
-        return index.search(request.auth, params.q, k=params.k, scope=scope)
-    except ScopeError as error:
-        raise HttpError(404, str(error)) from error
+    return index.search(request.auth, params.q, k=params.k, scope=scope)
 
 
 # --- End of search -----------------------------------------------------------------------------

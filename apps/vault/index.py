@@ -30,8 +30,8 @@ from django.db import transaction
 from scipy import sparse
 
 from apps.llm import gateway
+from apps.vault.errors import ScopeError as ScopeError  # search raises it; callers catch it here
 from apps.vault.models import Chunk, IndexState
-from apps.vault.models import ScopeError as ScopeError  # search raises it; callers catch it here
 from apps.vault.scope import WHOLE_VAULT, Scope
 from apps.vault.tokenize import can_expand, query_terms, tokenize
 

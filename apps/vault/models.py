@@ -26,10 +26,6 @@ class Category(models.Model):
         return self.name
 
 
-class ScopeError(LookupError):
-    """A category or document in a search scope does not exist for the asker."""
-
-
 class DocumentQuerySet(models.QuerySet):
     def visible_to(self, user) -> "DocumentQuerySet":
         """Class documents, plus the asker's own personal ones; never another's."""

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from django.db.models import Q
 
-from apps.vault.models import Category, Document, DocumentQuerySet, ScopeError
+from apps.vault.errors import ScopeError
+from apps.vault.models import Category, Document, DocumentQuerySet
 
 MAX_ID = 2**63 - 1  # the database's largest key; a bigger number names nothing
 

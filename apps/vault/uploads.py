@@ -11,13 +11,10 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import transaction
 
+from apps.vault.errors import UploadRefused
 from apps.vault.extract import EXTENSIONS, format_for, looks_like
 from apps.vault.models import Category, Document, upload_dir
 from apps.vault.pipeline import on_chunks_changed
-
-
-class UploadRefused(Exception):
-    """The message says what was wrong, for the person who uploaded."""
 
 
 @dataclass

@@ -12,11 +12,12 @@ from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.views import teacher_required
 from apps.vault import imports, pipeline, tasks
+from apps.vault.errors import ScopeError, VaultError
 from apps.vault.forms import SearchForm
 from apps.vault.index import search as search_chunks
-from apps.vault.models import Category, Document, IngestRun, ScopeError
+from apps.vault.models import Category, Document, IngestRun
 from apps.vault.tokenize import highlight
-from apps.vault.uploads import UploadRefused, store
+from apps.vault.uploads import store
 
 
 def page_context(request: HttpRequest, **extra) -> dict:
@@ -77,7 +78,7 @@ def upload(request: HttpRequest) -> HttpResponse:
             stored = store(
                 request.user, uploaded.name, uploaded.chunks(), scope=scope, category=category
             )
-        except UploadRefused as error:
+        except VaultError as error:
             errors.append(str(error))
             continue
         if stored.outcome == "unchanged":
@@ -106,8 +107,8 @@ def import_url(request: HttpRequest) -> HttpResponse:
         stored = imports.import_url(
             request.user, request.POST.get("url", ""), scope=scope, category=category
         )
-    except (imports.FetchError, UploadRefused) as error:
-        return respond(request, errors=[str(error)], status=422)
+    except VaultError as error:
+        return respond(request, errors=[str(error)], status=error.status)
     if stored.outcome == "unchanged":
         return respond(request, notices=[f"{stored.document.filename} is unchanged."])
     run = tasks.start_run(request.user, [stored.document.pk])

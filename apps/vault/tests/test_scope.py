@@ -2,7 +2,8 @@
 
 import pytest
 
-from apps.vault.models import Document, ScopeError
+from apps.vault.errors import ScopeError
+from apps.vault.models import Document
 from apps.vault.scope import WHOLE_VAULT, Scope
 from conftest import make_category, make_document
 
