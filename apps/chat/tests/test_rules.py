@@ -152,5 +152,5 @@ def test_an_id_too_large_for_the_database_gets_a_400_not_a_500(alice, alice_clie
         content_type="application/json",
     )
     assert response.status_code == 400
-    assert "does not exist" in response.json()["detail"]
+    assert response.json()["detail"] == f"No such document: {10**25}."
     assert not thread.messages.exists()
