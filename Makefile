@@ -17,9 +17,10 @@ export HOST PORT HTTPS_PORT REDIS_URL DATA_DIR REDIS_PORT
 
 # Debian packages the app uses: Redis (jobs), Tesseract (OCR), Chromium (browser tests),
 # espeak-ng (speech fixtures for the tests), a C++ toolchain (the one-time llama-cpp-python
-# build), DejaVu Sans (Unicode in PDF exports) and Cairo (mindmap PNG/PDF export).
+# build), DejaVu Sans (Unicode in PDF exports), Cairo (mindmap PNG/PDF export) and faketime
+# (CI runs the clock-sensitive tests at fixed instants).
 APT_PACKAGES := redis-server tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng chromium espeak-ng \
-  build-essential cmake fonts-dejavu-core libcairo2
+  build-essential cmake fonts-dejavu-core libcairo2 faketime
 
 .PHONY: setup system-packages run worker web test bench lint format lock clean
 

@@ -2,8 +2,10 @@
 small factories, and the isolation check every feature adds its URLs to."""
 
 from collections.abc import Iterable
+from datetime import UTC, datetime
 
 import pytest
+import time_machine
 from django.test import Client
 
 from apps.accounts.models import User
@@ -21,6 +23,18 @@ def _isolated_environment(settings, tmp_path):
     settings.DATA_DIR = tmp_path / "data"
     settings.DATA_DIR.mkdir()
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+
+# An ordinary Wednesday at noon UTC: no hour badge (night owl, early bird), no midnight and no
+# DST change near it in any zone the tests use.
+MIDDAY = datetime(2026, 4, 15, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def midday():
+    """Pins the clock at MIDDAY (frozen) for a test whose outcome depends on the hour or day."""
+    with time_machine.travel(MIDDAY, tick=False) as traveller:
+        yield traveller
 
 
 def make_user(username: str, *, teacher: bool = False) -> User:

@@ -11,11 +11,13 @@ from ninja.security import django_auth
 from apps.accounts.api import BearerToken, ErrorOut
 from apps.accounts.api import router as accounts_router
 from apps.chat.api import router as chat_router
+from apps.chat.errors import ChatError
 from apps.llm import gateway
 from apps.llm.api import router as llm_router
 from apps.progress.api import router as progress_router
 from apps.study.api import router as study_router
 from apps.vault.api import router as vault_router
+from apps.vault.errors import VaultError
 from cognivault_site import health
 
 
@@ -93,6 +95,15 @@ def http_error(request: HttpRequest, error: HttpError) -> HttpResponse:
     cause = error.__cause__
     detail = str(cause) if isinstance(cause, BodyNotAnObject) else str(error)
     return api.create_response(request, {"detail": detail}, status=error.status_code)
+
+
+def app_error(request: HttpRequest, error: ChatError | VaultError) -> HttpResponse:
+    """What an app refuses, with the status its error class names, as {"detail": ...}."""
+    return api.create_response(request, {"detail": str(error)}, status=error.status)
+
+
+for app_errors in (ChatError, VaultError):
+    api.add_exception_handler(app_errors, app_error)
 
 
 class CheckOut(Schema):

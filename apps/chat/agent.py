@@ -18,7 +18,9 @@ from django.utils import timezone
 
 from apps.chat.models import MEMORY_BUDGET, Message
 from apps.chat.tools import SPECS, Toolbox
+from apps.llm import gateway, prompts
 from apps.progress import tracking
+from apps.vault.scope import Scope
 
 log = logging.getLogger(__name__)
 
@@ -53,20 +55,13 @@ class Turn:
 
 def answer(answer_id: int, cancel: threading.Event | None = None) -> Iterator[Event]:
     """Write the answer `answer_id` (an assistant message in status streaming)."""
-    from apps.llm import gateway
-
     cancel = cancel or threading.Event()
     message = Message.objects.select_related("thread__owner").get(pk=answer_id)
     question = message.question()
     thread = message.thread
     user = thread.owner
     turn = Turn(message)
-    scope = (question.scope if question else None) or {}
-    toolbox = Toolbox(
-        user,
-        category_ids=list(scope.get("category_ids") or []),
-        document_ids=list(scope.get("document_ids") or []),
-    )
+    toolbox = Toolbox(user, Scope(**((question.scope if question else None) or {})))
     memory = thread.memory(question)
     images, attached = attachment_parts(question)
     close_old_connections()  # nothing is held open while the model streams
@@ -128,8 +123,6 @@ def answer(answer_id: int, cancel: threading.Event | None = None) -> Iterator[Ev
 
 def think(turn: Turn, history: list, user_message: dict, scope_text: str, cancel) -> Iterator:
     """Phase 1: reasoning tokens only. Any failure is logged and the agent answers anyway."""
-    from apps.llm import gateway, prompts
-
     messages = [
         {"role": "system", "content": prompts.render("chat_thinking", scope=scope_text)},
         *history,
@@ -167,8 +160,6 @@ def run_agent(
 
     `search_first` is a query whose search results go in before the model's first word.
     """
-    from apps.llm import gateway, prompts
-
     system = prompts.render(
         "chat_system", scope=scope_text, now=timezone.localtime().strftime("%A %d %B %Y, %H:%M")
     )
@@ -241,18 +232,15 @@ def save(turn: Turn, toolbox: Toolbox, status: str, error: str) -> None:
 
 
 def record_progress(user, question: Message | None) -> None:
-    """Progress tracking must never cost the chat anything."""
-    try:
-        scope = (question.scope if question else None) or {}
-        tracking.record_message(
-            user,
-            scope_used=bool(scope.get("category_ids") or scope.get("document_ids")),
-            attachments=question.attachments.count() if question else 0,
-        )
-    except Exception:
-        log.exception("progress tracking failed")
-    finally:
-        close_old_connections()
+    """The message for the study clock and badges; tracking logs its own failures and never
+    raises, so the answer is never lost to it."""
+    scope = Scope(**((question.scope if question else None) or {}))
+    tracking.record_message(
+        user,
+        scope_used=not scope.is_whole_vault,
+        attachments=question.attachments.count() if question else 0,
+    )
+    close_old_connections()
 
 
 def describe_scope(question: Message | None) -> str:

@@ -17,6 +17,7 @@ from apps.chat import turns
 from apps.chat.agent import Event
 from apps.chat.models import Message, Thread
 from apps.chat.streaming import Generation, stop
+from apps.llm import gateway
 
 router = Router(tags=["chat"])
 
@@ -123,17 +124,14 @@ def delete_session(request: HttpRequest, session_id: Id):
 def ask(request: HttpRequest, session_id: Id, payload: AskIn):
     """Streams NDJSON lines {"type": thinking|metadata|text|memory|error, "data": ...}."""
     thread = own_thread(request, session_id)
-    try:
-        answer = turns.ask(
-            request.auth,
-            thread,
-            payload.content,
-            payload.category_ids,
-            payload.document_ids,
-            payload.attachments,
-        )
-    except turns.AskError as error:
-        raise HttpError(400, str(error)) from error
+    answer = turns.ask(
+        request.auth,
+        thread,
+        payload.content,
+        payload.category_ids,
+        payload.document_ids,
+        payload.attachments,
+    )
     return StreamingHttpResponse(ndjson(thread.pk, answer.pk), content_type="application/x-ndjson")
 
 
@@ -167,8 +165,6 @@ def api_line(event: Event) -> dict | None:
     url_name="chat_transcribe",
 )
 def transcribe(request: HttpRequest, file: File[UploadedFile]):
-    from apps.llm import gateway
-
     if not gateway.speech_available():
         raise HttpError(503, "Speech-to-text is not available on this server.")
     limit = settings.CHAT_MAX_AUDIO_MB * 1024 * 1024

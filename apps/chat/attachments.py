@@ -11,7 +11,10 @@ from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 from PIL import Image
 
+from apps.chat.errors import AttachmentError
 from apps.chat.models import Attachment, attachments_dir
+from apps.vault import extract, tasks, uploads
+from apps.vault.models import Document
 
 log = logging.getLogger(__name__)
 
@@ -30,10 +33,6 @@ IMAGE_SIGNATURES = {
     b"GIF87a": "image/gif",
     b"GIF89a": "image/gif",
 }
-
-
-class AttachmentError(ValueError):
-    pass
 
 
 def image_type(path: Path) -> str:
@@ -114,8 +113,6 @@ def check_image(path: Path, name: str) -> None:
 
 def extract_text(path: Path, kind: str) -> str:
     """The vault's extractors, in a child process with time and memory limits (bombs)."""
-    from apps.vault import extract
-
     try:
         result = extract.run_isolated(
             path, kind, timeout=EXTRACT_TIMEOUT, memory_mb=EXTRACT_MEMORY_MB
@@ -134,8 +131,6 @@ def extract_text(path: Path, kind: str) -> str:
 
 def save_to_vault(attachment: Attachment):
     """A personal vault document from the attachment, ingested like any upload."""
-    from apps.vault import pipeline, uploads
-
     if attachment.saved_document_id:
         raise AttachmentError(f"{attachment.filename} is already in your vault.")
     if attachment.kind == Attachment.Kind.IMAGE:
@@ -143,11 +138,13 @@ def save_to_vault(attachment: Attachment):
     with attachment.path.open("rb") as handle:
         blocks = iter(lambda: handle.read(1 << 20), b"")
         try:
-            stored = uploads.store(attachment.owner, attachment.filename, blocks)
+            stored = uploads.store(
+                attachment.owner, attachment.filename, blocks, scope=Document.Scope.PERSONAL
+            )
         except uploads.UploadRefused as error:
             raise AttachmentError(str(error)) from error
     if stored.outcome != "unchanged":
-        pipeline.start_run(attachment.owner, [stored.document.pk])
+        tasks.start_run(attachment.owner, [stored.document.pk])
     attachment.saved_document = stored.document
     attachment.save(update_fields=["saved_document"])
     return stored.document

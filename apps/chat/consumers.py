@@ -6,6 +6,7 @@ after a drop, sees the answer that is being written; the answer itself is writte
 """
 
 import asyncio
+import json
 import logging
 import time
 
@@ -15,6 +16,7 @@ from django.conf import settings
 from django.template.loader import render_to_string
 
 from apps.chat import turns
+from apps.chat.conversation import conversation_context
 from apps.chat.models import Thread
 from apps.chat.streaming import Generation, running, stop
 
@@ -68,7 +70,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         # Not JSON, or a binary frame: answered like any other unusable message, not a crash.
         try:
             content = await self.decode_json(text_data or "")
-        except ValueError:
+        except json.JSONDecodeError:
             content = None
         await self.receive_json(content)
 
@@ -131,8 +133,6 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 def render_conversation(
     thread_id: int, generation: Generation | None, message_id: int | None = None, parts=END_PARTS
 ) -> str:
-    from apps.chat.views import conversation_context
-
     thread = Thread.objects.get(pk=thread_id)
     context = conversation_context(thread, live=generation)
     conversation = context["conversation"]

@@ -14,7 +14,11 @@ from datetime import datetime
 from django.utils import timezone
 
 from apps.chat.calculator import CalculatorError, calculate
+from apps.llm import gateway, prompts
+from apps.vault import index
+from apps.vault.errors import ScopeError
 from apps.vault.models import Chunk, Document
+from apps.vault.scope import WHOLE_VAULT, Scope
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +72,10 @@ SPECS = [
     ),
     _spec("current_time", "The current date and time of the server."),
 ]
+# Each tool's argument names, checked before it runs.
+PARAMETERS = {
+    spec["function"]["name"]: set(spec["function"]["parameters"]["properties"]) for spec in SPECS
+}
 
 
 @dataclass
@@ -78,8 +86,7 @@ class Toolbox:
     """
 
     user: object
-    category_ids: list[int] = field(default_factory=list)
-    document_ids: list[int] = field(default_factory=list)
+    scope: Scope = WHOLE_VAULT
     citations: list[dict] = field(default_factory=list)
 
     def run(self, name: str, arguments: dict) -> str:
@@ -94,30 +101,24 @@ class Toolbox:
         if tool is None:
             return _json({"error": f"there is no tool named {name!r}"})
         arguments = {key: str(value) for key, value in (arguments or {}).items()}
+        unknown = set(arguments) - PARAMETERS[name]
+        if unknown:
+            takes = ", ".join(sorted(PARAMETERS[name])) or "no arguments"
+            return _json({"error": f"{name} takes {takes}; it has no {', '.join(sorted(unknown))}"})
         try:
             return _json(tool(**arguments))
-        except TypeError:
-            return _json({"error": f"wrong arguments for {name}: {sorted(arguments)}"})
         except ToolError as error:
             return _json({"error": str(error)})
 
     # --- The tools ----------------------------------------------------------------------
 
     def search_knowledge_base(self, query: str = "") -> object:
-        from apps.vault import index
-
         query = query.strip()
         if not query:
             raise ToolError("give a search query")
         try:
-            hits = index.search(
-                self.user,
-                query,
-                k=SEARCH_TOP_K,
-                category_ids=tuple(self.category_ids),
-                document_ids=tuple(self.document_ids),
-            )
-        except index.ScopeError as error:
+            hits = index.search(self.user, query, k=SEARCH_TOP_K, scope=self.scope)
+        except ScopeError as error:
             raise ToolError(f"the search scope is not valid: {error}") from error
         results = []
         for hit in hits:
@@ -168,8 +169,6 @@ class Toolbox:
         }
 
     def analyze_document(self, filename: str = "") -> object:
-        from apps.llm import gateway, prompts
-
         document = self.document(filename)
         text = document_text(document)
         answer = gateway.complete(
@@ -181,8 +180,6 @@ class Toolbox:
         return {"document": document.filename, "analysis": answer.strip()}
 
     def compare_documents(self, doc_a: str = "", doc_b: str = "", question: str = "") -> object:
-        from apps.llm import gateway, prompts
-
         first, second = self.document(doc_a), self.document(doc_b)
         half = DOCUMENT_CHARS // 2
         answer = gateway.complete(
@@ -211,12 +208,10 @@ class Toolbox:
     # --- Helpers --------------------------------------------------------------------------
 
     def documents(self):
-        documents = Document.objects.visible_to(self.user)
-        if self.category_ids:
-            documents = documents.filter(category_id__in=self.category_ids)
-        if self.document_ids:
-            documents = documents.filter(pk__in=self.document_ids)
-        return documents
+        try:
+            return self.scope.documents(self.user)
+        except ScopeError as error:  # a document deleted since the question was asked
+            raise ToolError(f"the search scope is not valid: {error}") from error
 
     def document(self, filename: str) -> Document:
         name = filename.strip()

@@ -1,6 +1,5 @@
 """The Chat section: threads in a sidebar, the conversation, the composer, attachments."""
 
-import logging
 from urllib.parse import urlencode
 
 from django.contrib import messages as flash
@@ -11,63 +10,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.chat import attachments, streaming
+from apps.chat.conversation import STARTERS, conversation_context
 from apps.chat.forms import RenameForm
 from apps.chat.models import Attachment, Message, Thread
-from apps.chat.turns import MAX_ATTACHMENTS
-from apps.vault.models import Category, Document
-
-log = logging.getLogger(__name__)
-
-STARTERS = [
-    "Summarise the key points of my documents.",
-    "Which topics do my documents cover?",
-    "Quiz me with three questions on my notes.",
-    "Explain the hardest concept in my notes simply.",
-]
-
-
-def backend_info():
-    try:
-        from apps.llm import gateway
-
-        return gateway.current_backend()
-    except Exception:  # the page must render even when no model is reachable
-        log.exception("could not tell which model answers")
-        return None
-
-
-def speech_available() -> bool:
-    try:
-        from apps.llm import gateway
-
-        return gateway.speech_available()
-    except Exception:
-        return False
-
-
-def conversation_context(thread: Thread, live=None) -> dict:
-    """Everything the thread's partials need; `live` is the answer being written, if any."""
-    user = thread.owner
-    messages = list(thread.messages.prefetch_related("attachments"))
-    for message in messages:
-        message.live = live is not None and message.pk == live.answer_id
-        if message.live:
-            message.content = "".join(live.text)
-            message.thinking = "".join(live.thinking)
-            message.citations = live.sources
-    return {
-        "thread": thread,
-        "threads": Thread.objects.visible_to(user),
-        # Not "messages": that name belongs to django.contrib.messages in base.html.
-        "conversation": messages,
-        "streaming": live is not None,
-        "memory": thread.memory(),
-        "categories": Category.objects.all(),
-        "documents": Document.objects.visible_to(user).order_by("filename"),
-        "starters": STARTERS,
-        "speech": speech_available,  # called only by the partials that show the microphone
-        "max_attachments": MAX_ATTACHMENTS,
-    }
+from apps.llm import gateway
+from apps.vault.models import Document
 
 
 @require_GET
@@ -104,7 +51,7 @@ def thread_page(request: HttpRequest, thread_id: int) -> HttpResponse:
     thread.settle_interrupted()
     context = conversation_context(thread, live=live)
     context["draft"] = request.GET.get("q", "")[:500]
-    context["backend"] = backend_info()  # the page head only, never in a pushed partial
+    context["backend"] = gateway.current_backend()  # the page head only, never pushed
     return render(request, "chat/thread.html", context)
 
 

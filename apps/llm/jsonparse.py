@@ -30,16 +30,21 @@ def extract_json(text: str) -> dict | list | None:
     """The JSON object or array in `text`, or None.
 
     Fenced blocks are tried first; otherwise the longest object/array that decodes at any
-    `{` or `[` wins, so a stray "[1]" in the prose does not shadow the real answer.
+    `{` or `[` wins, so a stray "[1]" in the prose does not shadow the real answer. The same
+    search runs on the text with trailing commas removed, and the larger value wins.
     """
     if not isinstance(text, str):
         return None
     text = text[:MAX_TEXT]
-    for candidate in (text, _strip_trailing_commas(text)):
-        found = _find(candidate)
-        if found is not None:
-            return found
-    return None
+    candidates = (_find(text), _find(_strip_trailing_commas(text)))
+    found = [value for value in candidates if value is not None]
+    # A trailing comma breaks the outer value and leaves only an inner one readable as it
+    # is; the repaired text's value wins when it holds more (on a tie, the text as it is).
+    return max(found, key=_size, default=None)
+
+
+def _size(value: dict | list) -> int:
+    return len(json.dumps(value, ensure_ascii=False))
 
 
 def _find(text: str) -> dict | list | None:

@@ -18,6 +18,7 @@ class SummaryOut(Schema):
     time_zone: str
     total_seconds: int
     sessions: int
+    messages: int
     current_streak: int
     longest_streak: int
     badges_earned: int
@@ -107,6 +108,7 @@ def summary(request: HttpRequest):
         "time_zone": activity.zone.key,
         "total_seconds": activity.total_seconds,
         "sessions": len(activity.sessions),
+        "messages": len(activity.messages),
         "current_streak": activity.current_streak,
         "longest_streak": activity.longest_streak,
         "badges_earned": sum(1 for b in badges if b.earned),

@@ -48,7 +48,9 @@ from pydantic import BaseModel, ValidationError
 
 from apps.llm import gateway, jsonparse, prompts
 from apps.vault import index
-from apps.vault.models import Chunk, Document
+from apps.vault.errors import ScopeError
+from apps.vault.models import Chunk
+from apps.vault.scope import WHOLE_VAULT, Scope  # the scope every generator takes
 
 log = logging.getLogger(__name__)
 
@@ -77,33 +79,6 @@ class ModelDown(GenerationError):
 
 class NothingValid(GenerationError):
     pass
-
-
-@dataclass(frozen=True)
-class Scope:
-    """Categories and/or documents to draw from; both empty means the whole visible vault."""
-
-    category_ids: Sequence[int] = ()
-    document_ids: Sequence[int] = ()
-
-    def as_dict(self) -> dict[str, list[int]]:
-        return {"category_ids": list(self.category_ids), "document_ids": list(self.document_ids)}
-
-    @property
-    def is_whole_vault(self) -> bool:
-        return not self.category_ids and not self.document_ids
-
-    def documents(self, user):
-        """The documents this scope covers for `user`: only ones they may see."""
-        documents = Document.objects.visible_to(user)
-        if self.category_ids:
-            documents = documents.filter(category_id__in=list(self.category_ids))
-        if self.document_ids:
-            documents = documents.filter(pk__in=list(self.document_ids))
-        return documents
-
-
-WHOLE_VAULT = Scope()
 
 
 @dataclass(frozen=True)
@@ -163,9 +138,15 @@ def retrieve(
     cannot crowd out the others. When search finds too few, chunks spaced evenly through
     each document fill the rest.
     """
+    try:
+        documents = scope.documents(user)
+    except ScopeError as error:
+        raise EmptyScope(
+            f"{error} The chosen scope has no documents you can use; pick others."
+        ) from error
     chunks = live_chunks(user, scope)
     if not chunks.exists():
-        if not scope.documents(user).exists():
+        if not documents.exists():
             raise EmptyScope(
                 "There are no documents to build this from. Add documents to your Knowledge "
                 "Base first."
@@ -189,13 +170,7 @@ def retrieve(
 
 def _search(user, scope: Scope, query: str, limit: int) -> list[Source]:
     try:
-        hits = index.search(
-            user,
-            query,
-            k=limit * 3,
-            category_ids=tuple(scope.category_ids),
-            document_ids=tuple(scope.document_ids),
-        )
+        hits = index.search(user, query, k=limit * 3, scope=scope)
     except (gateway.ModelUnavailable, gateway.ModelError) as error:
         # The even spread below still gives the model material; the chat call will say
         # clearly if the model is really down.

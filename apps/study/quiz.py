@@ -9,7 +9,6 @@ from pydantic import BaseModel, StrictInt, ValidationInfo, field_validator, mode
 
 from apps.study import generator, pdf
 from apps.study.models import Difficulty, Question, Quiz, Workshop
-from apps.vault.models import Category, Document
 
 TYPES = ("mcq", "true_false")
 OPTION_COUNT = {"mcq": 4, "true_false": 2}
@@ -65,14 +64,8 @@ def same_question(item: QuestionItem) -> str:
 
 
 def scope_title(user, scope: generator.Scope) -> str:
-    names = list(
-        Category.objects.filter(pk__in=list(scope.category_ids)).values_list("name", flat=True)
-    )
-    names += list(
-        Document.objects.visible_to(user)
-        .filter(pk__in=list(scope.document_ids))
-        .values_list("filename", flat=True)
-    )
+    names = [category.name for category in scope.categories()]
+    names += [document.filename for document in scope.chosen_documents(user)]
     if not names:
         return "your vault"
     title = ", ".join(names[:3])

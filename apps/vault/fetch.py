@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import quote, urljoin, urlsplit
 
+from apps.vault.errors import FetchError
+
 MAX_BYTES = 10 * 1024 * 1024
 TIMEOUT_SECONDS = 10.0
 MAX_REDIRECTS = 5
@@ -28,10 +30,6 @@ REFUSED_NAMES = ("localhost", "localhost.localdomain", "ip6-localhost", "ip6-loo
 
 Resolver = Callable[[str, int], list[str]]
 Connector = Callable[[str, int, float], socket.socket]
-
-
-class FetchError(Exception):
-    """The URL was refused or could not be fetched; the message is for the person importing."""
 
 
 @dataclass

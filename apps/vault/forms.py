@@ -3,6 +3,7 @@
 from django import forms
 
 from apps.vault.models import Category, Document
+from apps.vault.scope import Scope
 
 # --- Search (retrieval) ----------------------------------------------------------------------
 
@@ -22,4 +23,11 @@ class SearchForm(forms.Form):
             Document.objects.visible_to(user)
             .filter(status=Document.Status.DONE)
             .order_by("filename")
+        )
+
+    @property
+    def scope(self) -> Scope:
+        return Scope(
+            [category.pk for category in self.cleaned_data["category"]],
+            [document.pk for document in self.cleaned_data["document"]],
         )

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 from apps.llm import egress
 from apps.vault import fetch
 from apps.vault.fetch import FetchError
-from apps.vault.models import Category, Document
+from apps.vault.models import Category
 from apps.vault.uploads import Stored, store
 
 __all__ = ["FetchError", "import_url", "label_for"]
@@ -25,7 +25,7 @@ def label_for(url: str) -> str:
 
 
 def import_url(
-    owner, url: str, *, scope: str = Document.Scope.PERSONAL, category: Category | None = None
+    owner, url: str, *, scope: str | None = None, category: Category | None = None
 ) -> Stored:
     url = url.strip()
     with egress.user_requested(url):  # the privacy audit shows it as asked for, not flagged

@@ -30,8 +30,9 @@ from django.db import transaction
 from scipy import sparse
 
 from apps.llm import gateway
-from apps.vault.models import Chunk, Document, IndexState
-from apps.vault.models import ScopeError as ScopeError  # search raises it; callers catch it here
+from apps.vault.errors import ScopeError as ScopeError  # search raises it; callers catch it here
+from apps.vault.models import Chunk, IndexState
+from apps.vault.scope import WHOLE_VAULT, Scope
 from apps.vault.tokenize import can_expand, query_terms, tokenize
 
 logger = logging.getLogger(__name__)
@@ -569,19 +570,14 @@ def search(
     query: str,
     *,
     k: int = 7,
-    category_ids: Iterable[int] = (),
-    document_ids: Iterable[int] = (),
+    scope: Scope = WHOLE_VAULT,
 ) -> list[Hit]:
-    """The k best chunks for the query among the documents the user may see, in scope."""
+    """The k best chunks for the query among the documents the user may see, in scope.
+    Raises ScopeError for a scope naming what the user cannot see."""
     query = query.strip()
     if not query:
         return []
-    allowed = np.fromiter(
-        Document.objects.searchable_by(user, category_ids, document_ids).values_list(
-            "id", flat=True
-        ),
-        np.int64,
-    )
+    allowed = np.fromiter(scope.searchable(user).values_list("id", flat=True), np.int64)
     if not len(allowed):
         return []
     snapshot = current()

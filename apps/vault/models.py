@@ -6,7 +6,6 @@ A chunk is live (searchable) when it has an embedding and its document's status 
 every change of that set bumps IndexState.generation in the same transaction.
 """
 
-from collections.abc import Iterable
 from pathlib import Path
 
 from django.conf import settings
@@ -27,10 +26,6 @@ class Category(models.Model):
         return self.name
 
 
-class ScopeError(LookupError):
-    """A category or document in a search scope does not exist for the asker."""
-
-
 class DocumentQuerySet(models.QuerySet):
     def visible_to(self, user) -> "DocumentQuerySet":
         """Class documents, plus the asker's own personal ones; never another's."""
@@ -42,29 +37,6 @@ class DocumentQuerySet(models.QuerySet):
         if user.is_staff:
             return self.filter(mine | Q(scope=Document.Scope.CLASS))
         return self.filter(mine)
-
-    def searchable_by(
-        self, user, category_ids: Iterable[int] = (), document_ids: Iterable[int] = ()
-    ) -> "DocumentQuerySet":
-        """Ingested documents the user may search, within the scope (documents in any of the
-        categories or among the documents; neither: all). Raises ScopeError for a category that
-        does not exist or a document the user cannot see."""
-        category_ids, document_ids = set(category_ids), set(document_ids)
-        visible = self.visible_to(user)
-        missing = document_ids - set(
-            visible.filter(id__in=document_ids).values_list("id", flat=True)
-        )
-        if missing:
-            raise ScopeError(f"No such document: {min(missing)}.")
-        missing = category_ids - set(
-            Category.objects.filter(id__in=category_ids).values_list("id", flat=True)
-        )
-        if missing:
-            raise ScopeError(f"No such category: {min(missing)}.")
-        documents = visible.filter(status=Document.Status.DONE)
-        if category_ids or document_ids:
-            documents = documents.filter(Q(category_id__in=category_ids) | Q(id__in=document_ids))
-        return documents
 
 
 class Document(models.Model):

@@ -4,14 +4,14 @@ Each step is idempotent and checkpoints its results in the database, keyed by th
 hash (Extraction rows, Document.chunked_sha256, one transaction per embedded batch of 5,
 Document.indexed_sha256), so a run killed at any point resumes at its first unfinished step and
 repeats no finished work. The index step makes new chunks live and retires old ones in one
-transaction. Celery only carries the steps (tasks.py); everything they do is here.
+transaction. Celery carries the steps and starts and resumes runs (tasks.py); everything the
+steps do is here.
 """
 
 import hashlib
 import logging
 import time
 from collections import Counter
-from datetime import timedelta
 
 import numpy as np
 from django.conf import settings
@@ -54,75 +54,7 @@ def on_chunks_changed(document_id: int) -> None:
 MODEL_ERRORS = (gateway.ModelUnavailable, gateway.ModelError)
 
 
-# --- Runs ----------------------------------------------------------------------------------
-
-
-@transaction.atomic
-def start_run(owner, document_ids: list[int] | None = None) -> IngestRun:
-    """A new run over the given documents (default: all the owner may change), queued after
-    the transaction commits."""
-    run = IngestRun.objects.create(owner=owner, document_ids=sorted(document_ids or []), attempt=1)
-    IngestStep.objects.bulk_create(
-        IngestStep(run=run, position=position, name=name)
-        for position, name in enumerate(IngestRun.STEPS)
-    )
-    transaction.on_commit(lambda: enqueue(run.pk, run.attempt, IngestRun.STEPS[0]))
-    return run
-
-
-def enqueue(run_id: int, attempt: int, first_step: str) -> None:
-    from apps.vault import tasks
-
-    tasks.start_chain(run_id, attempt, IngestRun.STEPS[IngestRun.STEPS.index(first_step) :])
-
-
-def resume(run_id: int) -> bool:
-    """Continue a run from its first unfinished step under a new attempt number."""
-    with transaction.atomic():
-        run = IngestRun.objects.filter(pk=run_id).first()
-        if run is None or run.finished:
-            return False
-        run.attempt += 1
-        run.save(update_fields=["attempt"])
-        step = run.steps.exclude(status=IngestStep.Status.DONE).order_by("position").first()
-        first = step.name if step else IngestRun.STEPS[-1]
-        attempt = run.attempt
-        transaction.on_commit(lambda: enqueue(run_id, attempt, first))
-    logger.info("Resuming ingestion run %s at step %s (attempt %s)", run_id, first, attempt)
-    return True
-
-
-def resume_unfinished_runs(worker: str) -> list[int]:
-    """At worker start: runs this worker was doing (or nobody is doing) continue now; runs
-    another live worker is doing are looked at again once their heartbeat could be stale."""
-    from apps.vault import tasks
-
-    stale = timezone.now() - timedelta(seconds=settings.INGEST_STALE_SECONDS)
-    resumed = []
-    for run in IngestRun.objects.unfinished():
-        if run.worker in ("", worker) or run.heartbeat_at is None or run.heartbeat_at < stale:
-            if resume(run.pk):
-                resumed.append(run.pk)
-        else:
-            tasks.resume_if_stale.apply_async(
-                (run.pk, run.attempt), countdown=settings.INGEST_STALE_SECONDS
-            )
-    return resumed
-
-
-def resume_if_stale(run_id: int, attempt: int) -> None:
-    from apps.vault import tasks
-
-    run = IngestRun.objects.filter(pk=run_id, attempt=attempt).first()
-    if run is None or run.finished:
-        return
-    stale = timezone.now() - timedelta(seconds=settings.INGEST_STALE_SECONDS)
-    if run.heartbeat_at is None or run.heartbeat_at < stale:
-        resume(run_id)
-    else:
-        tasks.resume_if_stale.apply_async(
-            (run_id, attempt), countdown=settings.INGEST_STALE_SECONDS
-        )
+# --- Runs (started and resumed by tasks.py) --------------------------------------------------
 
 
 def fail_run(run_id: int, reason: str) -> None:

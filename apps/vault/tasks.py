@@ -1,4 +1,5 @@
-"""Celery tasks of ingestion: thin carriers of pipeline steps (see pipeline.py for the rules).
+"""Celery tasks of ingestion: thin carriers of pipeline steps (see pipeline.py for the rules),
+and starting and resuming runs, which is queueing those tasks.
 
 A run is a chain of `ingest_step` tasks. Steps are idempotent, so a redelivered message is
 harmless; a task of a superseded attempt stops its chain. When a worker starts, it resumes the
@@ -6,20 +7,72 @@ unfinished runs from their checkpoints instead of waiting for Redis to redeliver
 """
 
 import logging
+from datetime import timedelta
 
 from celery import chain, shared_task
 from celery.exceptions import Ignore
 from celery.signals import worker_ready
 from django.conf import settings
-from django.db import close_old_connections
+from django.db import close_old_connections, transaction
+from django.utils import timezone
 
 from apps.vault import index, pipeline
+from apps.vault.models import IngestRun, IngestStep
 
 logger = logging.getLogger(__name__)
 
 
 def start_chain(run_id: int, attempt: int, steps: tuple[str, ...] | list[str]) -> None:
     chain(*(ingest_step.si(run_id, name, attempt) for name in steps)).apply_async()
+
+
+@transaction.atomic
+def start_run(owner, document_ids: list[int] | None = None) -> IngestRun:
+    """A new run over the given documents (default: all the owner may change), queued after
+    the transaction commits."""
+    run = IngestRun.objects.create(owner=owner, document_ids=sorted(document_ids or []), attempt=1)
+    IngestStep.objects.bulk_create(
+        IngestStep(run=run, position=position, name=name)
+        for position, name in enumerate(IngestRun.STEPS)
+    )
+    transaction.on_commit(lambda: enqueue(run.pk, run.attempt, IngestRun.STEPS[0]))
+    return run
+
+
+def enqueue(run_id: int, attempt: int, first_step: str) -> None:
+    start_chain(run_id, attempt, IngestRun.STEPS[IngestRun.STEPS.index(first_step) :])
+
+
+def resume(run_id: int) -> bool:
+    """Continue a run from its first unfinished step under a new attempt number."""
+    with transaction.atomic():
+        run = IngestRun.objects.filter(pk=run_id).first()
+        if run is None or run.finished:
+            return False
+        run.attempt += 1
+        run.save(update_fields=["attempt"])
+        step = run.steps.exclude(status=IngestStep.Status.DONE).order_by("position").first()
+        first = step.name if step else IngestRun.STEPS[-1]
+        attempt = run.attempt
+        transaction.on_commit(lambda: enqueue(run_id, attempt, first))
+    logger.info("Resuming ingestion run %s at step %s (attempt %s)", run_id, first, attempt)
+    return True
+
+
+def resume_unfinished_runs(worker: str) -> list[int]:
+    """At worker start: runs this worker was doing (or nobody is doing) continue now; runs
+    another live worker is doing are looked at again once their heartbeat could be stale."""
+    stale = timezone.now() - timedelta(seconds=settings.INGEST_STALE_SECONDS)
+    resumed = []
+    for run in IngestRun.objects.unfinished():
+        if run.worker in ("", worker) or run.heartbeat_at is None or run.heartbeat_at < stale:
+            if resume(run.pk):
+                resumed.append(run.pk)
+        else:
+            resume_if_stale.apply_async(
+                (run.pk, run.attempt), countdown=settings.INGEST_STALE_SECONDS
+            )
+    return resumed
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
@@ -48,14 +101,21 @@ def ingest_step(self, run_id: int, name: str, attempt: int) -> None:
 
 @shared_task(acks_late=True)
 def resume_if_stale(run_id: int, attempt: int) -> None:
-    pipeline.resume_if_stale(run_id, attempt)
+    run = IngestRun.objects.filter(pk=run_id, attempt=attempt).first()
+    if run is None or run.finished:
+        return
+    stale = timezone.now() - timedelta(seconds=settings.INGEST_STALE_SECONDS)
+    if run.heartbeat_at is None or run.heartbeat_at < stale:
+        resume(run_id)
+    else:
+        resume_if_stale.apply_async((run_id, attempt), countdown=settings.INGEST_STALE_SECONDS)
 
 
 @worker_ready.connect
-def resume_unfinished_runs(sender, **kwargs) -> None:
+def on_worker_ready(sender, **kwargs) -> None:
     hostname = getattr(sender, "hostname", "") or ""
     try:
-        resumed = pipeline.resume_unfinished_runs(hostname)
+        resumed = resume_unfinished_runs(hostname)
         if resumed:
             logger.info("Resumed ingestion runs %s", resumed)
     except Exception:  # a worker must start even when the database is not ready yet

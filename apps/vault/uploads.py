@@ -11,13 +11,10 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import transaction
 
+from apps.vault.errors import UploadRefused
 from apps.vault.extract import EXTENSIONS, format_for, looks_like
 from apps.vault.models import Category, Document, upload_dir
 from apps.vault.pipeline import on_chunks_changed
-
-
-class UploadRefused(Exception):
-    """The message says what was wrong, for the person who uploaded."""
 
 
 @dataclass
@@ -33,6 +30,13 @@ def clean_label(name: str) -> str:
     return name[-255:]
 
 
+def default_scope(owner) -> str:
+    """Where an upload goes when the uploader does not say, through the page and the API
+    alike: a teacher's to the class (what teachers upload for), anyone else's to themselves
+    (the only place a student may upload to)."""
+    return Document.Scope.CLASS if owner.is_staff else Document.Scope.PERSONAL
+
+
 def max_bytes() -> int:
     return settings.MAX_UPLOAD_MB * 1024 * 1024
 
@@ -42,10 +46,11 @@ def store(
     filename: str,
     blocks: Iterable[bytes],
     *,
-    scope: str = Document.Scope.PERSONAL,
+    scope: str | None = None,
     category: Category | None = None,
     source_url: str = "",
 ) -> Stored:
+    scope = scope or default_scope(owner)
     label = clean_label(filename)
     fmt = format_for(label)
     if not label or fmt is None:

@@ -11,12 +11,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.views import teacher_required
-from apps.vault import imports, pipeline
+from apps.vault import imports, pipeline, tasks
+from apps.vault.errors import ScopeError, VaultError
 from apps.vault.forms import SearchForm
 from apps.vault.index import search as search_chunks
 from apps.vault.models import Category, Document, IngestRun
 from apps.vault.tokenize import highlight
-from apps.vault.uploads import UploadRefused, store
+from apps.vault.uploads import store
 
 
 def page_context(request: HttpRequest, **extra) -> dict:
@@ -70,14 +71,14 @@ def upload(request: HttpRequest) -> HttpResponse:
     category, missing = chosen_category(request)
     if missing:
         return respond(request, errors=["That category does not exist."], status=422)
-    scope = request.POST.get("scope") or Document.Scope.PERSONAL
+    scope = request.POST.get("scope") or None  # not said: uploads.default_scope
     notices, errors, queued = [], [], []
     for uploaded in files:
         try:
             stored = store(
                 request.user, uploaded.name, uploaded.chunks(), scope=scope, category=category
             )
-        except UploadRefused as error:
+        except VaultError as error:
             errors.append(str(error))
             continue
         if stored.outcome == "unchanged":
@@ -85,7 +86,7 @@ def upload(request: HttpRequest) -> HttpResponse:
         else:
             queued.append(stored.document.pk)
             notices.append(f"{stored.document.filename} uploaded ({stored.outcome}).")
-    run = pipeline.start_run(request.user, queued) if queued else None
+    run = tasks.start_run(request.user, queued) if queued else None
     return respond(
         request,
         notices=notices,
@@ -101,16 +102,16 @@ def import_url(request: HttpRequest) -> HttpResponse:
     category, missing = chosen_category(request)
     if missing:
         return respond(request, errors=["That category does not exist."], status=422)
-    scope = request.POST.get("scope") or Document.Scope.PERSONAL
+    scope = request.POST.get("scope") or None  # not said: uploads.default_scope
     try:
         stored = imports.import_url(
             request.user, request.POST.get("url", ""), scope=scope, category=category
         )
-    except (imports.FetchError, UploadRefused) as error:
-        return respond(request, errors=[str(error)], status=422)
+    except VaultError as error:
+        return respond(request, errors=[str(error)], status=error.status)
     if stored.outcome == "unchanged":
         return respond(request, notices=[f"{stored.document.filename} is unchanged."])
-    run = pipeline.start_run(request.user, [stored.document.pk])
+    run = tasks.start_run(request.user, [stored.document.pk])
     return respond(request, notices=[f"Imported {stored.document.filename}."], run=run)
 
 
@@ -134,14 +135,14 @@ def delete_document(request: HttpRequest, pk: int) -> HttpResponse:
 def reingest_document(request: HttpRequest, pk: int) -> HttpResponse:
     document = editable_document(request, pk)
     pipeline.reset_for_reingest(document)
-    run = pipeline.start_run(request.user, [document.pk])
+    run = tasks.start_run(request.user, [document.pk])
     return respond(request, notices=[f"Ingesting {document.filename} again."], run=run)
 
 
 @require_POST
 @login_required
 def ingest_all(request: HttpRequest) -> HttpResponse:
-    run = pipeline.start_run(request.user)
+    run = tasks.start_run(request.user)
     return respond(request, notices=["Checking all your documents for changes."], run=run)
 
 
@@ -186,12 +187,11 @@ def search(request: HttpRequest) -> HttpResponse:
     results = []
     if form.is_valid():
         query = form.cleaned_data["q"]
-        hits = search_chunks(
-            request.user,
-            query,
-            category_ids=[category.pk for category in form.cleaned_data["category"]],
-            document_ids=[document.pk for document in form.cleaned_data["document"]],
-        )
+        try:
+            hits = search_chunks(request.user, query, scope=form.scope)
+        except ScopeError as error:  # deleted since the form checked it
+            form.add_error(None, str(error))
+            hits = []
         results = [{"hit": hit, "parts": highlight(hit.text, query)} for hit in hits]
     template = "vault/search.html#search-results" if request.htmx else "vault/search.html"
     return render(request, template, {"form": form, "results": results})

@@ -228,7 +228,7 @@ async def test_an_anonymous_visitor_cannot_open_a_thread_socket(alice_thread):
         ('{"content": "' + "x" * 8_001 + '"}', "limited to 8,000 characters"),
         ('{"action": "dance", "content": "hi"}', "Unknown action."),
         ('{"content": "hi", "document_ids": ["abc"]}', "by their ids"),
-        ('{"content": "hi", "document_ids": ["' + "9" * 25 + '"]}', "does not exist"),
+        ('{"content": "hi", "document_ids": ["' + "9" * 25 + '"]}', "No such document"),
         ('{"content": "hi", "attachment_ids": ["1", "2", "3", "4", "5", "6"]}', "At most 5"),
         ('{"action": "edit", "message_id": "12345", "content": "hi"}', "no longer in this chat"),
         ('{"action": "regenerate"}', "no question to answer again"),

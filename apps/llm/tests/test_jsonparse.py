@@ -37,6 +37,12 @@ def test_one_trailing_comma_pass_repairs_objects_and_arrays():
     assert extract_json('{"a": [1, 2,], "b": "x",}') == {"a": [1, 2], "b": "x"}
 
 
+def test_a_trailing_comma_in_the_outer_list_is_repaired_not_traded_for_an_inner_object():
+    text = '{"questions": [ {"q": "Why?", "a": 1}, {"q": "How?", "a": 2}, ]}'
+
+    assert extract_json(text) == {"questions": [{"q": "Why?", "a": 1}, {"q": "How?", "a": 2}]}
+
+
 def test_commas_inside_strings_are_left_alone():
     assert extract_json('{"a": "x,]", "b": [1,],}') == {"a": "x,]", "b": [1]}
 
@@ -76,6 +82,33 @@ def test_an_object_after_any_prose_without_brackets_comes_back_intact(value, pro
     prose = prose.replace("{", "").replace("[", "")
 
     assert extract_json(f"{prose}\n{json.dumps(value)}") == value
+
+
+def closing_brackets(text: str) -> list[int]:
+    """Positions of the `}` and `]` of JSON text that are not inside a string."""
+    positions, in_string, escaped = [], False, False
+    for position, char in enumerate(text):
+        if escaped:
+            escaped = False
+        elif in_string:
+            escaped, in_string = char == "\\", char != '"'
+        elif char == '"':
+            in_string = True
+        elif char in "}]":
+            positions.append(position)
+    return positions
+
+
+@given(
+    st.dictionaries(st.text(max_size=8), json_values, max_size=4) | st.lists(json_values), st.data()
+)
+def test_trailing_commas_before_any_closing_brackets_give_the_same_value(value, data):
+    text = json.dumps(value, indent=data.draw(st.sampled_from([None, 2])))
+    brackets = closing_brackets(text)
+    chosen = data.draw(st.sets(st.sampled_from(brackets), min_size=1))
+    broken = "".join(("," if i in chosen else "") + char for i, char in enumerate(text))
+
+    assert extract_json(broken) == value
 
 
 class Card(BaseModel):

@@ -53,7 +53,7 @@ def test_bad_values_from_a_caller_are_logged_not_raised(alice, call):
     assert call(alice) == []
 
 
-def test_a_nonsense_attachment_count_still_records_the_message(alice):
+def test_a_nonsense_attachment_count_still_records_the_message(alice, midday):
     assert [b.code for b in tracking.record_message(alice, attachments="many")] == [
         "first_question"
     ]

@@ -3,7 +3,7 @@ import socket
 import pytest
 
 from apps.llm.tests.fake_ollama import FakeOllama
-from apps.vault import pipeline, tasks
+from apps.vault import tasks
 from apps.vault.models import IngestRun
 from apps.vault.uploads import store
 
@@ -30,7 +30,7 @@ def upload(owner, path, **options):
 def ingest(owner, document_ids=None, *, django_capture_on_commit_callbacks) -> IngestRun:
     """Start a run and carry each step through the real Celery task, in this process."""
     with django_capture_on_commit_callbacks(execute=False):
-        run = pipeline.start_run(owner, document_ids)
+        run = tasks.start_run(owner, document_ids)
     return drive(run)
 
 

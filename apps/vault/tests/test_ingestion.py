@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from apps.llm import gateway
-from apps.vault import pipeline
+from apps.vault import pipeline, tasks
 from apps.vault.models import Chunk, Document, IndexState, IngestRun
 from apps.vault.tests import files
 from apps.vault.tests.conftest import closed_port_url, upload
@@ -195,17 +195,17 @@ def test_a_worker_start_resumes_its_unfinished_run(
 ):
     upload(alice, files.markdown_file(tmp_path / "notes.md"))
     with django_capture_on_commit_callbacks(execute=False):
-        run = pipeline.start_run(alice)
+        run = tasks.start_run(alice)
     pipeline.run_step(run.pk, "scan", run.attempt, worker="w1@host")
     pipeline.run_step(run.pk, "extract", run.attempt, worker="w1@host")
     # w1 dies here with `kill -9`; when it starts again it takes the run over at "chunk".
     enqueued = []
-    original = pipeline.enqueue
-    pipeline.enqueue = lambda *args: enqueued.append(args)
+    original = tasks.enqueue
+    tasks.enqueue = lambda *args: enqueued.append(args)
     try:
         with django_capture_on_commit_callbacks(execute=True):
-            resumed = pipeline.resume_unfinished_runs("w1@host")
+            resumed = tasks.resume_unfinished_runs("w1@host")
     finally:
-        pipeline.enqueue = original
+        tasks.enqueue = original
     assert resumed == [run.pk]
     assert enqueued == [(run.pk, run.attempt + 1, "chunk")]

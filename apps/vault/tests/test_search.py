@@ -4,6 +4,7 @@ from django.test import Client
 from apps.accounts.models import ApiToken
 from apps.vault import index
 from apps.vault.models import Document
+from apps.vault.scope import Scope
 from apps.vault.tests.chunks import add_chunks, retire, use_embedded_model
 from apps.vault.tokenize import highlight
 from conftest import assert_only_owner_can_reach, make_category, make_document
@@ -63,22 +64,22 @@ def test_teachers_do_not_see_students_personal_chunks(vault, tess):
 
 
 def test_a_scope_of_categories_or_documents_limits_both_retrievers(vault, alice):
-    chemistry = index.search(alice, "Mitose", category_ids=[vault["chemistry"].pk], k=15)
+    chemistry = index.search(alice, "Mitose", scope=Scope([vault["chemistry"].pk]), k=15)
     assert set(filenames(chemistry)) <= {"saeuren.pdf"}
-    diary = index.search(alice, "Mitose", document_ids=[vault["diary"].pk])
+    diary = index.search(alice, "Mitose", scope=Scope(document_ids=[vault["diary"].pk]))
     assert filenames(diary) == ["alice-notes.txt"]
     assert diary[0].sparse_rank == 1
     either = index.search(
-        alice, "Mitose", category_ids=[vault["chemistry"].pk], document_ids=[vault["diary"].pk]
+        alice, "Mitose", scope=Scope([vault["chemistry"].pk], [vault["diary"].pk])
     )
     assert "zelle.pdf" not in filenames(either) and "alice-notes.txt" in filenames(either)
 
 
 def test_someone_elses_document_in_the_scope_is_refused_like_a_missing_one(vault, bob):
     with pytest.raises(index.ScopeError):
-        index.search(bob, "Mitose", document_ids=[vault["diary"].pk])
+        index.search(bob, "Mitose", scope=Scope(document_ids=[vault["diary"].pk]))
     with pytest.raises(index.ScopeError):
-        index.search(bob, "Mitose", document_ids=[987654])
+        index.search(bob, "Mitose", scope=Scope(document_ids=[987654]))
 
 
 def test_unfinished_documents_are_not_searched(vault, alice):

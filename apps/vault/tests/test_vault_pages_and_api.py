@@ -19,7 +19,7 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 def no_broker(django_capture_on_commit_callbacks, monkeypatch):
     """Runs are created here; their Celery chain is tested elsewhere, so nothing is sent."""
     sent = []
-    monkeypatch.setattr("apps.vault.pipeline.enqueue", lambda *args: sent.append(args))
+    monkeypatch.setattr("apps.vault.tasks.enqueue", lambda *args: sent.append(args))
     return sent
 
 
@@ -373,3 +373,20 @@ def test_more_files_than_allowed_get_a_page_that_says_so(alice_client, settings)
     assert response.status_code == 400
     assert "more than 100 files in one upload" in response.text
     assert not Document.objects.exists()
+
+
+@pytest.mark.parametrize(("who", "expected"), [("tess", "class"), ("alice", "personal")])
+def test_an_upload_that_names_no_scope_lands_in_the_same_place_from_the_page_and_the_api(
+    request, who, expected
+):
+    """A teacher's upload is for the class, a student's is personal: one default for both."""
+    client = request.getfixturevalue(f"{who}_client")
+    page = SimpleUploadedFile("page.txt", b"Mitochondria make ATP. " * 10)
+    api = SimpleUploadedFile("api.txt", b"Ribosomes make proteins. " * 10)
+    assert client.post("/vault/upload/", {"files": [page]}, **HTMX).status_code == 200
+    response = client.post(f"{API}/documents", {"file": api})
+    assert response.status_code == 201 and response.json()["scope"] == expected
+    assert dict(Document.objects.values_list("filename", "scope")) == {
+        "page.txt": expected,
+        "api.txt": expected,
+    }

@@ -1,0 +1,26 @@
+"""What the vault refuses, each with the HTTP status the API answers it with. The message is
+for the person: pages show it as it is, the API as `{"detail": ...}` (cognivault_site/api.py
+maps every VaultError once)."""
+
+
+class VaultError(Exception):
+    status = 400
+
+
+class ScopeError(VaultError, LookupError):
+    """A category or document in a scope does not exist for the asker (another person's
+    personal document is told apart from none at all by nothing)."""
+
+    status = 404
+
+
+class UploadRefused(VaultError):
+    """A file that is not stored: its type, size, content or scope; the message says which."""
+
+    status = 422
+
+
+class FetchError(VaultError):
+    """A URL that was refused or could not be fetched."""
+
+    status = 422
