@@ -23,8 +23,15 @@ class StudentManager(UserManager):
 
     def unique_username(self, name: str) -> str:
         base = slugify(name).replace("-", ".")[:140] or "student"
+        # One query for the names taken, not one per try: a class of "Max"es stays fast.
+        taken = {
+            username.lower()
+            for username in self.filter(username__istartswith=base).values_list(
+                "username", flat=True
+            )
+        }
         username, n = base, 1
-        while self.filter(username__iexact=username).exists():
+        while username.lower() in taken:
             n += 1
             username = f"{base}{n}"
         return username
