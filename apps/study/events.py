@@ -9,7 +9,8 @@ import logging
 from django.urls import reverse
 
 from apps.progress import tracking
-from apps.study.models import Attempt, sources_for
+from apps.study.quizzes.models import Attempt
+from apps.study.sources import sources_for
 
 log = logging.getLogger(__name__)
 

@@ -2,11 +2,13 @@ import io
 import sqlite3
 import zipfile
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from django.utils import timezone
 
-from apps.study import flashcards
+from apps.study.flashcards import anki, csv_files, scheduling
+from apps.study.flashcards import decks as deck_making
 from apps.study.models import Card, CardReview, Deck
 from conftest import assert_only_owner_can_reach
 
@@ -17,7 +19,7 @@ NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 def make_deck(owner, n: int = 3, *, now=NOW, title: str = "Zellbiologie") -> Deck:
     items = [{"front": f"Frage {i}", "back": f"Antwort {i}"} for i in range(n)]
-    return flashcards.create_deck(owner, title, items, now=now)
+    return deck_making.create_deck(owner, title, items, now=now)
 
 
 # --- Scheduling -------------------------------------------------------------------------------
@@ -32,13 +34,13 @@ def test_a_new_card_is_due_at_once_and_learning(alice):
 
 def test_got_it_twice_graduates_a_card_to_review_days_later(alice):
     card = make_deck(alice, 1).cards.get()
-    flashcards.review(card, "got_it", now=NOW)
+    scheduling.review(card, "got_it", now=NOW)
     assert card.state == Card.State.LEARNING
     assert card.due_at == NOW + timedelta(minutes=10)
     assert card.mastered
 
     later = NOW + timedelta(minutes=10)
-    flashcards.review(card, "got_it", now=later)
+    scheduling.review(card, "got_it", now=later)
     card.refresh_from_db()
     assert card.state == Card.State.REVIEW
     assert card.due_at - later >= timedelta(days=1)
@@ -48,12 +50,12 @@ def test_got_it_twice_graduates_a_card_to_review_days_later(alice):
 
 def test_review_on_a_graduated_card_sends_it_to_relearning_soon(alice):
     card = make_deck(alice, 1).cards.get()
-    flashcards.review(card, "got_it", now=NOW)
-    flashcards.review(card, "got_it", now=NOW + timedelta(minutes=10))
+    scheduling.review(card, "got_it", now=NOW)
+    scheduling.review(card, "got_it", now=NOW + timedelta(minutes=10))
     review_day = card.due_at
     stability_before = card.stability
 
-    flashcards.review(card, "review", now=review_day)
+    scheduling.review(card, "review", now=review_day)
     card.refresh_from_db()
     assert card.state == Card.State.RELEARNING
     assert card.due_at == review_day + timedelta(minutes=10)
@@ -63,7 +65,7 @@ def test_review_on_a_graduated_card_sends_it_to_relearning_soon(alice):
 
 def test_a_card_answered_review_while_learning_comes_back_in_a_minute(alice):
     card = make_deck(alice, 1).cards.get()
-    flashcards.review(card, "review", now=NOW)
+    scheduling.review(card, "review", now=NOW)
     assert card.state == Card.State.LEARNING
     assert card.due_at == NOW + timedelta(minutes=1)
 
@@ -71,11 +73,11 @@ def test_a_card_answered_review_while_learning_comes_back_in_a_minute(alice):
 def test_intervals_grow_while_you_keep_remembering(alice):
     card = make_deck(alice, 1).cards.get()
     now = NOW
-    flashcards.review(card, "got_it", now=now)
+    scheduling.review(card, "got_it", now=now)
     now = card.due_at
     intervals = []
     for _ in range(4):
-        flashcards.review(card, "got_it", now=now)
+        scheduling.review(card, "got_it", now=now)
         intervals.append(card.due_at - now)
         now = card.due_at
     assert intervals == sorted(intervals)
@@ -84,8 +86,8 @@ def test_intervals_grow_while_you_keep_remembering(alice):
 
 def test_every_answer_is_logged_and_the_schedule_survives_a_reload(alice):
     card = make_deck(alice, 1).cards.get()
-    flashcards.review(card, "got_it", now=NOW)
-    flashcards.review(card, "review", now=NOW + timedelta(minutes=10))
+    scheduling.review(card, "got_it", now=NOW)
+    scheduling.review(card, "review", now=NOW + timedelta(minutes=10))
     stored = Card.objects.get(pk=card.pk)
     assert (stored.state, stored.step, stored.due_at) == (card.state, card.step, card.due_at)
     assert [r.outcome for r in CardReview.objects.filter(card=card)] == ["got_it", "review"]
@@ -102,9 +104,9 @@ def test_the_due_queue_lists_the_most_overdue_card_first_across_decks(alice, bob
 def test_deck_mastery_counts_cards_whose_last_answer_was_got_it(alice):
     deck = make_deck(alice, 2)
     first, second = deck.cards.all()
-    flashcards.review(first, "got_it", now=NOW)
+    scheduling.review(first, "got_it", now=NOW)
     assert deck.mastery() == (1, 2) and not deck.is_mastered()
-    flashcards.review(second, "got_it", now=NOW)
+    scheduling.review(second, "got_it", now=NOW)
     assert deck.is_mastered()
 
 
@@ -117,10 +119,10 @@ def test_csv_export_and_import_round_trip_with_quotes_newlines_and_formulas(alic
         {"front": "=1+1", "back": "-2 ist kein Ergebnis"},
         {"front": "'quoted", "back": "@home 🌱"},
     ]
-    deck = flashcards.create_deck(alice, "CSV", items, now=NOW)
-    exported = flashcards.export_csv(deck)
+    deck = deck_making.create_deck(alice, "CSV", items, now=NOW)
+    exported = csv_files.export_csv(deck)
     assert "\n'=1+1," in exported  # a spreadsheet shows it as text, never runs it
-    parsed = flashcards.parse_csv(exported.encode())
+    parsed = csv_files.parse_csv(exported.encode())
     assert [(c["front"], c["back"]) for c in parsed] == [(i["front"], i["back"]) for i in items]
 
 
@@ -132,17 +134,17 @@ def test_csv_export_and_import_round_trip_with_quotes_newlines_and_formulas(alic
         (b"only one column\n", "No cards found"),
         (b"\xff\xfe\x00bad", "not UTF-8"),
         (b"a,b\x00\n", "not a CSV"),
-        (b"x" * (flashcards.MAX_CSV_BYTES + 1), "larger than 1 MB"),
+        (b"x" * (csv_files.MAX_CSV_BYTES + 1), "larger than 1 MB"),
     ],
 )
 def test_a_bad_csv_gets_a_clear_message(data, message):
-    with pytest.raises(flashcards.DeckError, match=message):
-        flashcards.parse_csv(data)
+    with pytest.raises(deck_making.DeckError, match=message):
+        csv_files.parse_csv(data)
 
 
 def test_csv_import_takes_semicolons_tabs_and_a_bom():
-    assert flashcards.parse_csv("\ufeffFront;Back\nHund;dog\n".encode())[0]["back"] == "dog"
-    assert flashcards.parse_csv(b"Katze\tcat\n")[0] == {
+    assert csv_files.parse_csv("\ufeffFront;Back\nHund;dog\n".encode())[0]["back"] == "dog"
+    assert csv_files.parse_csv(b"Katze\tcat\n")[0] == {
         "front": "Katze",
         "back": "cat",
         "chunk_id": None,
@@ -150,17 +152,17 @@ def test_csv_import_takes_semicolons_tabs_and_a_bom():
 
 
 def test_the_anki_package_opens_as_a_collection_with_every_card(alice):
-    deck = flashcards.create_deck(
+    deck = deck_making.create_deck(
         alice,
         "Anki <Deck>",
         [{"front": "a < b & c", "back": "Zeile 1\nZeile 2"}, {"front": "Two", "back": "2"}],
         now=NOW,
     )
-    package = flashcards.export_apkg(deck)
+    package = anki.export_apkg(deck)
     with zipfile.ZipFile(io.BytesIO(package)) as archive:
         assert "collection.anki2" in archive.namelist()
         collection = archive.read("collection.anki2")
-    path = flashcards.Path(pytest.importorskip("tempfile").mkdtemp()) / "c.anki2"
+    path = Path(pytest.importorskip("tempfile").mkdtemp()) / "c.anki2"
     path.write_bytes(collection)
     db = sqlite3.connect(path)
     fields = sorted(row[0] for row in db.execute("select flds from notes"))
@@ -177,12 +179,12 @@ def test_re_exporting_a_deck_keeps_note_ids_so_anki_updates_instead_of_duplicati
     def guids(package: bytes) -> list[str]:
         with zipfile.ZipFile(io.BytesIO(package)) as archive:
             data = archive.read("collection.anki2")
-        path = flashcards.Path(pytest.importorskip("tempfile").mkdtemp()) / "c.anki2"
+        path = Path(pytest.importorskip("tempfile").mkdtemp()) / "c.anki2"
         path.write_bytes(data)
         with sqlite3.connect(path) as db:
             return sorted(row[0] for row in db.execute("select guid from notes"))
 
-    assert guids(flashcards.export_apkg(deck)) == guids(flashcards.export_apkg(deck))
+    assert guids(anki.export_apkg(deck)) == guids(anki.export_apkg(deck))
 
 
 # --- Pages ----------------------------------------------------------------------------------

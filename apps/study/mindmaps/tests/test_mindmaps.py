@@ -5,7 +5,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from apps.study import mindmap as mm
+from apps.study.mindmaps import layout as layouts
+from apps.study.mindmaps import svg as svgs
+from apps.study.mindmaps import tree as trees
 from apps.study.models import Mindmap
 from conftest import assert_only_owner_can_reach
 
@@ -20,10 +22,10 @@ def full_tree(levels: int = 4, breadth: int = 8, label: str = "Thema") -> dict:
         )
         return {"title": f"{label} {path} " + WORDS[len(path) % len(WORDS)], "children": children}
 
-    return mm.clean_tree(node(1, "1"))
+    return trees.clean_tree(node(1, "1"))
 
 
-def overlaps(a: mm.Box, b: mm.Box) -> bool:
+def overlaps(a: layouts.Box, b: layouts.Box) -> bool:
     return (
         a.left < b.left + b.w
         and b.left < a.left + a.w
@@ -32,7 +34,7 @@ def overlaps(a: mm.Box, b: mm.Box) -> bool:
     )
 
 
-def assert_no_overlaps(drawing: mm.Drawing) -> None:
+def assert_no_overlaps(drawing: layouts.Drawing) -> None:
     boxes = sorted(drawing.boxes, key=lambda box: box.left)
     # Sweep along x: only boxes whose x ranges meet need the full check.
     for i, a in enumerate(boxes):
@@ -42,7 +44,7 @@ def assert_no_overlaps(drawing: mm.Drawing) -> None:
             assert not overlaps(a, b), f"{a.id} overlaps {b.id}"
 
 
-def assert_inside_view_box(drawing: mm.Drawing) -> None:
+def assert_inside_view_box(drawing: layouts.Drawing) -> None:
     x, y, w, h = drawing.view_box
     for box in drawing.boxes:
         assert x <= box.left and box.left + box.w <= x + w, box.id
@@ -71,34 +73,34 @@ def test_bad_nodes_are_dropped_and_limits_enforced():
             *({"title": f"Child {i}"} for i in range(12)),
         ],
     }
-    tree = mm.clean_tree(raw)
+    tree = trees.clean_tree(raw)
     assert tree["title"] == "Root"
     assert [child["title"] for child in tree["children"]][:2] == ["Via label", "Child 0"]
-    assert len(tree["children"]) == mm.MAX_CHILDREN
+    assert len(tree["children"]) == trees.MAX_CHILDREN
     assert tree["children"][0]["children"] == [{"title": "Via name", "children": []}]
 
 
 def test_levels_below_the_fourth_are_cut_off():
     deep = {"title": "1", "children": [{"title": "2", "children": [{"title": "3", "children": [
         {"title": "4", "children": [{"title": "5", "children": []}]}]}]}]}  # fmt: skip
-    tree = mm.clean_tree(deep)
-    assert max(level for _, _, level, _ in mm.walk(tree)) == 4
+    tree = trees.clean_tree(deep)
+    assert max(level for _, _, level, _ in trees.walk(tree)) == 4
 
 
 def test_a_tree_without_a_titled_root_is_refused():
     for raw in [None, [], "text", {"children": [{"title": "orphan"}]}, {"title": "   "}]:
-        with pytest.raises(mm.MindmapError):
-            mm.clean_tree(raw)
+        with pytest.raises(trees.MindmapError):
+            trees.clean_tree(raw)
 
 
 def test_long_titles_are_shortened_and_control_characters_removed():
-    tree = mm.clean_tree({"title": "A\x00B\x1b" + "x" * 500})
-    assert tree["title"].startswith("AB") and len(tree["title"]) == mm.MAX_TITLE
+    tree = trees.clean_tree({"title": "A\x00B\x1b" + "x" * 500})
+    assert tree["title"].startswith("AB") and len(tree["title"]) == trees.MAX_TITLE
     assert tree["title"].endswith("…")
 
 
 def test_the_markdown_outline_round_trips():
-    tree = mm.clean_tree(
+    tree = trees.clean_tree(
         {
             "title": "Zelle",
             "children": [
@@ -107,23 +109,23 @@ def test_the_markdown_outline_round_trips():
             ],
         }
     )
-    text = mm.outline(tree)
+    text = trees.outline(tree)
     assert text == "# Zelle\n\n- Organellen — im Zytoplasma\n  - ATP\n- Membran\n"
-    assert mm.parse_outline(text) == tree
+    assert trees.parse_outline(text) == tree
 
 
 # --- Layout properties ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("layout", mm.LAYOUTS)
+@pytest.mark.parametrize("layout", layouts.LAYOUTS)
 def test_a_full_tree_of_four_levels_by_eight_children_has_no_overlaps(layout):
-    drawing = mm.draw(full_tree(), layout)
+    drawing = layouts.draw(full_tree(), layout)
     assert len(drawing.boxes) == 1 + 8 + 64 + 512
     assert_no_overlaps(drawing)
     assert_inside_view_box(drawing)
 
 
-def trees(max_levels: int = 4):
+def random_trees(max_levels: int = 4):
     title = st.text(
         alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=80
     ).filter(lambda t: t.strip())
@@ -138,21 +140,21 @@ def trees(max_levels: int = 4):
 
 
 @settings(max_examples=60, deadline=None)
-@given(raw=trees(), layout=st.sampled_from(mm.LAYOUTS))
+@given(raw=random_trees(), layout=st.sampled_from(layouts.LAYOUTS))
 def test_generated_trees_never_overlap_and_stay_inside_the_view_box(raw, layout):
     try:
-        tree = mm.clean_tree(raw)
-    except mm.MindmapError:  # a root of control characters only has no title left
+        tree = trees.clean_tree(raw)
+    except trees.MindmapError:  # a root of control characters only has no title left
         assume(False)
-    drawing = mm.draw(tree, layout)
+    drawing = layouts.draw(tree, layout)
     assert_no_overlaps(drawing)
     assert_inside_view_box(drawing)
 
 
 def test_siblings_keep_their_order_along_the_breadth_axis():
     tree = full_tree(levels=3, breadth=5)
-    lr = {box.id: box for box in mm.draw(tree, "lr").boxes}
-    tb = {box.id: box for box in mm.draw(tree, "tb").boxes}
+    lr = {box.id: box for box in layouts.draw(tree, "lr").boxes}
+    tb = {box.id: box for box in layouts.draw(tree, "tb").boxes}
     ys = [lr[f"r.{i}"].y for i in range(5)]
     xs = [tb[f"r.{i}"].x for i in range(5)]
     assert ys == sorted(ys) and xs == sorted(xs)
@@ -162,40 +164,42 @@ def test_siblings_keep_their_order_along_the_breadth_axis():
 
 
 def test_a_parent_is_centred_over_its_children():
-    drawing = {box.id: box for box in mm.draw(full_tree(levels=2, breadth=4), "tb").boxes}
+    drawing = {box.id: box for box in layouts.draw(full_tree(levels=2, breadth=4), "tb").boxes}
     assert drawing["r"].x == pytest.approx((drawing["r.0"].x + drawing["r.3"].x) / 2, abs=0.1)
 
 
 def test_layout_and_svg_are_deterministic():
     tree = full_tree(levels=3, breadth=6)
-    for layout in mm.LAYOUTS:
-        first = mm.render_svg(as_mindmap(tree, layout))
-        assert all(mm.render_svg(as_mindmap(tree, layout)) == first for _ in range(3))
+    for layout in layouts.LAYOUTS:
+        first = svgs.render_svg(as_mindmap(tree, layout))
+        assert all(svgs.render_svg(as_mindmap(tree, layout)) == first for _ in range(3))
 
 
 def test_labels_wrap_inside_boxes_sized_to_the_text():
-    short = mm.make_box("r.0", {"title": "ATP"}, 2, "r", leaf=True)
-    long = mm.make_box(
+    short = layouts.make_box("r.0", {"title": "ATP"}, 2, "r", leaf=True)
+    long = layouts.make_box(
         "r.1", {"title": "Die Atmungskette in der Mitochondrienmembran " * 2}, 2, "r", leaf=True
     )
     assert len(short.lines) == 1 and short.w < 80
     assert len(long.lines) > 1
-    style = mm.STYLE["leaf"]
+    style = layouts.STYLE["leaf"]
     for line in long.lines:
-        assert mm.text_width(line, style["font"] * style["bold"]) <= style["max_width"]
+        assert layouts.text_width(line, style["font"] * style["bold"]) <= style["max_width"]
     assert long.w <= style["max_width"] + 2 * style["pad_x"]
     assert long.h > short.h
 
 
 def test_root_topic_and_leaf_get_their_own_style():
-    tree = mm.clean_tree({"title": "R", "children": [{"title": "T", "children": [{"title": "L"}]}]})
-    kinds = {box.id: box.kind for box in mm.draw(tree).boxes}
+    tree = trees.clean_tree(
+        {"title": "R", "children": [{"title": "T", "children": [{"title": "L"}]}]}
+    )
+    kinds = {box.id: box.kind for box in layouts.draw(tree).boxes}
     assert kinds == {"r": "root", "r.0": "topic", "r.0.0": "leaf"}
 
 
 def test_a_dragged_node_is_drawn_where_it_was_left_and_the_view_box_follows():
     tree = full_tree(levels=2, breadth=3)
-    drawing = mm.draw(tree, "lr", positions={"r.1": [5000.0, -3000.0]})
+    drawing = layouts.draw(tree, "lr", positions={"r.1": [5000.0, -3000.0]})
     moved = next(box for box in drawing.boxes if box.id == "r.1")
     assert (moved.x, moved.y) == (5000.0, -3000.0)
     assert_inside_view_box(drawing)
@@ -205,7 +209,7 @@ def test_a_dragged_node_is_drawn_where_it_was_left_and_the_view_box_follows():
 
 def test_a_collapsed_branch_hides_its_subtree_but_keeps_its_box():
     tree = full_tree(levels=3, breadth=3)
-    drawing = mm.draw(tree, "lr", collapsed=["r.0"])
+    drawing = layouts.draw(tree, "lr", collapsed=["r.0"])
     ids = {box.id for box in drawing.boxes}
     assert "r.0" in ids and not any(i.startswith("r.0.") for i in ids)
     folded = next(box for box in drawing.boxes if box.id == "r.0")
@@ -217,10 +221,10 @@ def test_a_collapsed_branch_hides_its_subtree_but_keeps_its_box():
 
 def test_the_svg_parses_and_escapes_angle_brackets_ampersands_quotes_and_emoji():
     nasty = "a < b & \"c\" 'd' 🌱 </text><script>alert(1)</script>"
-    tree = mm.clean_tree(
+    tree = trees.clean_tree(
         {"title": nasty, "note": "1 & 2 < 3", "children": [{"title": "👩‍🔬 Kind"}]}
     )
-    svg = mm.render_svg(as_mindmap(tree, title=nasty))
+    svg = svgs.render_svg(as_mindmap(tree, title=nasty))
     root = ET.fromstring(svg)
     assert root.tag == f"{SVG}svg"
     assert "<script" not in svg and "&lt;script&gt;" in svg
@@ -234,7 +238,7 @@ def test_the_svg_parses_and_escapes_angle_brackets_ampersands_quotes_and_emoji()
 
 def test_the_svg_has_one_group_per_visible_node_and_one_path_per_edge():
     tree = full_tree(levels=3, breadth=3)
-    root = ET.fromstring(mm.render_svg(as_mindmap(tree, "radial")))
+    root = ET.fromstring(svgs.render_svg(as_mindmap(tree, "radial")))
     nodes = [g for g in root.iter(f"{SVG}g") if "mm-node" in (g.get("class") or "").split()]
     edges = [p for p in root.iter(f"{SVG}path") if p.get("class") == "mm-edge"]
     assert len(nodes) == 13 and len(edges) == 12
@@ -242,25 +246,25 @@ def test_the_svg_has_one_group_per_visible_node_and_one_path_per_edge():
 
 
 def test_the_svg_knows_light_and_dark():
-    svg = mm.render_svg(as_mindmap(full_tree(levels=2, breadth=2)))
+    svg = svgs.render_svg(as_mindmap(full_tree(levels=2, breadth=2)))
     assert "prefers-color-scheme: dark" in svg and '[data-theme="dark"]' in svg
 
 
 def test_png_and_pdf_exports_are_real_files(tmp_path):
     tree = full_tree(levels=2, breadth=4)
     mindmap = as_mindmap(tree, "tb")
-    png = mm.to_png(mindmap)
+    png = svgs.to_png(mindmap)
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
     width = int.from_bytes(png[16:20], "big")
-    assert width == pytest.approx(2 * mm.draw(tree, "tb").view_box[2], abs=2)
-    assert mm.to_pdf(mindmap).startswith(b"%PDF")
+    assert width == pytest.approx(2 * layouts.draw(tree, "tb").view_box[2], abs=2)
+    assert svgs.to_pdf(mindmap).startswith(b"%PDF")
 
 
 def test_a_huge_radial_map_exports_a_bounded_png():
     mindmap = as_mindmap(full_tree(), "radial")
-    png = mm.to_png(mindmap)
+    png = svgs.to_png(mindmap)
     width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
-    assert max(width, height) <= mm.MAX_EXPORT_PIXELS + 1
+    assert max(width, height) <= svgs.MAX_EXPORT_PIXELS + 1
 
 
 # --- Pages and API --------------------------------------------------------------------------
@@ -431,5 +435,5 @@ def test_bob_cannot_reach_alices_mindmap(alices_map, bob_client):
 
 
 def test_a_title_of_control_characters_only_is_no_title():
-    assert mm.clean_text("\x08 \x1b", 100) == ""
-    assert mm.clean_text("Zell\x07kern\nteilung", 100) == "Zellkern teilung"
+    assert trees.clean_text("\x08 \x1b", 100) == ""
+    assert trees.clean_text("Zell\x07kern\nteilung", 100) == "Zellkern teilung"

@@ -1,4 +1,4 @@
-"""Decks and mindmaps feed the progress app: events recorded, badges earned."""
+"""Decks feed the progress app: events recorded, badges earned."""
 
 import pytest
 
@@ -23,12 +23,3 @@ def test_a_deck_answered_to_mastery_records_flips_and_earns_the_deck_badges(alic
     assert flips.count() == 2
     assert [e.mastered_deck for e in flips.order_by("at", "id")] == [False, True]
     assert "deck_master" in badges(alice)
-
-
-def test_creating_and_exporting_a_mindmap_earns_the_mindmap_badges(alice, alice_client):
-    alice_client.post("/study/mindmaps/new/", {"outline": "# Zelle\n- Kern\n"})
-    mindmap = alice.mindmaps.get()
-    assert "mind_mapper" in badges(alice)
-    alice_client.get(f"/study/mindmaps/{mindmap.pk}/export.md")
-    assert Event.objects.filter(user=alice, kind=Event.Kind.MINDMAP_EXPORT).count() == 1
-    assert "cartographer" in badges(alice)

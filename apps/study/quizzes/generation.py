@@ -1,14 +1,13 @@
-"""Quizzes: what a valid generated question is, making a quiz from a scope, and exports."""
+"""Quizzes: what a valid generated question is, and making a quiz from a scope."""
 
 import re
 from typing import Literal
 
 from django.db import transaction
-from django.template.loader import render_to_string
 from pydantic import BaseModel, StrictInt, ValidationInfo, field_validator, model_validator
 
-from apps.study import generator, pdf
-from apps.study.models import Difficulty, Question, Quiz, Workshop
+from apps.study import generator
+from apps.study.quizzes.models import Difficulty, Question, Quiz
 from apps.vault.models import Category, Document
 
 TYPES = ("mcq", "true_false")
@@ -86,7 +85,7 @@ def create_quiz(
     difficulty: str,
     types: list[str],
     scope: generator.Scope = generator.WHOLE_VAULT,
-    workshop: Workshop | None = None,
+    workshop=None,
     sources: list[generator.Source] | None = None,
 ) -> Quiz:
     """Generate and store a quiz; raises generator.GenerationError with a readable message."""
@@ -142,32 +141,3 @@ def create_quiz(
             for position, item in enumerate(result.items)
         )
     return quiz
-
-
-def as_markdown(quiz: Quiz) -> str:
-    return render_to_string("study/quiz_export.md", {"quiz": quiz, "questions": _rows(quiz)})
-
-
-def as_pdf(quiz: Quiz) -> bytes:
-    document = pdf.Document(quiz.title)
-    document.line(
-        f"{quiz.questions.count()} questions · {quiz.get_difficulty_display()}", muted=True
-    )
-    for number, (question, letters) in enumerate(_rows(quiz), start=1):
-        document.heading(f"{number}. {question.text}", level=3)
-        for letter, option in letters:
-            document.line(f"{letter}) {option}")
-    document.page_break()
-    document.heading("Answers", level=2)
-    for number, (question, letters) in enumerate(_rows(quiz), start=1):
-        letter, option = letters[question.correct_index]
-        document.line(f"{number}. {letter}) {option}", bold=True)
-        document.line(question.explanation, muted=True)
-    return document.output()
-
-
-def _rows(quiz: Quiz) -> list[tuple[Question, list[tuple[str, str]]]]:
-    return [
-        (question, list(zip("ABCD", question.options, strict=False)))
-        for question in quiz.questions.all()
-    ]

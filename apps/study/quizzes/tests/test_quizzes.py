@@ -2,9 +2,9 @@ import json
 
 import pytest
 
-from apps.study import quiz
+from apps.study.conftest import make_studied_document, mcq, questions, true_false
 from apps.study.models import Attempt, Quiz
-from apps.study.tests.conftest import make_studied_document, mcq, questions, true_false
+from apps.study.quizzes.generation import create_quiz
 from conftest import assert_only_owner_can_reach
 
 
@@ -12,9 +12,7 @@ from conftest import assert_only_owner_can_reach
 def alices_quiz(alice, model) -> Quiz:
     make_studied_document(alice)
     model.answer(questions(5))
-    return quiz.create_quiz(
-        alice, num_questions=5, difficulty="beginner", types=["mcq", "true_false"]
-    )
+    return create_quiz(alice, num_questions=5, difficulty="beginner", types=["mcq", "true_false"])
 
 
 def test_generating_a_quiz_from_the_page_stores_it_and_opens_the_player(alice, alice_client, model):
@@ -201,7 +199,7 @@ def test_only_asked_for_question_types_are_kept(alice, model):
     make_studied_document(alice)
     model.answer({"questions": [mcq(0), true_false(1), mcq(2), true_false(3)]})
 
-    made = quiz.create_quiz(alice, num_questions=5, difficulty="beginner", types=["true_false"])
+    made = create_quiz(alice, num_questions=5, difficulty="beginner", types=["true_false"])
 
     assert list(made.questions.values_list("kind", flat=True)) == ["true_false", "true_false"]
 

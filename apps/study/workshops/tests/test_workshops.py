@@ -1,8 +1,9 @@
 import pytest
 
-from apps.study import generator, workshop
+from apps.study import generator
+from apps.study.conftest import make_studied_document, questions
 from apps.study.models import Lesson, Quiz, Workshop
-from apps.study.tests.conftest import make_studied_document, questions
+from apps.study.workshops import generation as workshop
 from conftest import assert_only_owner_can_reach
 
 

@@ -1,19 +1,18 @@
 """Workshops: an outline first (JSON, one stricter retry), then each lesson as Markdown the
-first time it is opened, cleaned of chatty filler; exports and the recap quiz."""
+first time it is opened, cleaned of chatty filler; and the recap quiz."""
 
 import re
 from datetime import timedelta
 
 from django.db import transaction
-from django.template.loader import render_to_string
 from django.utils import timezone
 from pydantic import BaseModel, StrictInt, field_validator
 
 from apps.llm import jsonparse, prompts
-from apps.llm.rendering import render_markdown
-from apps.study import generator, pdf
-from apps.study.models import Lesson, Workshop, sources_for
-from apps.study.quiz import create_quiz, scope_title
+from apps.study import generator
+from apps.study.quizzes.generation import create_quiz, scope_title
+from apps.study.sources import as_prompt_sources, sources_for
+from apps.study.workshops.models import Lesson, Workshop
 
 RECAP_QUESTIONS = 5
 # A lesson claimed longer ago than this was abandoned by a request that died; take it over.
@@ -150,11 +149,9 @@ def write_lesson(lesson: Lesson) -> Lesson:
         return lesson
     workshop = lesson.workshop
     try:
-        chunks = sources_for(workshop.owner, lesson.chunk_ids or workshop.chunk_ids)
-        sources = [
-            generator.Source(c.pk, c.document_id, c.document.filename, c.page, c.section, c.text)
-            for c in chunks
-        ]
+        sources = as_prompt_sources(
+            sources_for(workshop.owner, lesson.chunk_ids or workshop.chunk_ids)
+        )
         if not sources:
             raise generator.EmptyScope(
                 "The documents this lesson was based on are no longer in your vault."
@@ -185,11 +182,7 @@ def write_lesson(lesson: Lesson) -> Lesson:
 
 def create_recap_quiz(workshop: Workshop):
     """A short quiz over the chunks the workshop was built from."""
-    chunks = sources_for(workshop.owner, workshop.chunk_ids)
-    sources = [
-        generator.Source(c.pk, c.document_id, c.document.filename, c.page, c.section, c.text)
-        for c in chunks
-    ]
+    sources = as_prompt_sources(sources_for(workshop.owner, workshop.chunk_ids))
     if not sources:
         raise generator.EmptyScope("The workshop's documents are no longer in your vault.")
     return create_quiz(
@@ -201,22 +194,3 @@ def create_recap_quiz(workshop: Workshop):
         workshop=workshop,
         sources=sources,
     )
-
-
-def as_markdown(workshop: Workshop) -> str:
-    return render_to_string(
-        "study/workshop_export.md", {"workshop": workshop, "lessons": workshop.lessons.all()}
-    )
-
-
-def as_pdf(workshop: Workshop) -> bytes:
-    document = pdf.Document(workshop.title)
-    if workshop.summary:
-        document.line(workshop.summary, muted=True)
-    for lesson in workshop.lessons.all():
-        document.heading(f"Lesson {lesson.number}: {lesson.title}", level=2)
-        if lesson.content:
-            document.html(render_markdown(lesson.content))
-        else:
-            document.line("Not written yet: open the lesson in CogniVault first.", muted=True)
-    return document.output()

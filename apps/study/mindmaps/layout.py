@@ -1,4 +1,4 @@
-"""Mindmaps: validate a topic tree, lay it out (tidy tree or radial), draw it as SVG, export it.
+"""Mindmap layout: boxes sized to their wrapped text, placed as a tidy tree or radially.
 
 The tidy layouts follow Reingold and Tilford: each subtree is laid out on its own, then
 siblings are pushed apart along their contours (the extent of each level of a subtree) until
@@ -9,22 +9,11 @@ proportion to its leaves and picks ring radii large enough that no two boxes can
 """
 
 import math
-import re
 import unicodedata
 from dataclasses import dataclass, field
 
-import cairosvg
-from django.template.loader import render_to_string
+from apps.study.mindmaps.tree import MindmapError, walk
 
-from apps.llm import jsonparse, prompts
-from apps.study import generator
-
-MAX_LEVELS = 4  # the root is level 1
-MAX_CHILDREN = 8
-MAX_TITLE = 120
-MAX_NOTE = 500
-MAX_SOURCE = 200
-POSITION_LIMIT = 100_000.0
 LAYOUTS = ("lr", "tb", "radial")
 
 # Text and box metrics per node kind: font size, how much wider its bold glyphs run, the
@@ -39,187 +28,6 @@ MAX_LINES = 4
 SIBLING_GAP = 14.0
 LEVEL_GAP = 56.0
 MARGIN = 24.0
-MAX_EXPORT_PIXELS = 4000
-
-
-class MindmapError(ValueError):
-    """A tree we cannot draw; the message is shown to the person."""
-
-
-# --- The tree -------------------------------------------------------------------------------
-
-
-def clean_text(value: object, limit: int) -> str:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        value = str(value)
-    if not isinstance(value, str):
-        return ""
-    # Control characters are not allowed in XML at all; line breaks and tabs become spaces.
-    text = "".join(ch for ch in value if ch.isspace() or unicodedata.category(ch) != "Cc")
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def clean_node(raw: object, level: int) -> dict | None:
-    """A valid node, or None to drop it: it needs a title; deeper or extra children go."""
-    if not isinstance(raw, dict):
-        return None
-    title = clean_text(raw.get("title") or raw.get("label") or raw.get("name"), MAX_TITLE)
-    if not title:
-        return None
-    node: dict = {"title": title}
-    note = clean_text(raw.get("note"), MAX_NOTE)
-    if note:
-        node["note"] = note
-    source = raw.get("source")
-    if isinstance(source, int) and not isinstance(source, bool):
-        node["source"] = source
-    elif clean_text(source, MAX_SOURCE):
-        node["source"] = clean_text(source, MAX_SOURCE)
-    children = raw.get("children")
-    node["children"] = []
-    if level < MAX_LEVELS and isinstance(children, list):
-        for child in children:
-            cleaned = clean_node(child, level + 1)
-            if cleaned is not None:
-                node["children"].append(cleaned)
-            if len(node["children"]) == MAX_CHILDREN:
-                break
-    return node
-
-
-def clean_tree(raw: object) -> dict:
-    if isinstance(raw, dict) and "title" not in raw and isinstance(raw.get("root"), dict):
-        raw = raw["root"]
-    tree = clean_node(raw, 1)
-    if tree is None:
-        raise MindmapError("The mindmap needs a root with a title.")
-    return tree
-
-
-def walk(tree: dict, node_id: str = "r", level: int = 1):
-    """(node id, node, level, parent id) for every node, depth first; ids are index paths."""
-    stack = [(node_id, tree, level, None)]
-    while stack:
-        current_id, node, depth, parent = stack.pop()
-        yield current_id, node, depth, parent
-        for index in range(len(node["children"]) - 1, -1, -1):
-            stack.append((f"{current_id}.{index}", node["children"][index], depth + 1, current_id))
-
-
-def node_ids(tree: dict) -> set[str]:
-    return {node_id for node_id, *_ in walk(tree)}
-
-
-def outline(tree: dict) -> str:
-    """A Markdown outline: the root as heading, every other node as a nested bullet."""
-    lines = [f"# {tree['title']}", ""]
-    if tree.get("note"):
-        lines += [tree["note"], ""]
-    for _, node, level, _ in walk(tree):
-        if level == 1:
-            continue
-        note = f" — {node['note']}" if node.get("note") else ""
-        lines.append(f"{'  ' * (level - 2)}- {node['title']}{note}")
-    return "\n".join(lines) + "\n"
-
-
-BULLET = re.compile(r"^(?P<indent>[ \t]*)[-*+]\s+(?P<text>.+)$")
-
-
-def parse_outline(text: str, fallback_title: str = "Mindmap") -> dict:
-    """The reverse of `outline`: `# Root` then nested `- bullets` (any consistent indent)."""
-    root: dict = {"title": fallback_title, "children": []}
-    stack: list[tuple[int, dict]] = [(-1, root)]
-    for line in text.splitlines():
-        if line.startswith("# ") and not root["children"]:
-            root["title"] = line[2:].strip() or fallback_title
-            continue
-        match = BULLET.match(line)
-        if not match:
-            continue
-        indent = len(match["indent"].expandtabs(4))
-        title, _, note = match["text"].partition(" — ")
-        node = {"title": title, "children": []}
-        if note:
-            node["note"] = note
-        while stack[-1][0] >= indent:
-            stack.pop()
-        stack[-1][1]["children"].append(node)
-        stack.append((indent, node))
-    return clean_tree(root)
-
-
-def tree_schema(level: int = 1) -> dict:
-    """The JSON schema of a node with its subtree, unrolled to MAX_LEVELS (no recursion), so
-    Ollama and llama.cpp keep even a tiny model to the shape; clean_tree still judges it."""
-    node = {
-        "type": "object",
-        "properties": {
-            "title": {"type": "string"},
-            "note": {"type": "string"},
-            "source": {"type": "integer"},
-        },
-        "required": ["title"],
-    }
-    if level < MAX_LEVELS:
-        children = {"type": "array", "items": tree_schema(level + 1), "maxItems": MAX_CHILDREN}
-        node["properties"]["children"] = children
-        node["required"].append("children")
-    return node
-
-
-def generate_tree(user, scope: generator.Scope, title: str = "") -> tuple[dict, generator.Answer]:
-    """The shared recipe for one tree: retrieve, prompt, generate JSON, parse, validate.
-
-    A node's "source" (the excerpt number the model cites) becomes that excerpt's chunk id.
-    """
-    sources = generator.retrieve(user, scope)  # never empty: it raises EmptyScope instead
-    prompt = prompts.render(
-        "mindmap",
-        context=generator.context_block(sources),
-        title_hint=f'Call it "{title}".' if title else "",
-        max_children=MAX_CHILDREN,
-        levels=MAX_LEVELS,
-    )
-    answer = generator.ask(prompt, json=tree_schema())
-    data = jsonparse.extract_json(answer.text)
-    if isinstance(data, list) and len(data) == 1:
-        data = data[0]
-    try:
-        tree = clean_tree(data)
-    except MindmapError as error:
-        raise generator.NothingValid(
-            "The model's answer held no usable mindmap. Try again, or pick a narrower scope."
-        ) from error
-    for _, node, _, _ in walk(tree):
-        cited = node.pop("source", None)
-        if isinstance(cited, int) and 1 <= cited <= len(sources):
-            node["source"] = sources[cited - 1].chunk_id
-    if title:
-        tree["title"] = clean_text(title, MAX_TITLE)
-    return tree, answer
-
-
-def generate(user, scope: generator.Scope, title: str = ""):
-    """Generate a mindmap from the vault and store it; raises generator.GenerationError."""
-    from apps.study import events
-    from apps.study.models import Mindmap
-
-    tree, answer = generate_tree(user, scope, title)
-    mindmap = Mindmap.objects.create(
-        owner=user,
-        title=(title or tree["title"])[:200],
-        tree=tree,
-        category_ids=list(scope.category_ids),
-        document_ids=list(scope.document_ids),
-        model_label=f"{answer.backend} · {answer.model}".strip(" ·"),
-    )
-    events.mindmap_created(user)
-    return mindmap
-
-
-# --- Text measuring and wrapping ------------------------------------------------------------
 
 
 def char_width(ch: str) -> float:
@@ -266,9 +74,6 @@ def wrap(text: str, font: float, max_width: float) -> list[str]:
             last = last[:-1]
         lines = [*lines[: MAX_LINES - 1], last.rstrip() + "…"]
     return lines
-
-
-# --- Layout ---------------------------------------------------------------------------------
 
 
 @dataclass
@@ -489,76 +294,3 @@ def draw(
     bottom = max(box.top + box.h for box in boxes) + MARGIN
     view_box = (round(left, 1), round(top, 1), round(right - left, 1), round(bottom - top, 1))
     return Drawing(layout, boxes, edges, view_box)
-
-
-# --- Output ---------------------------------------------------------------------------------
-
-
-def drawing_for(mindmap) -> Drawing:
-    """The mindmap in its saved layout, with the nodes dragged in that layout where left."""
-    positions = (mindmap.positions or {}).get(mindmap.layout, {})
-    return draw(mindmap.tree, mindmap.layout, positions, mindmap.collapsed)
-
-
-def render_svg(mindmap, drawing: Drawing | None = None) -> str:
-    """The mindmap as a standalone SVG document (the page shows the very same markup)."""
-    drawing = drawing or drawing_for(mindmap)
-    rows = []
-    for box in drawing.boxes:
-        first = -(len(box.lines) - 1) * box.font * LINE_HEIGHT / 2 + box.font * 0.35
-        rows.append(
-            {
-                "box": box,
-                "cx": num(box.x),
-                "cy": num(box.y),
-                "x": num(-box.w / 2),
-                "y": num(-box.h / 2),
-                "w": num(box.w),
-                "h": num(box.h),
-                "font": num(box.font),
-                "toggle_x": num(box.w / 2),
-                "lines": [
-                    (num(first + i * box.font * LINE_HEIGHT), line)
-                    for i, line in enumerate(box.lines)
-                ],
-                "folded": box.hidden_children > 0,
-                "foldable": box.hidden_children > 0 or bool(box.children),
-            }
-        )
-    left, top, width, height = drawing.view_box
-    return render_to_string(
-        "study/mindmaps/mindmap.svg",
-        {
-            "mindmap": mindmap,
-            "drawing": drawing,
-            "rows": rows,
-            "view_box": " ".join(map(num, drawing.view_box)),
-            "left": num(left),
-            "top": num(top),
-            "width": num(width),
-            "height": num(height),
-        },
-    )
-
-
-def num(value: float) -> str:
-    """Numbers for SVG attributes: one decimal, never a locale's comma."""
-    return f"{value:.1f}".removesuffix(".0")
-
-
-def export_scale(drawing: Drawing, largest: float) -> float:
-    return min(2.0, largest / max(drawing.view_box[2], drawing.view_box[3]))
-
-
-def to_png(mindmap) -> bytes:
-    drawing = drawing_for(mindmap)
-    svg = render_svg(mindmap, drawing).encode()
-    return cairosvg.svg2png(bytestring=svg, scale=export_scale(drawing, MAX_EXPORT_PIXELS))
-
-
-def to_pdf(mindmap) -> bytes:
-    drawing = drawing_for(mindmap)
-    svg = render_svg(mindmap, drawing).encode()
-    # PDF viewers refuse pages past 200 inches (14,400 pt); 1 px is 0.75 pt.
-    scale = min(1.0, export_scale(drawing, 14_400 / 0.75))
-    return cairosvg.svg2pdf(bytestring=svg, scale=scale)

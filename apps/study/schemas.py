@@ -1,0 +1,26 @@
+"""The scope every generating API route of the Study Hub reads, and how a failed generation
+answers."""
+
+from ninja import Field, Schema
+from ninja.errors import HttpError
+
+from apps.study import generator
+
+STATUS = {generator.EmptyScope: 400, generator.ModelDown: 503, generator.NothingValid: 502}
+
+
+def generation_error(error: generator.GenerationError) -> HttpError:
+    return HttpError(STATUS.get(type(error), 502), str(error))
+
+
+class ScopeIn(Schema):
+    category_ids: list[int] = Field(default_factory=list, max_length=100)
+    document_ids: list[int] = Field(default_factory=list, max_length=500)
+    # The short forms of SPEC §10's table: one category, several documents.
+    category: int | None = None
+    documents: list[int] = Field(default_factory=list, max_length=500)
+
+    @property
+    def scope(self) -> generator.Scope:
+        categories = self.category_ids + ([self.category] if self.category else [])
+        return generator.Scope(categories, self.document_ids + self.documents)
