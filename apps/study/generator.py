@@ -47,6 +47,7 @@ from django.db.models import F
 from pydantic import BaseModel, ValidationError
 
 from apps.llm import gateway, jsonparse, prompts
+from apps.study.errors import EmptyScope, GenerationError, ModelDown, NothingValid  # noqa: F401
 from apps.vault import index
 from apps.vault.models import Chunk, Document
 
@@ -61,22 +62,6 @@ DEFAULT_QUERY = "key concepts, definitions, important facts, main ideas"
 TEMPERATURE = 0.2
 # Keep the prompt within a small model's context window.
 MAX_EXCERPT_CHARS = 1200
-
-
-class GenerationError(Exception):
-    """Something the person can act on; the message says what."""
-
-
-class EmptyScope(GenerationError):
-    pass
-
-
-class ModelDown(GenerationError):
-    pass
-
-
-class NothingValid(GenerationError):
-    pass
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ import math
 import unicodedata
 from dataclasses import dataclass, field
 
-from apps.study.mindmaps.tree import MindmapError, walk
+from apps.study.errors import MindmapError
+from apps.study.mindmaps.tree import walk
 
 LAYOUTS = ("lr", "tb", "radial")
 

@@ -6,15 +6,13 @@ Node ids are index paths: `r` is the root, `r.0` its first child, `r.0.2` that c
 import re
 import unicodedata
 
+from apps.study.errors import MindmapError
+
 MAX_LEVELS = 4  # the root is level 1
 MAX_CHILDREN = 8
 MAX_TITLE = 120
 MAX_NOTE = 500
 MAX_SOURCE = 200
-
-
-class MindmapError(ValueError):
-    """A tree we cannot draw; the message is shown to the person."""
 
 
 def clean_text(value: object, limit: int) -> str:
