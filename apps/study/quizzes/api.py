@@ -6,12 +6,10 @@ from typing import Literal
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
-from ninja.errors import HttpError
 
-from apps.study import events, generator
 from apps.study.quizzes import exports, generation
 from apps.study.quizzes.models import Quiz
-from apps.study.schemas import ScopeIn, generation_error
+from apps.study.schemas import ScopeIn
 
 router = Router(tags=["study"])
 
@@ -111,6 +109,10 @@ def quiz_out(item: Quiz) -> dict:
     }
 
 
+def own_quiz(request: HttpRequest, quiz_id: int) -> Quiz:
+    return get_object_or_404(Quiz.objects.visible_to(request.auth), pk=quiz_id)
+
+
 @router.get("/quizzes", response=list[QuizListOut])
 def list_quizzes(request: HttpRequest):
     return [
@@ -121,46 +123,30 @@ def list_quizzes(request: HttpRequest):
             "num_questions": item.questions.count(),
             "created_at": item.created_at,
         }
-        for item in Quiz.objects.visible_to(request.user)
+        for item in Quiz.objects.visible_to(request.auth)
     ]
 
 
 @router.post("/quizzes", response={201: QuizOut})
 def create_quiz(request: HttpRequest, payload: QuizIn):
-    try:
-        made = generation.create_quiz(
-            request.user,
-            num_questions=payload.num_questions,
-            difficulty=payload.difficulty,
-            types=list(payload.types),
-            scope=payload.scope,
-        )
-    except generator.GenerationError as error:
-        raise generation_error(error) from error
-    except ValueError as error:
-        raise HttpError(400, str(error)) from error
+    made = generation.create_quiz(
+        request.auth,
+        num_questions=payload.num_questions,
+        difficulty=payload.difficulty,
+        types=list(payload.types),
+        scope=payload.scope,
+    )
     return Status(201, quiz_out(made))
 
 
 @router.get("/quizzes/{quiz_id}", response=QuizOut)
 def get_quiz(request: HttpRequest, quiz_id: int):
-    return quiz_out(get_object_or_404(Quiz.objects.visible_to(request.user), pk=quiz_id))
+    return quiz_out(own_quiz(request, quiz_id))
 
 
 @router.post("/quizzes/{quiz_id}/attempts", response={201: AttemptOut})
 def create_attempt(request: HttpRequest, quiz_id: int, payload: AttemptIn):
-    item = get_object_or_404(Quiz.objects.visible_to(request.user), pk=quiz_id)
-    questions = list(item.questions.all())
-    if len(payload.answers) != len(questions):
-        raise HttpError(400, f"Send one answer per question: {len(questions)} answers.")
-    for question, answer in zip(questions, payload.answers, strict=True):
-        if answer is not None and not 0 <= answer < len(question.options):
-            raise HttpError(
-                400, f"Answer {answer} is not an option of question {question.position}."
-            )
-    attempt = item.attempts.create(answers=list(payload.answers))
-    attempt.submit()
-    badges = events.quiz_completed(attempt)
+    attempt, badges = own_quiz(request, quiz_id).submit(payload.answers)
     return Status(
         201,
         {
@@ -186,7 +172,7 @@ def create_attempt(request: HttpRequest, quiz_id: int, payload: AttemptIn):
 
 @router.get("/quizzes/{quiz_id}/export", response={200: None})
 def export_quiz(request: HttpRequest, quiz_id: int, format: Literal["md", "pdf"] = "md"):
-    item = get_object_or_404(Quiz.objects.visible_to(request.user), pk=quiz_id)
+    item = own_quiz(request, quiz_id)
     if format == "pdf":
         return HttpResponse(exports.as_pdf(item), content_type="application/pdf")
     return HttpResponse(exports.as_markdown(item), content_type="text/markdown; charset=utf-8")

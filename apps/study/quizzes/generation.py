@@ -7,6 +7,7 @@ from django.db import transaction
 from pydantic import BaseModel, StrictInt, ValidationInfo, field_validator, model_validator
 
 from apps.study import generator
+from apps.study.errors import InvalidInput
 from apps.study.quizzes.models import Difficulty, Question, Quiz
 from apps.vault.models import Category, Document
 
@@ -88,14 +89,14 @@ def create_quiz(
     workshop=None,
     sources: list[generator.Source] | None = None,
 ) -> Quiz:
-    """Generate and store a quiz; raises generator.GenerationError with a readable message."""
+    """Generate and store a quiz; raises a StudyError with a readable message."""
     if num_questions not in Quiz.SIZES:
-        raise ValueError(f"A quiz has {', '.join(map(str, Quiz.SIZES))} questions.")
+        raise InvalidInput(f"A quiz has {', '.join(map(str, Quiz.SIZES))} questions.")
     if difficulty not in Difficulty.values:
-        raise ValueError("Difficulty is beginner, intermediate or advanced.")
+        raise InvalidInput("Difficulty is beginner, intermediate or advanced.")
     types = [kind for kind in TYPES if kind in types]
     if not types:
-        raise ValueError("Choose multiple choice, true/false or both.")
+        raise InvalidInput("Choose multiple choice, true/false or both.")
     names = {"mcq": "multiple choice (mcq)", "true_false": "true/false (true_false)"}
     result = generator.generate_items(
         user,

@@ -1,10 +1,14 @@
 """Quizzes with their questions and attempts; generated questions keep the chunks they came from."""
 
 from django.conf import settings
-from django.db import models
+from django.db import models, transaction
+from django.urls import reverse
 from django.utils import timezone
 
+from apps.progress import tracking
+from apps.study.errors import InvalidAnswers
 from apps.study.ownership import OwnedQuerySet
+from apps.study.sources import sources_for
 
 
 class Difficulty(models.TextChoices):
@@ -46,6 +50,17 @@ class Quiz(models.Model):
     def __str__(self) -> str:
         return self.title
 
+    def check_answers(self, answers: list) -> list[int | None]:
+        """The one check of quiz answers: one per question, each unanswered (None) or one of
+        that question's options. Anything else is refused with InvalidAnswers."""
+        questions = list(self.questions.all())
+        if len(answers) != len(questions):
+            raise InvalidAnswers(f"Send one answer per question: {len(questions)} answers.")
+        for number, (question, answer) in enumerate(zip(questions, answers, strict=True), 1):
+            if not question.accepts(answer):
+                raise InvalidAnswers(f"Answer {answer} is not an option of question {number}.")
+        return list(answers)
+
     def grade(self, answers: list[int | None]) -> tuple[int, int]:
         """(correct, total): an answer counts when it is the question's correct_index."""
         questions = list(self.questions.all())
@@ -55,6 +70,28 @@ class Quiz(models.Model):
             if answer == question.correct_index
         )
         return correct, len(questions)
+
+    def submit(self, answers: list) -> tuple["Attempt", list]:
+        """Grade `answers` as the open attempt (or a new one), save it and record it for
+        progress; (the attempt, badges just earned). Answers that do not fit save nothing."""
+        answers = self.check_answers(answers)
+        with transaction.atomic():
+            attempt = self.start_attempt()
+            attempt.answers = answers
+            attempt.correct, attempt.total = self.grade(answers)
+            attempt.submitted_at = timezone.now()
+            attempt.save()
+        return attempt, tracking.record_quiz(
+            self.owner,
+            score_percent=attempt.percent or 0,
+            difficulty=self.difficulty,
+            questions_wrong=attempt.missed(),
+        )
+
+    def retake(self) -> "Attempt":
+        """Drop the unfinished attempt, if any, and start afresh."""
+        self.attempts.filter(submitted_at__isnull=True).delete()
+        return self.start_attempt()
 
     def open_attempt(self) -> "Attempt | None":
         """The unfinished attempt to resume after a refresh, if there is one."""
@@ -91,6 +128,13 @@ class Question(models.Model):
     def correct_option(self) -> str:
         return self.options[self.correct_index]
 
+    def accepts(self, choice: object) -> bool:
+        """An answer is None (not answered) or the index of one of the options."""
+        if choice is None:
+            return True
+        is_index = isinstance(choice, int) and not isinstance(choice, bool)
+        return is_index and 0 <= choice < len(self.options)
+
 
 class Attempt(models.Model):
     quiz = models.ForeignKey(Quiz, on_delete=models.CASCADE, related_name="attempts")
@@ -121,21 +165,14 @@ class Attempt(models.Model):
         """Remember one answer while playing, so a refresh loses nothing."""
         questions = list(self.quiz.questions.all())
         if not 0 <= position < len(questions):
-            raise ValueError("There is no such question in this quiz.")
-        if choice is not None and not 0 <= choice < len(questions[position].options):
-            raise ValueError("That option does not exist for this question.")
+            raise InvalidAnswers("There is no such question in this quiz.")
+        if not questions[position].accepts(choice):
+            raise InvalidAnswers("That option does not exist for this question.")
         answers = (list(self.answers) + [None] * len(questions))[: len(questions)]
         answers[position] = choice
         self.answers = answers
         self.current = position
         self.save(update_fields=["answers", "current"])
-
-    def submit(self, answers: list[int | None] | None = None) -> None:
-        if answers is not None:
-            self.answers = answers
-        self.correct, self.total = self.quiz.grade(self.answers)
-        self.submitted_at = timezone.now()
-        self.save()
 
     def results(self) -> list[tuple["Question", int | None, bool]]:
         """(question, chosen index, right?) for the review."""
@@ -145,3 +182,19 @@ class Attempt(models.Model):
             chosen = answers[i] if i < len(answers) else None
             rows.append((question, chosen, chosen == question.correct_index))
         return rows
+
+    def missed(self) -> list[dict]:
+        """The questions answered wrong, with a link to their first source, for the class
+        overview of what is missed most."""
+        wrong = []
+        for question, _chosen, right in self.results():
+            if right:
+                continue
+            missed = {"question": question.text}
+            chunk = next(iter(sources_for(self.quiz.owner, question.chunk_ids)), None)
+            if chunk is not None:
+                page = f", p. {chunk.page}" if chunk.page else ""
+                missed["source_label"] = f"{chunk.document.filename}{page}"
+                missed["source_url"] = reverse("study:source", args=[chunk.pk])
+            wrong.append(missed)
+        return wrong
