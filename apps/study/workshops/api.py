@@ -6,11 +6,9 @@ from typing import Literal
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import Router, Schema, Status
-from ninja.errors import HttpError
 
-from apps.study import events, generator
 from apps.study.quizzes.api import QuizOut, quiz_out
-from apps.study.schemas import ScopeIn, generation_error
+from apps.study.schemas import ScopeIn
 from apps.study.workshops import exports, generation
 from apps.study.workshops.models import Lesson, Workshop
 
@@ -52,7 +50,7 @@ class CompletionOut(Schema):
     badges: list[str]
 
 
-def _workshop_out(item: Workshop) -> dict:
+def workshop_out(item: Workshop) -> dict:
     recap = item.recap_quiz
     return {
         **{
@@ -65,56 +63,42 @@ def _workshop_out(item: Workshop) -> dict:
     }
 
 
-def _workshop(request: HttpRequest, workshop_id: int) -> Workshop:
-    return get_object_or_404(Workshop.objects.visible_to(request.user), pk=workshop_id)
+def own_workshop(request: HttpRequest, workshop_id: int) -> Workshop:
+    return get_object_or_404(Workshop.objects.visible_to(request.auth), pk=workshop_id)
 
 
-def _lesson(request: HttpRequest, workshop_id: int, number: int) -> Lesson:
-    return get_object_or_404(_workshop(request, workshop_id).lessons, number=number)
+def own_lesson(request: HttpRequest, workshop_id: int, number: int) -> Lesson:
+    return get_object_or_404(own_workshop(request, workshop_id).lessons, number=number)
 
 
 @router.get("/workshops", response=list[WorkshopOut])
 def list_workshops(request: HttpRequest):
-    return [_workshop_out(item) for item in Workshop.objects.visible_to(request.user)]
+    return [workshop_out(item) for item in Workshop.objects.visible_to(request.auth)]
 
 
 @router.post("/workshops", response={201: WorkshopOut})
 def create_workshop(request: HttpRequest, payload: WorkshopIn):
-    try:
-        made = generation.create_workshop(
-            request.user, num_lessons=payload.num_lessons, scope=payload.scope
-        )
-    except generator.GenerationError as error:
-        raise generation_error(error) from error
-    events.outline_created(request.user)
-    return Status(201, _workshop_out(made))
+    made, _badges = generation.create_workshop(
+        request.auth, num_lessons=payload.num_lessons, scope=payload.scope
+    )
+    return Status(201, workshop_out(made))
 
 
 @router.get("/workshops/{workshop_id}", response=WorkshopOut)
 def get_workshop(request: HttpRequest, workshop_id: int):
-    return _workshop_out(_workshop(request, workshop_id))
+    return workshop_out(own_workshop(request, workshop_id))
 
 
 @router.post("/workshops/{workshop_id}/lessons/{number}", response=LessonOut)
 def write_lesson(request: HttpRequest, workshop_id: int, number: int):
     """The lesson, written by the model first if this is the first time it is opened."""
-    lesson = _lesson(request, workshop_id, number)
-    try:
-        return generation.write_lesson(lesson)
-    except generator.GenerationError as error:
-        raise generation_error(error) from error
+    return generation.write_lesson(own_lesson(request, workshop_id, number))
 
 
 @router.post("/workshops/{workshop_id}/lessons/{number}/complete", response=CompletionOut)
 def complete_lesson(request: HttpRequest, workshop_id: int, number: int):
-    lesson = _lesson(request, workshop_id, number)
-    if lesson.status != Lesson.Status.READY:
-        raise HttpError(409, "Open the lesson first: it has not been written yet.")
-    was_done = lesson.completed_at is not None
-    finished = lesson.workshop.complete_lesson(lesson)
-    badges = [] if was_done else events.lesson_completed(request.user)
-    if finished:
-        badges += events.workshop_completed(request.user)
+    lesson = own_lesson(request, workshop_id, number)
+    finished, badges = lesson.workshop.complete_lesson(lesson)
     return {
         "number": number,
         "workshop_completed": finished,
@@ -124,18 +108,12 @@ def complete_lesson(request: HttpRequest, workshop_id: int, number: int):
 
 @router.post("/workshops/{workshop_id}/recap", response={201: QuizOut})
 def create_recap(request: HttpRequest, workshop_id: int):
-    item = _workshop(request, workshop_id)
-    if item.completed_at is None:
-        raise HttpError(409, "Complete every lesson first; the recap quiz comes at the end.")
-    try:
-        return Status(201, quiz_out(item.recap_quiz or generation.create_recap_quiz(item)))
-    except generator.GenerationError as error:
-        raise generation_error(error) from error
+    return Status(201, quiz_out(generation.recap_quiz(own_workshop(request, workshop_id))))
 
 
 @router.get("/workshops/{workshop_id}/export", response={200: None})
 def export_workshop(request: HttpRequest, workshop_id: int, format: Literal["md", "pdf"] = "md"):
-    item = _workshop(request, workshop_id)
+    item = own_workshop(request, workshop_id)
     if format == "pdf":
         return HttpResponse(exports.as_pdf(item), content_type="application/pdf")
     return HttpResponse(exports.as_markdown(item), content_type="text/markdown; charset=utf-8")

@@ -6,11 +6,14 @@ from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
-from pydantic import BaseModel, StrictInt, field_validator
+from pydantic import BaseModel, StrictInt, ValidationError, field_validator
 
 from apps.llm import jsonparse, prompts
+from apps.progress import tracking
 from apps.study import generator
+from apps.study.errors import GenerationError, InvalidInput, WorkshopNotDone
 from apps.study.quizzes.generation import create_quiz, scope_title
+from apps.study.quizzes.models import Quiz
 from apps.study.sources import as_prompt_sources, sources_for
 from apps.study.workshops.models import Lesson, Workshop
 
@@ -62,10 +65,13 @@ class Outline(BaseModel):
         return value.strip()[:200]
 
 
-def create_workshop(user, *, num_lessons: int, scope: generator.Scope = generator.WHOLE_VAULT):
-    """Retrieve, ask for the outline (once more, stricter, if unparseable), store it."""
+def create_workshop(
+    user, *, num_lessons: int, scope: generator.Scope = generator.WHOLE_VAULT
+) -> tuple[Workshop, list]:
+    """Retrieve, ask for the outline (once more, stricter, if unparseable), store it and record
+    it for progress; (the workshop, badges just earned)."""
     if num_lessons not in Workshop.SIZES:
-        raise ValueError("A workshop has 5 or 10 lessons.")
+        raise InvalidInput("A workshop has 5 or 10 lessons.")
     sources = generator.retrieve(user, scope)
     context = generator.context_block(sources)
     outline = lessons = answer = None
@@ -100,7 +106,7 @@ def create_workshop(user, *, num_lessons: int, scope: generator.Scope = generato
             )
             for number, item in enumerate(lessons, start=1)
         )
-    return workshop
+    return workshop, tracking.record_outline(user)
 
 
 def _parse_outline(text: str, count: int, sources) -> tuple[Outline | None, list]:
@@ -109,7 +115,7 @@ def _parse_outline(text: str, count: int, sources) -> tuple[Outline | None, list
         return None, []
     try:
         outline = Outline.model_validate(data)
-    except ValueError:
+    except ValidationError:
         return None, []
     # `sources` on a lesson are excerpt numbers; validate_items maps them to chunk ids.
     items = generator.validate_items(
@@ -170,7 +176,7 @@ def write_lesson(lesson: Lesson) -> Lesson:
         content = clean_lesson(generator.ask(prompt, json=False, temperature=0.3).text)
         if not content:
             raise generator.NothingValid("The model returned an empty lesson. Try again.")
-    except generator.GenerationError as error:
+    except GenerationError as error:
         lesson.status, lesson.error = Lesson.Status.FAILED, str(error)
         lesson.save(update_fields=["status", "error"])
         raise
@@ -180,8 +186,13 @@ def write_lesson(lesson: Lesson) -> Lesson:
     return lesson
 
 
-def create_recap_quiz(workshop: Workshop):
-    """A short quiz over the chunks the workshop was built from."""
+def recap_quiz(workshop: Workshop) -> Quiz:
+    """The workshop's recap quiz, made the first time it is asked for: a short quiz over the
+    chunks the workshop was built from, once every lesson is done."""
+    if workshop.completed_at is None:
+        raise WorkshopNotDone("Complete every lesson first; the recap quiz comes at the end.")
+    if workshop.recap_quiz:
+        return workshop.recap_quiz
     sources = as_prompt_sources(sources_for(workshop.owner, workshop.chunk_ids))
     if not sources:
         raise generator.EmptyScope("The workshop's documents are no longer in your vault.")

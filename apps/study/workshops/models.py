@@ -4,6 +4,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from apps.progress import tracking
+from apps.study.errors import LessonNotWritten
 from apps.study.ownership import OwnedQuerySet
 from apps.study.quizzes.models import Quiz
 
@@ -37,17 +39,22 @@ class Workshop(models.Model):
         lessons = list(self.lessons.all())
         return sum(1 for lesson in lessons if lesson.completed_at), len(lessons)
 
-    def complete_lesson(self, lesson: "Lesson") -> bool:
-        """Mark one lesson done; True when that completed the whole workshop just now."""
+    def complete_lesson(self, lesson: "Lesson") -> tuple[bool, list]:
+        """Mark one written lesson done and record it for progress; (True when that completed
+        the whole workshop just now, badges just earned)."""
+        if lesson.status != Lesson.Status.READY:
+            raise LessonNotWritten("Open the lesson first: it has not been written yet.")
+        badges = []
         if lesson.completed_at is None:
             lesson.completed_at = timezone.now()
             lesson.save(update_fields=["completed_at"])
+            badges += tracking.record_lesson_completed(self.owner)
         done, total = self.progress
         if done == total and self.completed_at is None:
             self.completed_at = timezone.now()
             self.save(update_fields=["completed_at"])
-            return True
-        return False
+            return True, badges + tracking.record_workshop_completed(self.owner)
+        return False, badges
 
     @property
     def recap_quiz(self) -> Quiz | None:

@@ -35,7 +35,8 @@ I hope this helps! Let me know if you have any questions."""
 def alices_workshop(alice, model) -> Workshop:
     make_studied_document(alice)
     model.answer(outline())
-    return workshop.create_workshop(alice, num_lessons=5)
+    made, _badges = workshop.create_workshop(alice, num_lessons=5)
+    return made
 
 
 def test_the_outline_becomes_a_workshop_with_numbered_lessons(alices_workshop):
@@ -51,7 +52,7 @@ def test_an_unparseable_outline_is_retried_once_with_a_stricter_prompt(alice, mo
     make_studied_document(alice)
     model.answer("Here are some lessons: intro, middle, end", outline(5))
 
-    made = workshop.create_workshop(alice, num_lessons=5)
+    made, _badges = workshop.create_workshop(alice, num_lessons=5)
 
     assert made.lessons.count() == 5
     assert len(model.chats) == 2
