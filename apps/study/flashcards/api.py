@@ -3,17 +3,14 @@
 from datetime import datetime
 from typing import Literal
 
-from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from ninja import Field, Router, Schema, Status
-from ninja.errors import HttpError
 
-from apps.study import events, generator
 from apps.study.flashcards import anki, csv_files, decks, generation, scheduling
 from apps.study.flashcards.models import Card, Deck
-from apps.study.schemas import ScopeIn, generation_error
+from apps.study.schemas import ScopeIn
 
 router = Router(tags=["study"])
 
@@ -75,7 +72,8 @@ class DeckOut(DeckSummaryOut):
 
 
 class ReviewIn(Schema):
-    outcome: Literal["got_it", "review"] | None = None
+    # Checked by the review itself, after the ownership check (see above).
+    outcome: str | None = Field(None, max_length=20)
 
 
 class ReviewOut(Schema):
@@ -124,27 +122,19 @@ def list_decks(request: HttpRequest):
 
 @router.post("/decks", response={201: DeckOut})
 def create_deck(request: HttpRequest, payload: DeckIn):
-    try:
-        if payload.cards is None:
-            deck = generation.generate_deck(
-                request.auth,
-                num_cards=payload.num_cards,
-                scope=payload.scope,
-                now=timezone.now(),
-                title=payload.title.strip(),
-            )
-        else:
-            deck = decks.create_deck(
-                request.auth,
-                payload.title or "Deck",
-                [card.dict() for card in payload.cards],
-                now=timezone.now(),
-            )
-            events.deck_created(request.auth)
-    except generator.GenerationError as error:
-        raise generation_error(error) from error
-    except decks.DeckError as error:
-        raise HttpError(422, str(error)) from error
+    if payload.cards is None:
+        deck, _badges = generation.generate_deck(
+            request.auth,
+            num_cards=payload.num_cards,
+            scope=payload.scope,
+            now=timezone.now(),
+            title=payload.title.strip(),
+        )
+    else:
+        cards = [card.dict() for card in payload.cards]
+        deck, _badges = decks.create_deck(
+            request.auth, payload.title or "Deck", cards, now=timezone.now()
+        )
     return Status(201, deck_out(deck))
 
 
@@ -162,11 +152,7 @@ def get_deck(request: HttpRequest, deck_id: int):
 @router.patch("/decks/{deck_id}", response=DeckOut)
 def rename_deck(request: HttpRequest, deck_id: int, payload: DeckPatch | None = None):
     deck = own_deck(request, deck_id)
-    payload = payload or DeckPatch()
-    if not payload.title or not payload.title.strip():
-        raise HttpError(422, "Give the deck a title.")
-    deck.title = payload.title.strip()
-    deck.save(update_fields=["title", "updated_at"])
+    deck.rename((payload or DeckPatch()).title or "")
     return deck_out(deck)
 
 
@@ -180,20 +166,15 @@ def delete_deck(request: HttpRequest, deck_id: int):
 def add_card(request: HttpRequest, deck_id: int, payload: CardPatch | None = None):
     deck = own_deck(request, deck_id)
     payload = payload or CardPatch()
-    if not payload.front or not payload.back:
-        raise HttpError(422, "A card needs a front and a back.")
-    if deck.cards.count() >= Deck.MAX_CARDS:
-        raise HttpError(422, f"A deck holds at most {Deck.MAX_CARDS} cards.")
-    return Status(201, decks.add_card(deck, payload.front, payload.back, now=timezone.now()))
+    card = deck.add_card(payload.front or "", payload.back or "", now=timezone.now())
+    return Status(201, card)
 
 
 @router.patch("/decks/{deck_id}/cards/{card_id}", response=CardOut)
 def edit_card(request: HttpRequest, deck_id: int, card_id: int, payload: CardPatch | None = None):
     card = own_card(request, deck_id, card_id)
     payload = payload or CardPatch()
-    card.front = payload.front or card.front
-    card.back = payload.back or card.back
-    card.save(update_fields=["front", "back"])
+    card.edit(payload.front, payload.back)
     return card
 
 
@@ -206,15 +187,8 @@ def delete_card(request: HttpRequest, deck_id: int, card_id: int):
 @router.post("/decks/{deck_id}/cards/{card_id}/review", response=ReviewOut)
 def review_card(request: HttpRequest, deck_id: int, card_id: int, payload: ReviewIn | None = None):
     card = own_card(request, deck_id, card_id)
-    payload = payload or ReviewIn()
-    if payload.outcome is None:
-        raise HttpError(422, 'Send {"outcome": "got_it"} or {"outcome": "review"}.')
-    with transaction.atomic():
-        was_mastered = card.deck.is_mastered()
-        scheduling.review(card, payload.outcome, now=timezone.now())
-        mastered = card.deck.is_mastered()
-    events.card_flipped(request.auth, mastered_deck=mastered and not was_mastered)
-    return {"card": card, "deck_mastered": mastered}
+    scheduling.review(card, (payload or ReviewIn()).outcome, now=timezone.now())
+    return {"card": card, "deck_mastered": card.deck.is_mastered()}
 
 
 @router.get("/decks/{deck_id}/export.{fmt}", response={200: None})

@@ -3,7 +3,8 @@
 import csv
 import io
 
-from apps.study.flashcards.decks import DeckError, clean_cards
+from apps.study.errors import DeckError
+from apps.study.flashcards.decks import clean_cards
 from apps.study.flashcards.models import Deck
 
 MAX_CSV_BYTES = 1_000_000

@@ -4,15 +4,9 @@ from datetime import datetime
 
 from django.db import transaction
 
-from apps.study.flashcards.models import Card, Deck
-
-
-class DeckError(ValueError):
-    """Input we cannot turn into a deck; the message is shown to the person."""
-
-
-def clean_side(value: object) -> str:
-    return value.strip()[: Card.MAX_SIDE] if isinstance(value, str) else ""
+from apps.progress import tracking
+from apps.study.errors import DeckError, DeckFull
+from apps.study.flashcards.models import Card, Deck, clean_side
 
 
 def clean_cards(items: list) -> list[dict]:
@@ -31,27 +25,20 @@ def clean_cards(items: list) -> list[dict]:
                     "chunk_id": chunk_id if isinstance(chunk_id, int) else None,
                 }
             )
-    return cards[: Deck.MAX_CARDS]
+    return cards
 
 
-@transaction.atomic
-def create_deck(owner, title: str, items: list, *, now: datetime, **fields) -> Deck:
+def create_deck(owner, title: str, items: list, *, now: datetime, **fields) -> tuple[Deck, list]:
+    """A deck of the items with a front and a back, recorded for progress; (the deck, badges
+    just earned). Nothing is made from no cards or from more than a deck holds."""
     cards = clean_cards(items)
     if not cards:
         raise DeckError("A deck needs at least one card with a front and a back.")
-    deck = Deck.objects.create(owner=owner, title=title.strip()[:200] or "Deck", **fields)
-    Card.objects.bulk_create(
-        Card(deck=deck, position=i, due_at=now, **card) for i, card in enumerate(cards)
-    )
-    return deck
-
-
-def add_card(deck: Deck, front: str, back: str, *, now: datetime) -> Card:
-    last = deck.cards.order_by("-position").values_list("position", flat=True).first()
-    return Card.objects.create(
-        deck=deck,
-        position=(last + 1) if last is not None else 0,
-        front=front,
-        back=back,
-        due_at=now,
-    )
+    if len(cards) > Deck.MAX_CARDS:
+        raise DeckFull(f"A deck holds at most {Deck.MAX_CARDS} cards; this has {len(cards)}.")
+    with transaction.atomic():
+        deck = Deck.objects.create(owner=owner, title=title.strip()[:200] or "Deck", **fields)
+        Card.objects.bulk_create(
+            Card(deck=deck, position=i, due_at=now, **card) for i, card in enumerate(cards)
+        )
+    return deck, tracking.record_deck_created(owner)

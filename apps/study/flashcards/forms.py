@@ -38,7 +38,3 @@ class CsvImportForm(forms.Form):
         help_text="UTF-8 CSV with two columns, front and back (comma, semicolon or tab).",
         error_messages={"required": "Choose a CSV file."},
     )
-
-
-class ReviewForm(forms.Form):
-    outcome = forms.ChoiceField(choices=[("got_it", "Got it"), ("review", "Review")])

@@ -4,8 +4,9 @@ from datetime import datetime
 
 from pydantic import BaseModel, field_validator
 
-from apps.study import events, generator
-from apps.study.flashcards.decks import DeckError, create_deck
+from apps.study import generator
+from apps.study.errors import InvalidInput
+from apps.study.flashcards.decks import create_deck
 from apps.study.flashcards.models import Card, Deck
 from apps.study.quizzes.generation import scope_title
 
@@ -31,10 +32,11 @@ def same_card(item: CardItem) -> str:
 
 def generate_deck(
     user, *, num_cards: int, scope: generator.Scope, now: datetime, title: str = ""
-) -> Deck:
-    """Generate and store a deck; raises generator.GenerationError with a readable message."""
+) -> tuple[Deck, list]:
+    """Generate, store and record a deck; (the deck, badges just earned). Raises a StudyError
+    with a readable message."""
     if num_cards not in Deck.SIZES:
-        raise DeckError(f"A deck has {', '.join(map(str, Deck.SIZES))} cards.")
+        raise InvalidInput(f"A deck has {', '.join(map(str, Deck.SIZES))} cards.")
     result = generator.generate_items(
         user,
         template="flashcards",
@@ -52,7 +54,7 @@ def generate_deck(
         }
         for item in result.items
     ]
-    deck = create_deck(
+    return create_deck(
         user,
         title or f"Cards on {scope_title(user, scope)}",
         items,
@@ -61,5 +63,3 @@ def generate_deck(
         document_ids=list(scope.document_ids),
         model_label=f"{result.backend} · {result.model}".strip(" ·"),
     )
-    events.deck_created(user)
-    return deck

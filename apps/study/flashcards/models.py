@@ -3,7 +3,15 @@
 from django.conf import settings
 from django.db import models
 
+from apps.study.errors import DeckError, DeckFull
 from apps.study.ownership import OwnedQuerySet
+
+MAX_SIDE = 2000
+
+
+def clean_side(value: object) -> str:
+    """One side of a card as stored: trimmed and cut to MAX_SIDE; anything but text is empty."""
+    return value.strip()[:MAX_SIDE] if isinstance(value, str) else ""
 
 
 class DeckQuerySet(OwnedQuerySet):
@@ -49,6 +57,29 @@ class Deck(models.Model):
         mastered, total = self.mastery()
         return total > 0 and mastered == total
 
+    def rename(self, title: str) -> None:
+        title = title.strip()[:200]
+        if not title:
+            raise DeckError("Give the deck a title.")
+        self.title = title
+        self.save(update_fields=["title", "updated_at"])
+
+    def add_card(self, front: str, back: str, *, now) -> "Card":
+        """A new card at the end of the deck, due at once; a full deck takes no more."""
+        front, back = clean_side(front), clean_side(back)
+        if not front or not back:
+            raise DeckError("A card needs a front and a back.")
+        if self.cards.count() >= self.MAX_CARDS:
+            raise DeckFull(f"A deck holds at most {self.MAX_CARDS} cards.")
+        last = self.cards.order_by("-position").values_list("position", flat=True).first()
+        return Card.objects.create(
+            deck=self,
+            position=(last + 1) if last is not None else 0,
+            front=front,
+            back=back,
+            due_at=now,
+        )
+
 
 class CardQuerySet(OwnedQuerySet):
     owner_lookup = "deck__owner"
@@ -66,7 +97,7 @@ class Card(models.Model):
         REVIEW = 2
         RELEARNING = 3
 
-    MAX_SIDE = 2000
+    MAX_SIDE = MAX_SIDE
 
     deck = models.ForeignKey(Deck, on_delete=models.CASCADE, related_name="cards")
     position = models.PositiveIntegerField(default=0)
@@ -97,6 +128,16 @@ class Card(models.Model):
 
     def __str__(self) -> str:
         return self.front[:60]
+
+    def edit(self, front: str | None = None, back: str | None = None) -> None:
+        """Change the sides given; neither may end up empty."""
+        sides = {"front": front, "back": back}
+        for side, value in sides.items():
+            if value is not None:
+                if not clean_side(value):
+                    raise DeckError("A card needs a front and a back.")
+                setattr(self, side, clean_side(value))
+        self.save(update_fields=["front", "back"])
 
 
 class CardReview(models.Model):

@@ -9,6 +9,8 @@ import fsrs
 from django.db import transaction
 from django.db.models import F
 
+from apps.progress import tracking
+from apps.study.errors import DeckError
 from apps.study.flashcards.models import Card, CardReview
 
 # Fuzzing spreads due dates randomly; our decks are small and a schedule you can predict
@@ -32,26 +34,33 @@ def to_fsrs(card: Card) -> fsrs.Card:
     )
 
 
-@transaction.atomic
-def review(card: Card, outcome: str, *, now: datetime) -> CardReview:
-    """Apply one answer: FSRS moves the card to its next state and due time, and it is logged."""
+def review(card: Card, outcome: str | None, *, now: datetime) -> list:
+    """Apply one answer: FSRS moves the card to its next state and due time, the answer is
+    logged and recorded for progress (saying whether it mastered the deck); the badges just
+    earned. An outcome other than "got_it" or "review" changes nothing."""
+    if outcome not in CardReview.Outcome.values:
+        raise DeckError('An answer is "got_it" or "review".')
     outcome = CardReview.Outcome(outcome)
-    scheduled, _ = SCHEDULER.review_card(to_fsrs(card), RATINGS[outcome], now.astimezone(UTC))
-    card.state = int(scheduled.state)
-    card.step = scheduled.step
-    card.stability = scheduled.stability
-    card.difficulty = scheduled.difficulty
-    card.due_at = scheduled.due
-    card.last_review_at = scheduled.last_review
-    card.mastered = outcome == CardReview.Outcome.GOT_IT
-    card.save()
-    return CardReview.objects.create(
-        card=card,
-        outcome=outcome,
-        reviewed_at=now,
-        state_after=card.state,
-        due_after=card.due_at,
-    )
+    with transaction.atomic():
+        was_mastered = card.deck.is_mastered()
+        scheduled, _ = SCHEDULER.review_card(to_fsrs(card), RATINGS[outcome], now.astimezone(UTC))
+        card.state = int(scheduled.state)
+        card.step = scheduled.step
+        card.stability = scheduled.stability
+        card.difficulty = scheduled.difficulty
+        card.due_at = scheduled.due
+        card.last_review_at = scheduled.last_review
+        card.mastered = outcome == CardReview.Outcome.GOT_IT
+        card.save()
+        CardReview.objects.create(
+            card=card,
+            outcome=outcome,
+            reviewed_at=now,
+            state_after=card.state,
+            due_after=card.due_at,
+        )
+        mastered_deck = not was_mastered and card.deck.is_mastered()
+    return tracking.record_card_flip(card.deck.owner, mastered_deck=mastered_deck)
 
 
 def record_flip(card: Card) -> None:

@@ -10,7 +10,8 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
-from apps.study import events
+from apps.study import errors
+from apps.study.errors import StudyError
 from apps.study.flashcards import anki, csv_files, decks, generation, scheduling
 from apps.study.flashcards.forms import (
     CardForm,
@@ -18,21 +19,15 @@ from apps.study.flashcards.forms import (
     DeckGenerateForm,
     DeckTitleForm,
     NewDeckForm,
-    ReviewForm,
 )
 from apps.study.flashcards.models import Card, Deck
-from apps.study.views import download, generated, report_shortfall, study_tab
+from apps.study.views import announce, download, report_shortfall, study_tab
 
 EXPORTS = {"csv": ("text/csv", csv_files.export_csv), "apkg": ("application/zip", anki.export_apkg)}
 
 
 def render_deck_list(
-    request: HttpRequest,
-    new_form=None,
-    import_form=None,
-    generate_form=None,
-    error: str = "",
-    status: int = 200,
+    request: HttpRequest, new_form=None, import_form=None, generate_form=None, status: int = 200
 ):
     decks = Deck.objects.visible_to(request.user).with_counts(timezone.now())
     context = {
@@ -41,7 +36,6 @@ def render_deck_list(
         "new_form": new_form or NewDeckForm(),
         "import_form": import_form or CsvImportForm(),
         "generate_form": generate_form or DeckGenerateForm(user=request.user),
-        "error": error,
     }
     return study_tab(request, "study/flashcards/list.html", context, status)
 
@@ -56,31 +50,36 @@ def deck_list(request: HttpRequest) -> HttpResponse:
 @login_required
 def deck_generate(request: HttpRequest) -> HttpResponse:
     form = DeckGenerateForm(request.POST, user=request.user)
-    error = ""
     if form.is_valid():
         asked = form.cleaned_data["num_cards"]
-        deck, error = generated(
-            lambda: generation.generate_deck(
+        try:
+            deck, badges = generation.generate_deck(
                 request.user, num_cards=asked, scope=form.scope, now=timezone.now()
             )
-        )
-        if deck is not None:
+        except StudyError as error:
+            errors.show(request, error, form)
+        else:
+            announce(request, badges)
             report_shortfall(request, deck.cards.count(), asked, "cards")
             return redirect("study:deck", pk=deck.pk)
-    return render_deck_list(request, generate_form=form, error=error, status=400)
+    return render_deck_list(request, generate_form=form, status=errors.PAGE_STATUS)
 
 
 @require_POST
 @login_required
 def deck_create(request: HttpRequest) -> HttpResponse:
     form = NewDeckForm(request.POST)
-    if not form.is_valid():
-        return render_deck_list(request, new_form=form, status=400)
-    deck = decks.create_deck(
-        request.user, form.cleaned_data["title"], [form.cleaned_data], now=timezone.now()
-    )
-    events.deck_created(request.user)
-    return redirect("study:deck", pk=deck.pk)
+    if form.is_valid():
+        try:
+            deck, badges = decks.create_deck(
+                request.user, form.cleaned_data["title"], [form.cleaned_data], now=timezone.now()
+            )
+        except StudyError as error:
+            errors.show(request, error, form)
+        else:
+            announce(request, badges)
+            return redirect("study:deck", pk=deck.pk)
+    return render_deck_list(request, new_form=form, status=errors.PAGE_STATUS)
 
 
 @require_POST
@@ -89,19 +88,26 @@ def deck_import(request: HttpRequest) -> HttpResponse:
     form = CsvImportForm(request.POST, request.FILES)
     if form.is_valid():
         upload = form.cleaned_data["file"]
+        title = upload.name.rsplit(".", 1)[0] or "Imported deck"
         try:
-            if upload.size > csv_files.MAX_CSV_BYTES:
-                raise decks.DeckError("The CSV file is larger than 1 MB.")
-            items = csv_files.parse_csv(upload.read())
-        except decks.DeckError as error:
-            form.add_error("file", str(error))
+            # One byte more than allowed is enough for parse_csv to refuse a large file.
+            items = csv_files.parse_csv(upload.read(csv_files.MAX_CSV_BYTES + 1))
+            deck, badges = decks.create_deck(request.user, title, items, now=timezone.now())
+        except StudyError as error:
+            errors.show(request, error, form)
         else:
-            title = upload.name.rsplit(".", 1)[0] or "Imported deck"
-            deck = decks.create_deck(request.user, title, items, now=timezone.now())
-            events.deck_created(request.user)
+            announce(request, badges)
             messages.success(request, f"Imported {deck.cards.count()} cards.")
             return redirect("study:deck", pk=deck.pk)
-    return render_deck_list(request, import_form=form, status=400)
+    return render_deck_list(request, import_form=form, status=errors.PAGE_STATUS)
+
+
+def own_deck(request: HttpRequest, pk: int) -> Deck:
+    return get_object_or_404(Deck.objects.visible_to(request.user), pk=pk)
+
+
+def own_card(request: HttpRequest, pk: int, card_pk: int) -> Card:
+    return get_object_or_404(Card.objects.visible_to(request.user), deck_id=pk, pk=card_pk)
 
 
 def render_deck(request: HttpRequest, deck: Deck, partial: str = "", status: int = 200, **extra):
@@ -123,21 +129,20 @@ def render_deck(request: HttpRequest, deck: Deck, partial: str = "", status: int
 @require_GET
 @login_required
 def deck_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    deck = get_object_or_404(Deck.objects.visible_to(request.user), pk=pk)
+    deck = own_deck(request, pk)
     return render_deck(request, deck)
 
 
 @require_POST
 @login_required
 def deck_rename(request: HttpRequest, pk: int) -> HttpResponse:
-    deck = get_object_or_404(Deck.objects.visible_to(request.user), pk=pk)
+    deck = own_deck(request, pk)
     form = DeckTitleForm(request.POST)
     if not form.is_valid():
         return render_deck(
             request, deck, "deck-head" if request.htmx else "", status=400, title_form=form
         )
-    deck.title = form.cleaned_data["title"]
-    deck.save(update_fields=["title", "updated_at"])
+    deck.rename(form.cleaned_data["title"])
     if request.htmx:
         return render_deck(request, deck, "deck-head")
     return redirect("study:deck", pk=deck.pk)
@@ -146,7 +151,7 @@ def deck_rename(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def deck_delete(request: HttpRequest, pk: int) -> HttpResponse:
-    deck = get_object_or_404(Deck.objects.visible_to(request.user), pk=pk)
+    deck = own_deck(request, pk)
     deck.delete()
     messages.success(request, f"Deleted the deck “{deck.title}”.")
     return redirect("study:decks")
@@ -155,12 +160,19 @@ def deck_delete(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def card_add(request: HttpRequest, pk: int) -> HttpResponse:
-    deck = get_object_or_404(Deck.objects.visible_to(request.user), pk=pk)
+    deck = own_deck(request, pk)
     form = CardForm(request.POST)
-    if not form.is_valid():
-        return render_deck(request, deck, "card-list" if request.htmx else "", 400, card_form=form)
-    decks.add_card(deck, **form.cleaned_data, now=timezone.now())
-    return render_deck(request, deck, "card-list") if request.htmx else redirect(deck_url(deck))
+    if form.is_valid():
+        try:
+            deck.add_card(form.cleaned_data["front"], form.cleaned_data["back"], now=timezone.now())
+        except StudyError as error:
+            errors.show(request, error, form)
+        else:
+            if request.htmx:
+                return render_deck(request, deck, "card-list")
+            return redirect(deck_url(deck))
+    partial = "card-list" if request.htmx else ""
+    return render_deck(request, deck, partial, errors.PAGE_STATUS, card_form=form)
 
 
 def deck_url(deck: Deck) -> str:
@@ -170,15 +182,14 @@ def deck_url(deck: Deck) -> str:
 @require_POST
 @login_required
 def card_edit(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
-    card = get_object_or_404(Card.objects.visible_to(request.user), deck_id=pk, pk=card_pk)
+    card = own_card(request, pk, card_pk)
     form = CardForm(request.POST)
     if not form.is_valid():
         errors = {card.pk: form}
         return render_deck(
             request, card.deck, "card-list" if request.htmx else "", 400, edit_errors=errors
         )
-    card.front, card.back = form.cleaned_data["front"], form.cleaned_data["back"]
-    card.save(update_fields=["front", "back"])
+    card.edit(form.cleaned_data["front"], form.cleaned_data["back"])
     if request.htmx:
         return render_deck(request, card.deck, "card-list")
     return redirect(deck_url(card.deck))
@@ -187,7 +198,7 @@ def card_edit(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def card_delete(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
-    card = get_object_or_404(Card.objects.visible_to(request.user), deck_id=pk, pk=card_pk)
+    card = own_card(request, pk, card_pk)
     deck = card.deck
     card.delete()
     return render_deck(request, deck, "card-list") if request.htmx else redirect(deck_url(deck))
@@ -215,7 +226,7 @@ def render_study(request: HttpRequest, deck: Deck | None, card: Card | None, sta
 @require_GET
 @login_required
 def deck_study(request: HttpRequest, pk: int) -> HttpResponse:
-    deck = get_object_or_404(Deck.objects.visible_to(request.user), pk=pk)
+    deck = own_deck(request, pk)
     now = timezone.now()
     card = deck.cards.due(now).first()
     if card is None and request.GET.get("mode") == "all":
@@ -233,7 +244,7 @@ def due_study(request: HttpRequest) -> HttpResponse:
 @require_POST
 @login_required
 def card_flip(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
-    card = get_object_or_404(Card.objects.visible_to(request.user), deck_id=pk, pk=card_pk)
+    card = own_card(request, pk, card_pk)
     scheduling.record_flip(card)
     return HttpResponse(status=204)
 
@@ -242,24 +253,24 @@ def card_flip(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
 @login_required
 def card_review(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
     """Answer a card ("got it" / "review") and show the next one of the deck or the queue."""
-    card = get_object_or_404(Card.objects.visible_to(request.user), deck_id=pk, pk=card_pk)
-    form = ReviewForm(request.POST)
-    if not form.is_valid():
-        return HttpResponse("Choose “got it” or “review”.", status=400)
-    deck = card.deck
-    was_mastered = deck.is_mastered()
-    now = timezone.now()
-    scheduling.review(card, form.cleaned_data["outcome"], now=now)
-    events.card_flipped(request.user, mastered_deck=not was_mastered and deck.is_mastered())
+    card = own_card(request, pk, card_pk)
     in_queue = request.POST.get("queue") == "due"
-    cards = Card.objects.visible_to(request.user) if in_queue else deck.cards.all()
+    deck = None if in_queue else card.deck
+    now = timezone.now()
+    try:
+        badges = scheduling.review(card, request.POST.get("outcome"), now=now)
+    except StudyError as error:
+        errors.show(request, error)
+        return render_study(request, deck, card, status=errors.PAGE_STATUS)
+    announce(request, badges)
+    cards = Card.objects.visible_to(request.user) if in_queue else card.deck.cards.all()
     practise = request.POST.get("mode") == "all"
     next_card = scheduling.next_card(cards, now=now, after=card if practise else None)
-    return render_study(request, None if in_queue else deck, next_card)
+    return render_study(request, deck, next_card)
 
 
 @require_GET
 @login_required
 def deck_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
-    deck = get_object_or_404(Deck.objects.visible_to(request.user), pk=pk)
+    deck = own_deck(request, pk)
     return download(deck, fmt, EXPORTS, slugify(deck.title)[:80] or f"deck-{deck.pk}")

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
+from apps.study.errors import DeckError
 from apps.study.flashcards import anki, csv_files, scheduling
 from apps.study.flashcards import decks as deck_making
 from apps.study.models import Card, CardReview, Deck
@@ -19,7 +20,8 @@ NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 def make_deck(owner, n: int = 3, *, now=NOW, title: str = "Zellbiologie") -> Deck:
     items = [{"front": f"Frage {i}", "back": f"Antwort {i}"} for i in range(n)]
-    return deck_making.create_deck(owner, title, items, now=now)
+    deck, _badges = deck_making.create_deck(owner, title, items, now=now)
+    return deck
 
 
 # --- Scheduling -------------------------------------------------------------------------------
@@ -119,7 +121,7 @@ def test_csv_export_and_import_round_trip_with_quotes_newlines_and_formulas(alic
         {"front": "=1+1", "back": "-2 ist kein Ergebnis"},
         {"front": "'quoted", "back": "@home 🌱"},
     ]
-    deck = deck_making.create_deck(alice, "CSV", items, now=NOW)
+    deck, _badges = deck_making.create_deck(alice, "CSV", items, now=NOW)
     exported = csv_files.export_csv(deck)
     assert "\n'=1+1," in exported  # a spreadsheet shows it as text, never runs it
     parsed = csv_files.parse_csv(exported.encode())
@@ -138,7 +140,7 @@ def test_csv_export_and_import_round_trip_with_quotes_newlines_and_formulas(alic
     ],
 )
 def test_a_bad_csv_gets_a_clear_message(data, message):
-    with pytest.raises(deck_making.DeckError, match=message):
+    with pytest.raises(DeckError, match=message):
         csv_files.parse_csv(data)
 
 
@@ -152,7 +154,7 @@ def test_csv_import_takes_semicolons_tabs_and_a_bom():
 
 
 def test_the_anki_package_opens_as_a_collection_with_every_card(alice):
-    deck = deck_making.create_deck(
+    deck, _badges = deck_making.create_deck(
         alice,
         "Anki <Deck>",
         [{"front": "a < b & c", "back": "Zeile 1\nZeile 2"}, {"front": "Two", "back": "2"}],
