@@ -47,7 +47,7 @@ from django.db.models import F
 from pydantic import BaseModel, ValidationError
 
 from apps.llm import gateway, jsonparse, prompts
-from apps.study.errors import EmptyScope, GenerationError, ModelDown, NothingValid  # noqa: F401
+from apps.study.errors import EmptyScope, ModelDown, NothingValid
 from apps.vault import index
 from apps.vault.models import Chunk, Document
 

@@ -1,16 +1,8 @@
-"""The scope every generating API route of the Study Hub reads, and how a failed generation
-answers."""
+"""The scope every generating API route of the Study Hub reads."""
 
 from ninja import Field, Schema
-from ninja.errors import HttpError
 
 from apps.study import generator
-
-STATUS = {generator.EmptyScope: 400, generator.ModelDown: 503, generator.NothingValid: 502}
-
-
-def generation_error(error: generator.GenerationError) -> HttpError:
-    return HttpError(STATUS.get(type(error), 502), str(error))
 
 
 class ScopeIn(Schema):

@@ -9,7 +9,6 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
-from apps.study import generator
 from apps.vault.models import Chunk, Document
 
 T = TypeVar("T")
@@ -19,18 +18,6 @@ MARKDOWN = "text/markdown; charset=utf-8"
 def announce(request: HttpRequest, badges: list) -> None:
     for badge in badges:
         messages.success(request, f"New badge: {getattr(badge, 'name', badge)}")
-
-
-def generated(make: Callable[[], T]) -> tuple[T | None, str]:
-    """What a generator made, or the message to show in its place.
-
-    Every generator raises GenerationError (empty scope, model down, nothing usable) or a
-    ValueError for a size it does not make: the person's to act on, never a 500.
-    """
-    try:
-        return make(), ""
-    except (generator.GenerationError, ValueError) as problem:
-        return None, str(problem)
 
 
 def report_shortfall(request: HttpRequest, made: int, asked: int, things: str) -> None:

@@ -1,17 +1,14 @@
 """Mindmaps under /api/v1/study/mindmaps: generate or bring a tree, arrange, fold, draw."""
 
 from datetime import datetime
-from typing import Literal
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
-from ninja.errors import HttpError
 
-from apps.study import events, generator
-from apps.study.mindmaps import generation, svg, tree
+from apps.study.mindmaps import generation, svg
 from apps.study.mindmaps.models import Mindmap
-from apps.study.schemas import ScopeIn, generation_error
+from apps.study.schemas import ScopeIn
 
 router = Router(tags=["study"])
 
@@ -23,9 +20,10 @@ class MindmapIn(ScopeIn):
     tree: dict | None = None
 
 
+# Checked by the mindmap itself, after the ownership check (see the decks' API).
 class MindmapPatch(Schema):
-    title: str | None = Field(None, min_length=1, max_length=200)
-    layout: Literal["lr", "tb", "radial"] | None = None
+    title: str | None = Field(None, max_length=200)
+    layout: str | None = Field(None, max_length=10)
 
 
 class NodeIn(Schema):
@@ -33,9 +31,9 @@ class NodeIn(Schema):
 
 
 class PositionIn(NodeIn):
-    layout: Literal["lr", "tb", "radial"] | None = None
-    x: float = Field(0, ge=-Mindmap.POSITION_LIMIT, le=Mindmap.POSITION_LIMIT)
-    y: float = Field(0, ge=-Mindmap.POSITION_LIMIT, le=Mindmap.POSITION_LIMIT)
+    layout: str | None = Field(None, max_length=10)
+    x: float = 0
+    y: float = 0
 
 
 class MindmapOut(Schema):
@@ -65,19 +63,10 @@ def list_mindmaps(request: HttpRequest):
 @router.post("/mindmaps", response={201: MindmapOut})
 def create_mindmap(request: HttpRequest, payload: MindmapIn):
     title = (payload.title or "").strip()
-    try:
-        if payload.tree is None:
-            mindmap = generation.generate(request.auth, payload.scope, title)
-        else:
-            root = tree.clean_tree(payload.tree)
-            mindmap = Mindmap.objects.create(
-                owner=request.auth, title=(title or root["title"])[:200], tree=root
-            )
-            events.mindmap_created(request.auth)
-    except generator.GenerationError as error:
-        raise generation_error(error) from error
-    except tree.MindmapError as error:
-        raise HttpError(422, str(error)) from error
+    if payload.tree is None:
+        mindmap, _badges = generation.generate(request.auth, payload.scope, title)
+    else:
+        mindmap, _badges = Mindmap.objects.create_from(request.auth, payload.tree, title)
     return Status(201, mindmap)
 
 
@@ -97,11 +86,7 @@ def mindmap_svg(request: HttpRequest, mindmap_id: int):
 def update_mindmap(request: HttpRequest, mindmap_id: int, payload: MindmapPatch | None = None):
     mindmap = own_mindmap(request, mindmap_id)
     payload = payload or MindmapPatch()
-    if payload.title:
-        mindmap.title = payload.title
-    if payload.layout:
-        mindmap.layout = payload.layout
-    mindmap.save(update_fields=["title", "layout", "updated_at"])
+    mindmap.change(title=payload.title, layout=payload.layout)
     return mindmap
 
 
@@ -115,10 +100,7 @@ def delete_mindmap(request: HttpRequest, mindmap_id: int):
 def move_node(request: HttpRequest, mindmap_id: int, payload: PositionIn | None = None):
     mindmap = own_mindmap(request, mindmap_id)
     payload = payload or PositionIn()
-    try:
-        mindmap.move_node(payload.node, payload.layout or mindmap.layout, payload.x, payload.y)
-    except KeyError as error:
-        raise HttpError(422, f"No node {payload.node!r} in this mindmap.") from error
+    mindmap.move_node(payload.node, payload.layout or mindmap.layout, payload.x, payload.y)
     return mindmap
 
 
@@ -132,9 +114,5 @@ def reset_layout(request: HttpRequest, mindmap_id: int):
 @router.post("/mindmaps/{int:mindmap_id}/collapsed", response=MindmapOut)
 def toggle_branch(request: HttpRequest, mindmap_id: int, payload: NodeIn | None = None):
     mindmap = own_mindmap(request, mindmap_id)
-    payload = payload or NodeIn()
-    try:
-        mindmap.toggle(payload.node)
-    except KeyError as error:
-        raise HttpError(422, f"No node {payload.node!r} in this mindmap.") from error
+    mindmap.toggle((payload or NodeIn()).node)
     return mindmap

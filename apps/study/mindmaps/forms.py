@@ -1,7 +1,6 @@
 from django import forms
 
 from apps.study.forms import ScopeForm
-from apps.study.mindmaps.models import Mindmap
 
 
 class MindmapGenerateForm(ScopeForm):
@@ -20,19 +19,10 @@ class MindmapOutlineForm(forms.Form):
     )
 
 
-class MindmapLayoutForm(forms.Form):
-    layout = forms.ChoiceField(choices=Mindmap.Layout.choices)
+class NodePositionForm(forms.Form):
+    """Reads the numbers; the mindmap itself says which nodes, layouts and places exist."""
 
-
-class NodeForm(forms.Form):
     node = forms.CharField(max_length=40)
-
-
-class NodePositionForm(NodeForm):
-    layout = forms.ChoiceField(choices=Mindmap.Layout.choices)
-    x = forms.FloatField(min_value=-100_000, max_value=100_000)
-    y = forms.FloatField(min_value=-100_000, max_value=100_000)
-
-
-class MindmapTitleForm(forms.Form):
-    title = forms.CharField(max_length=200)
+    layout = forms.CharField(max_length=10)
+    x = forms.FloatField()
+    y = forms.FloatField()

@@ -1,13 +1,13 @@
 """Mindmaps from the vault: the shared generator recipe, with the answer held to a tree."""
 
 from apps.llm import jsonparse, prompts
-from apps.study import events, generator
+from apps.study import generator
+from apps.study.errors import MindmapError
 from apps.study.mindmaps.models import Mindmap
 from apps.study.mindmaps.tree import (
     MAX_CHILDREN,
     MAX_LEVELS,
     MAX_TITLE,
-    MindmapError,
     clean_text,
     clean_tree,
     tree_schema,
@@ -47,16 +47,15 @@ def generate_tree(user, scope: generator.Scope, title: str = "") -> tuple[dict, 
     return tree, answer
 
 
-def generate(user, scope: generator.Scope, title: str = ""):
-    """Generate a mindmap from the vault and store it; raises generator.GenerationError."""
+def generate(user, scope: generator.Scope, title: str = "") -> tuple[Mindmap, list]:
+    """Generate a mindmap from the vault, store and record it; (the mindmap, badges just
+    earned). Raises a GenerationError with a readable message."""
     tree, answer = generate_tree(user, scope, title)
-    mindmap = Mindmap.objects.create(
-        owner=user,
-        title=(title or tree["title"])[:200],
-        tree=tree,
+    return Mindmap.objects.create_from(
+        user,
+        tree,
+        title,
         category_ids=list(scope.category_ids),
         document_ids=list(scope.document_ids),
         model_label=f"{answer.backend} · {answer.model}".strip(" ·"),
     )
-    events.mindmap_created(user)
-    return mindmap

@@ -1,10 +1,24 @@
 """Mindmaps: a validated topic tree, its chosen layout, dragged positions and folded branches."""
 
+import math
+
 from django.conf import settings
 from django.db import models
 
-from apps.study.mindmaps.tree import node_ids
+from apps.progress import tracking
+from apps.study.errors import MindmapError, NoSuchNode
+from apps.study.mindmaps.tree import clean_tree, node_ids
 from apps.study.ownership import OwnedQuerySet
+
+
+class MindmapQuerySet(OwnedQuerySet):
+    def create_from(self, owner, raw_tree: object, title: str = "", **fields):
+        """A mindmap of the tree, validated (see tree.clean_tree), recorded for progress;
+        (the mindmap, badges just earned)."""
+        tree = clean_tree(raw_tree)
+        title = (title or tree["title"])[:200]
+        mindmap = self.create(owner=owner, title=title, tree=tree, **fields)
+        return mindmap, tracking.record_mindmap_created(owner)
 
 
 class Mindmap(models.Model):
@@ -32,7 +46,7 @@ class Mindmap(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
-    objects = OwnedQuerySet.as_manager()
+    objects = MindmapQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -40,10 +54,33 @@ class Mindmap(models.Model):
     def __str__(self) -> str:
         return self.title
 
-    def move_node(self, node_id: str, layout: str, x: float, y: float) -> None:
-        """Remember where a node was dragged to, in that layout; unknown nodes are refused."""
+    def change(self, *, title: str | None = None, layout: str | None = None) -> None:
+        """Rename it or draw it in another layout; what is not given stays."""
+        if title is not None:
+            if not title.strip():
+                raise MindmapError("Give the mindmap a name.")
+            self.title = title.strip()[:200]
+        if layout is not None:
+            self.layout = self.known_layout(layout)
+        self.save(update_fields=["title", "layout", "updated_at"])
+
+    def known_layout(self, layout: str) -> str:
+        if layout not in self.Layout.values:
+            raise MindmapError(f"Choose a layout: {', '.join(self.Layout.values)}.")
+        return layout
+
+    def known_node(self, node_id: str) -> str:
         if node_id not in node_ids(self.tree):
-            raise KeyError(node_id)
+            raise NoSuchNode(f"No node {node_id!r} in this mindmap.")
+        return node_id
+
+    def move_node(self, node_id: str, layout: str, x: float, y: float) -> None:
+        """Remember where a node was dragged to, in that layout."""
+        self.known_node(node_id)
+        self.known_layout(layout)
+        limit = self.POSITION_LIMIT
+        if not all(math.isfinite(value) and -limit <= value <= limit for value in (x, y)):
+            raise MindmapError(f"A node stays within ±{limit:,.0f} of the centre.")
         self.positions = {**self.positions}
         self.positions[layout] = {**self.positions.get(layout, {}), node_id: [x, y]}
         self.save(update_fields=["positions", "updated_at"])
@@ -56,9 +93,6 @@ class Mindmap(models.Model):
 
     def toggle(self, node_id: str) -> None:
         """Fold or unfold a branch."""
-        if node_id not in node_ids(self.tree):
-            raise KeyError(node_id)
-        folded = set(self.collapsed)
-        folded ^= {node_id}
+        folded = set(self.collapsed) ^ {self.known_node(node_id)}
         self.collapsed = sorted(folded)
         self.save(update_fields=["collapsed", "updated_at"])

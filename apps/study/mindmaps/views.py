@@ -7,18 +7,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
-from apps.study import events
+from apps.progress import tracking
+from apps.study import errors
+from apps.study.errors import StudyError
 from apps.study.mindmaps import generation, svg, tree
-from apps.study.mindmaps.forms import (
-    MindmapGenerateForm,
-    MindmapLayoutForm,
-    MindmapOutlineForm,
-    MindmapTitleForm,
-    NodeForm,
-    NodePositionForm,
-)
+from apps.study.mindmaps.forms import MindmapGenerateForm, MindmapOutlineForm, NodePositionForm
 from apps.study.mindmaps.models import Mindmap
-from apps.study.views import MARKDOWN, download, generated, study_tab
+from apps.study.views import MARKDOWN, announce, download, study_tab
 
 EXPORTS = {
     "svg": ("image/svg+xml", lambda m: svg.render_svg(m).encode()),
@@ -29,13 +24,12 @@ EXPORTS = {
 
 
 def render_mindmap_list(
-    request: HttpRequest, form=None, generate_form=None, error: str = "", status: int = 200
+    request: HttpRequest, form=None, generate_form=None, status: int = 200
 ) -> HttpResponse:
     context = {
         "mindmaps": Mindmap.objects.visible_to(request.user),
         "form": form or MindmapOutlineForm(),
         "generate_form": generate_form or MindmapGenerateForm(user=request.user),
-        "error": error,
     }
     return study_tab(request, "study/mindmaps/list.html", context, status)
 
@@ -44,14 +38,17 @@ def render_mindmap_list(
 @login_required
 def mindmap_generate(request: HttpRequest) -> HttpResponse:
     form = MindmapGenerateForm(request.POST, user=request.user)
-    error = ""
     if form.is_valid():
-        mindmap, error = generated(
-            lambda: generation.generate(request.user, form.scope, form.cleaned_data["title"])
-        )
-        if mindmap is not None:
+        try:
+            mindmap, badges = generation.generate(
+                request.user, form.scope, form.cleaned_data["title"]
+            )
+        except StudyError as error:
+            errors.show(request, error, form)
+        else:
+            announce(request, badges)
             return redirect("study:mindmap", pk=mindmap.pk)
-    return render_mindmap_list(request, generate_form=form, error=error, status=400)
+    return render_mindmap_list(request, generate_form=form, status=errors.PAGE_STATUS)
 
 
 @require_GET
@@ -63,20 +60,19 @@ def mindmap_list(request: HttpRequest) -> HttpResponse:
 @require_POST
 @login_required
 def mindmap_create(request: HttpRequest) -> HttpResponse:
+    """A mindmap drawn from a Markdown outline the person wrote."""
     form = MindmapOutlineForm(request.POST)
     if form.is_valid():
+        title = form.cleaned_data["title"]
         try:
-            root = tree.parse_outline(
-                form.cleaned_data["outline"], form.cleaned_data["title"] or "Mindmap"
-            )
-        except tree.MindmapError as error:
-            form.add_error("outline", str(error))
+            outline = tree.parse_outline(form.cleaned_data["outline"], title or "Mindmap")
+            mindmap, badges = Mindmap.objects.create_from(request.user, outline, title)
+        except StudyError as error:
+            errors.show(request, error, form)
         else:
-            title = form.cleaned_data["title"] or root["title"]
-            mindmap = Mindmap.objects.create(owner=request.user, title=title[:200], tree=root)
-            events.mindmap_created(request.user)
+            announce(request, badges)
             return redirect("study:mindmap", pk=mindmap.pk)
-    return render_mindmap_list(request, form, status=400)
+    return render_mindmap_list(request, form, status=errors.PAGE_STATUS)
 
 
 def render_mindmap(request: HttpRequest, mindmap: Mindmap, status: int = 200) -> HttpResponse:
@@ -104,11 +100,11 @@ def mindmap_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def mindmap_layout(request: HttpRequest, pk: int) -> HttpResponse:
     mindmap = own_mindmap(request, pk)
-    form = MindmapLayoutForm(request.POST)
-    if not form.is_valid():
-        return HttpResponse("Choose a layout: lr, tb or radial.", status=400)
-    mindmap.layout = form.cleaned_data["layout"]
-    mindmap.save(update_fields=["layout", "updated_at"])
+    try:
+        mindmap.change(layout=request.POST.get("layout", ""))
+    except StudyError as error:
+        errors.show(request, error)
+        return render_mindmap(request, mindmap, status=errors.PAGE_STATUS)
     return render_mindmap(request, mindmap)
 
 
@@ -124,26 +120,27 @@ def mindmap_reset(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def mindmap_toggle(request: HttpRequest, pk: int) -> HttpResponse:
     mindmap = own_mindmap(request, pk)
-    form = NodeForm(request.POST)
     try:
-        mindmap.toggle(form.data.get("node", ""))
-    except KeyError:
-        return HttpResponse("No such node in this mindmap.", status=400)
+        mindmap.toggle(request.POST.get("node", ""))
+    except StudyError as error:
+        errors.show(request, error)
+        return render_mindmap(request, mindmap, status=errors.PAGE_STATUS)
     return render_mindmap(request, mindmap)
 
 
 @require_POST
 @login_required
 def mindmap_move(request: HttpRequest, pk: int) -> HttpResponse:
+    """Where the page's script dropped a node; it reads a refusal as plain text."""
     mindmap = own_mindmap(request, pk)
     form = NodePositionForm(request.POST)
     if not form.is_valid():
-        return HttpResponse("A move needs a node, a layout and x, y within ±100000.", status=400)
+        return HttpResponse("A move needs a node, a layout and numbers x and y.", status=400)
     data = form.cleaned_data
     try:
         mindmap.move_node(data["node"], data["layout"], data["x"], data["y"])
-    except KeyError:
-        return HttpResponse("No such node in this mindmap.", status=400)
+    except StudyError as error:
+        return HttpResponse(str(error), status=errors.PAGE_STATUS)
     return HttpResponse(status=204)
 
 
@@ -151,12 +148,10 @@ def mindmap_move(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def mindmap_rename(request: HttpRequest, pk: int) -> HttpResponse:
     mindmap = own_mindmap(request, pk)
-    form = MindmapTitleForm(request.POST)
-    if form.is_valid():
-        mindmap.title = form.cleaned_data["title"]
-        mindmap.save(update_fields=["title", "updated_at"])
-    else:
-        messages.error(request, "Give the mindmap a name.")
+    try:
+        mindmap.change(title=request.POST.get("title", ""))
+    except StudyError as error:
+        errors.show(request, error)
     return redirect("study:mindmap", pk=mindmap.pk)
 
 
@@ -175,5 +170,5 @@ def mindmap_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     mindmap = own_mindmap(request, pk)
     name = slugify(mindmap.title)[:80] or f"mindmap-{mindmap.pk}"
     response = download(mindmap, fmt, EXPORTS, name)
-    events.mindmap_exported(request.user)
+    announce(request, tracking.record_mindmap_exported(request.user))
     return response
