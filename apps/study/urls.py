@@ -6,8 +6,8 @@ from apps.study.quizzes import views as quizzes
 app_name = "study"
 
 urlpatterns = [
-    path("", quizzes.quizzes, name="index"),  # the hub opens on its first tab
-    path("sources/<int:chunk_pk>/", views.source, name="source"),
+    path("", quizzes.quiz_list, name="index"),  # the hub opens on its first tab
+    path("sources/<int:chunk_pk>/", views.source_detail, name="source-detail"),
     path("quizzes/", include("apps.study.quizzes.urls")),
     path("workshops/", include("apps.study.workshops.urls")),
     path("decks/", include("apps.study.flashcards.urls")),

@@ -49,7 +49,7 @@ def download(
 
 @require_GET
 @login_required
-def source(request: HttpRequest, chunk_pk: int) -> HttpResponse:
+def source_detail(request: HttpRequest, chunk_pk: int) -> HttpResponse:
     """The excerpt a question or lesson was built from, with its document and page."""
     visible = Document.objects.visible_to(request.user)
     chunk = get_object_or_404(Chunk.objects.select_related("document"), pk=chunk_pk,

@@ -61,7 +61,7 @@ def deck_generate(request: HttpRequest) -> HttpResponse:
         else:
             announce(request, badges)
             report_shortfall(request, deck.cards.count(), asked, "cards")
-            return redirect("study:deck", pk=deck.pk)
+            return redirect("study:deck-detail", pk=deck.pk)
     return render_deck_list(request, generate_form=form, status=errors.PAGE_STATUS)
 
 
@@ -78,7 +78,7 @@ def deck_create(request: HttpRequest) -> HttpResponse:
             errors.show(request, error, form)
         else:
             announce(request, badges)
-            return redirect("study:deck", pk=deck.pk)
+            return redirect("study:deck-detail", pk=deck.pk)
     return render_deck_list(request, new_form=form, status=errors.PAGE_STATUS)
 
 
@@ -98,7 +98,7 @@ def deck_import(request: HttpRequest) -> HttpResponse:
         else:
             announce(request, badges)
             messages.success(request, f"Imported {deck.cards.count()} cards.")
-            return redirect("study:deck", pk=deck.pk)
+            return redirect("study:deck-detail", pk=deck.pk)
     return render_deck_list(request, import_form=form, status=errors.PAGE_STATUS)
 
 
@@ -135,7 +135,7 @@ def deck_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def deck_rename(request: HttpRequest, pk: int) -> HttpResponse:
+def deck_update(request: HttpRequest, pk: int) -> HttpResponse:
     deck = own_deck(request, pk)
     form = DeckTitleForm(request.POST)
     if not form.is_valid():
@@ -145,7 +145,7 @@ def deck_rename(request: HttpRequest, pk: int) -> HttpResponse:
     deck.rename(form.cleaned_data["title"])
     if request.htmx:
         return render_deck(request, deck, "deck-head")
-    return redirect("study:deck", pk=deck.pk)
+    return redirect("study:deck-detail", pk=deck.pk)
 
 
 @require_POST
@@ -154,12 +154,12 @@ def deck_delete(request: HttpRequest, pk: int) -> HttpResponse:
     deck = own_deck(request, pk)
     deck.delete()
     messages.success(request, f"Deleted the deck “{deck.title}”.")
-    return redirect("study:decks")
+    return redirect("study:deck-list")
 
 
 @require_POST
 @login_required
-def card_add(request: HttpRequest, pk: int) -> HttpResponse:
+def card_create(request: HttpRequest, pk: int) -> HttpResponse:
     deck = own_deck(request, pk)
     form = CardForm(request.POST)
     if form.is_valid():
@@ -176,12 +176,12 @@ def card_add(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def deck_url(deck: Deck) -> str:
-    return reverse("study:deck", kwargs={"pk": deck.pk})
+    return reverse("study:deck-detail", kwargs={"pk": deck.pk})
 
 
 @require_POST
 @login_required
-def card_edit(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
+def card_update(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
     card = own_card(request, pk, card_pk)
     form = CardForm(request.POST)
     if not form.is_valid():
@@ -236,7 +236,7 @@ def deck_study(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_GET
 @login_required
-def due_study(request: HttpRequest) -> HttpResponse:
+def deck_due(request: HttpRequest) -> HttpResponse:
     card = Card.objects.visible_to(request.user).due(timezone.now()).first()
     return render_study(request, None, card)
 

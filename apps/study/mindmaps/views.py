@@ -47,7 +47,7 @@ def mindmap_generate(request: HttpRequest) -> HttpResponse:
             errors.show(request, error, form)
         else:
             announce(request, badges)
-            return redirect("study:mindmap", pk=mindmap.pk)
+            return redirect("study:mindmap-detail", pk=mindmap.pk)
     return render_mindmap_list(request, generate_form=form, status=errors.PAGE_STATUS)
 
 
@@ -71,7 +71,7 @@ def mindmap_create(request: HttpRequest) -> HttpResponse:
             errors.show(request, error, form)
         else:
             announce(request, badges)
-            return redirect("study:mindmap", pk=mindmap.pk)
+            return redirect("study:mindmap-detail", pk=mindmap.pk)
     return render_mindmap_list(request, form, status=errors.PAGE_STATUS)
 
 
@@ -146,13 +146,13 @@ def mindmap_move(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def mindmap_rename(request: HttpRequest, pk: int) -> HttpResponse:
+def mindmap_update(request: HttpRequest, pk: int) -> HttpResponse:
     mindmap = own_mindmap(request, pk)
     try:
         mindmap.change(title=request.POST.get("title", ""))
     except StudyError as error:
         errors.show(request, error)
-    return redirect("study:mindmap", pk=mindmap.pk)
+    return redirect("study:mindmap-detail", pk=mindmap.pk)
 
 
 @require_POST
@@ -161,7 +161,7 @@ def mindmap_delete(request: HttpRequest, pk: int) -> HttpResponse:
     mindmap = own_mindmap(request, pk)
     mindmap.delete()
     messages.success(request, f"Deleted the mindmap “{mindmap.title}”.")
-    return redirect("study:mindmaps")
+    return redirect("study:mindmap-list")
 
 
 @require_GET

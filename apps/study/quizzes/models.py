@@ -195,6 +195,6 @@ class Attempt(models.Model):
             if chunk is not None:
                 page = f", p. {chunk.page}" if chunk.page else ""
                 missed["source_label"] = f"{chunk.document.filename}{page}"
-                missed["source_url"] = reverse("study:source", args=[chunk.pk])
+                missed["source_url"] = reverse("study:source-detail", args=[chunk.pk])
             wrong.append(missed)
         return wrong

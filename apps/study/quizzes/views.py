@@ -19,7 +19,7 @@ EXPORTS = {"md": (MARKDOWN, exports.as_markdown), "pdf": ("application/pdf", exp
 
 @require_http_methods(["GET", "POST"])
 @login_required
-def quizzes(request: HttpRequest) -> HttpResponse:
+def quiz_list(request: HttpRequest) -> HttpResponse:
     form = QuizForm(request.POST or None, user=request.user)
     if request.method == "POST" and form.is_valid():
         try:
@@ -34,7 +34,7 @@ def quizzes(request: HttpRequest) -> HttpResponse:
             errors.show(request, error, form)
         else:
             report_shortfall(request, made.questions.count(), made.requested, "questions")
-            return redirect("study:quiz_play", made.pk)
+            return redirect("study:quiz-detail", made.pk)
     context = {
         "form": form,
         "quizzes": Quiz.objects.visible_to(request.user).prefetch_related("attempts"),
@@ -81,7 +81,7 @@ def posted_choice(value: str | None) -> int | None:
 
 @require_GET
 @login_required
-def quiz_play(request: HttpRequest, pk: int) -> HttpResponse:
+def quiz_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """Play the quiz, resuming the unfinished attempt if there is one."""
     quiz = own_quiz(request, pk)
     if not quiz.questions.exists():
@@ -112,7 +112,7 @@ def quiz_answer(request: HttpRequest, pk: int) -> HttpResponse:
     if request.htmx:
         return render_player(request, quiz, attempt)
     mode = request.POST.get("mode", "one")
-    return redirect(f"{reverse('study:quiz_play', args=[pk])}?mode={mode}")
+    return redirect(f"{reverse('study:quiz-detail', args=[pk])}?mode={mode}")
 
 
 @require_POST
@@ -134,19 +134,19 @@ def quiz_submit(request: HttpRequest, pk: int) -> HttpResponse:
         errors.show(request, error)
         return render_player(request, quiz, attempt, status=errors.PAGE_STATUS)
     announce(request, badges)
-    return redirect("study:quiz_review", pk, attempt.pk)
+    return redirect("study:attempt-detail", pk, attempt.pk)
 
 
 @require_POST
 @login_required
 def quiz_retake(request: HttpRequest, pk: int) -> HttpResponse:
     own_quiz(request, pk).retake()
-    return redirect("study:quiz_play", pk)
+    return redirect("study:quiz-detail", pk)
 
 
 @require_GET
 @login_required
-def quiz_review(request: HttpRequest, pk: int, attempt_pk: int) -> HttpResponse:
+def attempt_detail(request: HttpRequest, pk: int, attempt_pk: int) -> HttpResponse:
     quiz = own_quiz(request, pk)
     attempt = get_object_or_404(quiz.attempts, pk=attempt_pk, submitted_at__isnull=False)
     rows = [

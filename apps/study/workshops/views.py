@@ -23,7 +23,7 @@ LESSON = "study/workshops/lesson.html"
 
 @require_http_methods(["GET", "POST"])
 @login_required
-def workshops(request: HttpRequest) -> HttpResponse:
+def workshop_list(request: HttpRequest) -> HttpResponse:
     form = WorkshopForm(request.POST or None, user=request.user)
     if request.method == "POST" and form.is_valid():
         try:
@@ -34,7 +34,7 @@ def workshops(request: HttpRequest) -> HttpResponse:
             errors.show(request, error, form)
         else:
             announce(request, badges)
-            return redirect("study:lesson", made.pk, 1)
+            return redirect("study:lesson-detail", made.pk, 1)
     context = {
         "form": form,
         "workshops": Workshop.objects.visible_to(request.user).prefetch_related("lessons"),
@@ -45,6 +45,15 @@ def workshops(request: HttpRequest) -> HttpResponse:
 
 def own_workshop(request: HttpRequest, pk: int) -> Workshop:
     return get_object_or_404(Workshop.objects.visible_to(request.user), pk=pk)
+
+
+@require_GET
+@login_required
+def workshop_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """A workshop opens at its first lesson not completed yet (the last one when all are)."""
+    lessons = own_workshop(request, pk).lessons
+    lesson = lessons.filter(completed_at__isnull=True).first() or lessons.last()
+    return redirect("study:lesson-detail", pk, lesson.number)
 
 
 def own_lesson(request: HttpRequest, pk: int, number: int) -> Lesson:
@@ -70,7 +79,7 @@ def render_lesson(
 
 @require_GET
 @login_required
-def lesson(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def lesson_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """Read a lesson; one not written yet is written right after the page arrives."""
     return render_lesson(request, own_lesson(request, pk, number))
 
@@ -99,8 +108,8 @@ def lesson_complete(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         messages.success(request, "Workshop complete. Check yourself with the recap quiz.")
     following = lesson.workshop.lessons.filter(number=number + 1).first()
     if following and not finished:
-        return redirect("study:lesson", pk, following.number)
-    return redirect("study:lesson", pk, number)
+        return redirect("study:lesson-detail", pk, following.number)
+    return redirect("study:lesson-detail", pk, number)
 
 
 @require_POST
@@ -113,7 +122,7 @@ def workshop_recap(request: HttpRequest, pk: int) -> HttpResponse:
         errors.show(request, error)
         last = workshop.lessons.select_related("workshop").last()
         return render_lesson(request, last, status=errors.PAGE_STATUS)
-    return redirect("study:quiz_play", recap.pk)
+    return redirect("study:quiz-detail", recap.pk)
 
 
 @require_GET

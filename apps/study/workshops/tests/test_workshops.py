@@ -156,10 +156,23 @@ def test_the_api_plans_writes_and_completes_lessons(alice, alice_client, model):
     assert alice_client.post(f"/api/v1/study/workshops/{workshop_id}/lessons/9").status_code == 404
 
 
+def test_a_workshop_opens_at_its_first_lesson_not_completed(alices_workshop, alice_client, model):
+    model.answer(LESSON)
+    workshop.write_lesson(alices_workshop.lessons.get(number=1))
+    url = f"/study/workshops/{alices_workshop.pk}/"
+    first = alice_client.get(url)
+    alice_client.post(url + "lessons/1/complete/")
+
+    assert first["Location"] == url + "lessons/1/"
+    assert alice_client.get(url)["Location"] == url + "lessons/2/"
+    assert url in alice_client.get("/study/workshops/").content.decode()
+
+
 def test_bob_cannot_open_write_complete_or_export_alices_workshop(alices_workshop, bob_client):
     base = f"/study/workshops/{alices_workshop.pk}/"
     api = f"/api/v1/study/workshops/{alices_workshop.pk}"
     for url, methods in [
+        (base, ["get"]),
         (base + "lessons/1/", ["get"]),
         (base + "lessons/1/write/", ["post"]),
         (base + "lessons/1/complete/", ["post"]),
