@@ -30,7 +30,8 @@ class DeckIn(ScopeIn):
 
     title: str = Field("", max_length=200)
     num_cards: Literal[10, 20, 40] = 10
-    cards: list[CardIn] | None = Field(None, max_length=Deck.MAX_CARDS)
+    # How many a deck holds is create_deck's rule (DeckFull), the same for pages and the API.
+    cards: list[CardIn] | None = None
 
 
 # Bodies of routes on one object validate after the ownership check: someone else's object

@@ -62,7 +62,8 @@ class QuizListOut(Schema):
 
 
 class AttemptIn(Schema):
-    answers: list[int | None] = Field(max_length=20)
+    # How many and which answers fit is Quiz.check_answers's rule, as for the page.
+    answers: list[int | None]
 
 
 class ResultOut(Schema):

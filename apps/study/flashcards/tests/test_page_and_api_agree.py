@@ -68,8 +68,9 @@ def test_more_cards_than_a_deck_holds_make_no_deck_from_a_csv_or_the_api(alice_c
         "/api/v1/study/decks", {"title": "Gross", "cards": cards}, content_type="application/json"
     )
 
-    assert page.status_code == 400 and "at most 200 cards; this has 201" in page.content.decode()
-    assert api.status_code == 422 and "detail" in api.json()
+    message = "A deck holds at most 200 cards; this has 201."
+    assert page.status_code == 400 and message in page.content.decode()
+    assert api.status_code == 422 and api.json() == {"detail": message}
     assert not Deck.objects.exists()
 
 

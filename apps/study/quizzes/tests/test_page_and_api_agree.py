@@ -42,10 +42,13 @@ def test_an_answer_that_is_not_a_number_is_refused_on_the_page(alices_quiz, alic
     assert alices_quiz.open_attempt().answers == [1, None, None, None, None]
 
 
-def test_a_short_answer_list_is_refused_by_the_api_and_saves_nothing(alices_quiz, alice_client):
+@pytest.mark.parametrize("answers", [[1], [1] * 21])
+def test_too_few_or_too_many_answers_are_refused_by_the_api_and_save_nothing(
+    alices_quiz, alice_client, answers
+):
     api = alice_client.post(
         f"/api/v1/study/quizzes/{alices_quiz.pk}/attempts",
-        {"answers": [1]},
+        {"answers": answers},
         content_type="application/json",
     )
 
