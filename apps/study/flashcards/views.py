@@ -5,7 +5,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
@@ -140,7 +139,7 @@ def deck_update(request: HttpRequest, pk: int) -> HttpResponse:
     form = DeckTitleForm(request.POST)
     if not form.is_valid():
         return render_deck(
-            request, deck, "deck-head" if request.htmx else "", status=400, title_form=form
+            request, deck, "deck-head" if request.htmx else "", errors.PAGE_STATUS, title_form=form
         )
     deck.rename(form.cleaned_data["title"])
     if request.htmx:
@@ -170,13 +169,9 @@ def card_create(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             if request.htmx:
                 return render_deck(request, deck, "card-list")
-            return redirect(deck_url(deck))
+            return redirect("study:deck-detail", pk=deck.pk)
     partial = "card-list" if request.htmx else ""
     return render_deck(request, deck, partial, errors.PAGE_STATUS, card_form=form)
-
-
-def deck_url(deck: Deck) -> str:
-    return reverse("study:deck-detail", kwargs={"pk": deck.pk})
 
 
 @require_POST
@@ -185,14 +180,14 @@ def card_update(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
     card = own_card(request, pk, card_pk)
     form = CardForm(request.POST)
     if not form.is_valid():
-        errors = {card.pk: form}
+        partial = "card-list" if request.htmx else ""
         return render_deck(
-            request, card.deck, "card-list" if request.htmx else "", 400, edit_errors=errors
+            request, card.deck, partial, errors.PAGE_STATUS, edit_errors={card.pk: form}
         )
     card.edit(form.cleaned_data["front"], form.cleaned_data["back"])
     if request.htmx:
         return render_deck(request, card.deck, "card-list")
-    return redirect(deck_url(card.deck))
+    return redirect("study:deck-detail", pk=card.deck_id)
 
 
 @require_POST
@@ -201,7 +196,11 @@ def card_delete(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
     card = own_card(request, pk, card_pk)
     deck = card.deck
     card.delete()
-    return render_deck(request, deck, "card-list") if request.htmx else redirect(deck_url(deck))
+    return (
+        render_deck(request, deck, "card-list")
+        if request.htmx
+        else redirect("study:deck-detail", pk=deck.pk)
+    )
 
 
 def render_study(request: HttpRequest, deck: Deck | None, card: Card | None, status: int = 200):

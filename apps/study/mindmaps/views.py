@@ -135,7 +135,8 @@ def mindmap_move(request: HttpRequest, pk: int) -> HttpResponse:
     mindmap = own_mindmap(request, pk)
     form = NodePositionForm(request.POST)
     if not form.is_valid():
-        return HttpResponse("A move needs a node, a layout and numbers x and y.", status=400)
+        message = "A move needs a node, a layout and numbers x and y."
+        return HttpResponse(message, status=errors.PAGE_STATUS)
     data = form.cleaned_data
     try:
         mindmap.move_node(data["node"], data["layout"], data["x"], data["y"])
