@@ -314,7 +314,7 @@ def validate_items(
         chunk_ids = _cited_chunks(raw.get("source", raw.get("sources")), sources) or all_chunk_ids
         try:
             value = schema.model_validate(raw, context=context)
-        except (ValidationError, ValueError, TypeError):
+        except ValidationError:  # validators raising ValueError arrive as this too
             continue
         if identity is not None:
             marker = identity(value)
