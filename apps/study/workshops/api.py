@@ -1,14 +1,15 @@
 """Workshops under /api/v1/study/workshops: plan, write and complete lessons, recap, export."""
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
-from ninja import Router, Schema, Status
+from ninja import Field, Router, Schema, Status
 
+from apps.accounts.api import ErrorOut, Id
 from apps.study.quizzes.api import QuizOut, quiz_out
-from apps.study.schemas import ScopeIn
+from apps.study.schemas import GENERATION_ERRORS, ScopeIn
 from apps.study.workshops import exports, generation
 from apps.study.workshops.models import Lesson, Workshop
 
@@ -19,19 +20,23 @@ class WorkshopIn(ScopeIn):
     num_lessons: Literal[5, 10] = 5
 
 
+# Lessons are numbered from 1; no workshop has more than the largest size.
+LessonNumber = Annotated[int, Field(ge=1, le=max(Workshop.SIZES))]
+
+
 class LessonOut(Schema):
-    number: int
+    number: LessonNumber
     title: str
     summary: str
-    status: str
+    status: Literal["pending", "generating", "ready", "failed"]
     content: str
     error: str
-    chunk_ids: list[int]
+    chunk_ids: list[Id]
     completed_at: datetime | None
 
 
 class WorkshopOut(Schema):
-    id: int
+    id: Id
     title: str
     summary: str
     requested: int
@@ -40,12 +45,12 @@ class WorkshopOut(Schema):
     model: str
     created_at: datetime
     completed_at: datetime | None
-    recap_quiz_id: int | None
+    recap_quiz_id: Id | None
     lessons: list[LessonOut]
 
 
 class CompletionOut(Schema):
-    number: int
+    number: LessonNumber
     workshop_completed: bool
     badges: list[str]
 
@@ -63,11 +68,11 @@ def workshop_out(item: Workshop) -> dict:
     }
 
 
-def own_workshop(request: HttpRequest, workshop_id: int) -> Workshop:
+def own_workshop(request: HttpRequest, workshop_id: Id) -> Workshop:
     return get_object_or_404(Workshop.objects.visible_to(request.auth), pk=workshop_id)
 
 
-def own_lesson(request: HttpRequest, workshop_id: int, number: int) -> Lesson:
+def own_lesson(request: HttpRequest, workshop_id: Id, number: LessonNumber) -> Lesson:
     return get_object_or_404(own_workshop(request, workshop_id).lessons, number=number)
 
 
@@ -76,7 +81,7 @@ def list_workshops(request: HttpRequest):
     return [workshop_out(item) for item in Workshop.objects.visible_to(request.auth)]
 
 
-@router.post("/workshops", response={201: WorkshopOut})
+@router.post("/workshops", response={201: WorkshopOut, **GENERATION_ERRORS})
 def create_workshop(request: HttpRequest, payload: WorkshopIn):
     made, _badges = generation.create_workshop(
         request.auth, num_lessons=payload.num_lessons, scope=payload.scope
@@ -84,19 +89,25 @@ def create_workshop(request: HttpRequest, payload: WorkshopIn):
     return Status(201, workshop_out(made))
 
 
-@router.get("/workshops/{workshop_id}", response=WorkshopOut)
-def get_workshop(request: HttpRequest, workshop_id: int):
+@router.get("/workshops/{workshop_id}", response={200: WorkshopOut, 404: ErrorOut})
+def get_workshop(request: HttpRequest, workshop_id: Id):
     return workshop_out(own_workshop(request, workshop_id))
 
 
-@router.post("/workshops/{workshop_id}/lessons/{number}", response=LessonOut)
-def write_lesson(request: HttpRequest, workshop_id: int, number: int):
+@router.post(
+    "/workshops/{workshop_id}/lessons/{number}",
+    response={200: LessonOut, 404: ErrorOut, **GENERATION_ERRORS},
+)
+def write_lesson(request: HttpRequest, workshop_id: Id, number: LessonNumber):
     """The lesson, written by the model first if this is the first time it is opened."""
     return generation.write_lesson(own_lesson(request, workshop_id, number))
 
 
-@router.post("/workshops/{workshop_id}/lessons/{number}/complete", response=CompletionOut)
-def complete_lesson(request: HttpRequest, workshop_id: int, number: int):
+@router.post(
+    "/workshops/{workshop_id}/lessons/{number}/complete",
+    response={200: CompletionOut, 404: ErrorOut, 409: ErrorOut},
+)
+def complete_lesson(request: HttpRequest, workshop_id: Id, number: LessonNumber):
     lesson = own_lesson(request, workshop_id, number)
     finished, badges = lesson.workshop.complete_lesson(lesson)
     return {
@@ -106,13 +117,16 @@ def complete_lesson(request: HttpRequest, workshop_id: int, number: int):
     }
 
 
-@router.post("/workshops/{workshop_id}/recap", response={201: QuizOut})
-def create_recap(request: HttpRequest, workshop_id: int):
+@router.post(
+    "/workshops/{workshop_id}/recap",
+    response={201: QuizOut, 404: ErrorOut, 409: ErrorOut, **GENERATION_ERRORS},
+)
+def create_recap(request: HttpRequest, workshop_id: Id):
     return Status(201, quiz_out(generation.recap_quiz(own_workshop(request, workshop_id))))
 
 
-@router.get("/workshops/{workshop_id}/export", response={200: None})
-def export_workshop(request: HttpRequest, workshop_id: int, format: Literal["md", "pdf"] = "md"):
+@router.get("/workshops/{workshop_id}/export", response={200: None, 404: ErrorOut})
+def export_workshop(request: HttpRequest, workshop_id: Id, format: Literal["md", "pdf"] = "md"):
     item = own_workshop(request, workshop_id)
     if format == "pdf":
         return HttpResponse(exports.as_pdf(item), content_type="application/pdf")
