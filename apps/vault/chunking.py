@@ -1,6 +1,7 @@
 """Turning extracted units into chunks: a recursive splitter (1000 characters, 100 overlap) and
 the row batches of spreadsheets. Pure Python, no Django: the extraction child imports it too."""
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -117,3 +118,24 @@ def row_batches(
             split=False,
             min_chars=MIN_CHARS_STRUCTURED,
         )
+
+
+# A sentence ends at . ! ? or : before white space, or at a blank line; a single line break
+# inside a paragraph is only wrapping (PDF lines, manual pages).
+_SENTENCE_END = re.compile(r"(?<=[.!?:])\s+|\n\s*\n")
+WINDOW_SENTENCES = 2
+WINDOW_STRIDE = 2
+
+
+def sentences(text: str) -> list[str]:
+    return [s for s in (" ".join(part.split()) for part in _SENTENCE_END.split(text)) if s]
+
+
+def windows(text: str, size: int = WINDOW_SENTENCES, stride: int = WINDOW_STRIDE) -> list[str]:
+    """Runs of `size` consecutive sentences, a new one every `stride` sentences: what a
+    sentence encoder was trained on, where a whole chunk blurs several ideas into one vector."""
+    found = sentences(text)
+    if len(found) <= size:
+        return []  # the chunk's own vector says the same
+    starts = range(0, len(found) - size + stride, stride)
+    return [" ".join(found[start : start + size]) for start in starts if start < len(found)]
