@@ -28,7 +28,7 @@ import django  # noqa: E402
 django.setup()
 
 from apps.llm import gateway  # noqa: E402
-from apps.vault import chunking, index, tokenize  # noqa: E402
+from apps.vault import chunking, index  # noqa: E402
 from apps.vault.chunking import split_text  # noqa: E402
 from apps.vault.index import Snapshot  # noqa: E402
 from bench.retrieval_eval import answers, questions, sources, units  # noqa: E402
@@ -48,28 +48,24 @@ class Variant:
     retrievers: str = "hybrid"  # or "dense", "bm25"
 
 
-BASELINE_SETTINGS = ((tokenize, "DROP_STOP_WORDS", False),)
 VARIANTS = [
-    Variant("before: one vector per chunk, no stop words", window=None, settings=BASELINE_SETTINGS),
+    Variant("before: one vector per chunk", window=None),
     Variant("before, dense only", window=None, retrievers="dense"),
-    Variant("before, BM25 only", window=None, retrievers="bm25", settings=BASELINE_SETTINGS),
-    Variant("BM25 only, stop words dropped", window=None, retrievers="bm25"),
-    Variant("one vector per chunk + stop words", window=None),
-    Variant("max-sim: sentences (1/1)", window=(1, 1)),
-    Variant("max-sim: 2-sentence windows (2/1) (**default**)"),
-    Variant("max-sim: 2/1 windows only, no chunk vector", chunk_vector=False),
-    Variant("max-sim: 3-sentence windows (3/1)", window=(3, 1)),
-    Variant("max-sim: 3-sentence windows, stride 2 (3/2)", window=(3, 2)),
-    Variant("max-sim 2/1, dense only", retrievers="dense"),
-    Variant("max-sim 2/1, chunks 500/50", size=500, overlap=50),
-    Variant("max-sim 2/1, chunks 1500/150", size=1500, overlap=150),
-    Variant("one vector per chunk, chunks 500/50", size=500, overlap=50, window=None),
-    Variant("max-sim 2/1, no compound matching", settings=((index, "MAX_EXPANSIONS", 0),)),
-    Variant("max-sim 2/1, RRF dense ×1.5", settings=((index, "DENSE_WEIGHT", 1.5),)),
-    Variant("max-sim 2/1, RRF BM25 ×1.5", settings=((index, "SPARSE_WEIGHT", 1.5),)),
-    Variant("max-sim 2/1, 10 candidates each", settings=((index, "MIN_CANDIDATES", 10),)),
-    Variant("max-sim 2/1, 40 candidates each", settings=((index, "MIN_CANDIDATES", 40),)),
-    Variant("max-sim 2/1, RRF k = 20", settings=((index, "RRF_K", 20),)),
+    Variant("BM25 only", window=None, retrievers="bm25"),
+    Variant("chunk + 2-sentence windows side by side, max-sim (**kept**)"),
+    Variant("windows only, no chunk vector", chunk_vector=False),
+    Variant("dense only, max-sim", retrievers="dense"),
+    Variant("windows of 1 sentence", window=(1, 1)),
+    Variant("2-sentence windows overlapping (stride 1)", window=(2, 1)),
+    Variant("3-sentence windows, stride 2", window=(3, 2)),
+    Variant("max-sim, chunks 500/50", size=500, overlap=50),
+    Variant("max-sim, chunks 1500/150", size=1500, overlap=150),
+    Variant("max-sim, no compound matching", settings=((index, "MAX_EXPANSIONS", 0),)),
+    Variant("max-sim, RRF dense ×1.5", settings=((index, "DENSE_WEIGHT", 1.5),)),
+    Variant("max-sim, RRF BM25 ×1.5", settings=((index, "SPARSE_WEIGHT", 1.5),)),
+    Variant("max-sim, 10 candidates each", settings=((index, "MIN_CANDIDATES", 10),)),
+    Variant("max-sim, 40 candidates each", settings=((index, "MIN_CANDIDATES", 40),)),
+    Variant("max-sim, RRF k = 20", settings=((index, "RRF_K", 20),)),
 ]
 
 
