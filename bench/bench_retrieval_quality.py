@@ -42,7 +42,7 @@ class Variant:
     name: str
     size: int = chunking.CHUNK_SIZE
     overlap: int = chunking.CHUNK_OVERLAP
-    window: tuple[int, int] | None = (chunking.WINDOW_SENTENCES, chunking.WINDOW_STRIDE)
+    window: int | None = chunking.WINDOW_CHARS  # shortest window; None: no windows
     chunk_vector: bool = True  # the chunk's own vector besides its windows
     settings: tuple = ()  # (module, name, value) to set while it runs
     retrievers: str = "hybrid"  # or "dense", "bm25"
@@ -52,12 +52,13 @@ VARIANTS = [
     Variant("before: one vector per chunk", window=None),
     Variant("before, dense only", window=None, retrievers="dense"),
     Variant("BM25 only", window=None, retrievers="bm25"),
-    Variant("chunk + 2-sentence windows side by side, max-sim (**kept**)"),
+    Variant("chunk + windows of ≥ 150 characters, max-sim (**kept**)"),
     Variant("windows only, no chunk vector", chunk_vector=False),
     Variant("dense only, max-sim", retrievers="dense"),
-    Variant("windows of 1 sentence", window=(1, 1)),
-    Variant("2-sentence windows overlapping (stride 1)", window=(2, 1)),
-    Variant("3-sentence windows, stride 2", window=(3, 2)),
+    Variant("windows of single sentences", window=1),
+    Variant("windows of ≥ 80 characters", window=80),
+    Variant("windows of ≥ 250 characters", window=250),
+    Variant("windows of ≥ 400 characters", window=400),
     Variant("max-sim, chunks 500/50", size=500, overlap=50),
     Variant("max-sim, chunks 1500/150", size=1500, overlap=150),
     Variant("max-sim, no compound matching", settings=((index, "MAX_EXPANSIONS", 0),)),
@@ -104,7 +105,7 @@ def build(variant: Variant) -> tuple[Snapshot, dict[int, str], float]:
     texts_per_chunk = []
     for _, text in chunks:
         own = [text] if variant.chunk_vector or variant.window is None else []
-        parts = chunking.windows(text, *variant.window) if variant.window else []
+        parts = chunking.windows(text, variant.window) if variant.window else []
         texts_per_chunk.append((own + parts) or [text])
     flat = [text for texts in texts_per_chunk for text in texts]
     _vectors.clear()  # each variant pays for its own embeddings

@@ -1,5 +1,6 @@
-"""Sentence windows: each chunk is also embedded as runs of two sentences, and the dense
-retriever scores a chunk by its best vector (max-sim), then hands out the whole chunk."""
+"""Sentence windows: each chunk is also embedded as runs of whole sentences of about 150
+characters, and the dense retriever scores a chunk by its best vector (max-sim), then hands out
+the whole chunk."""
 
 import numpy as np
 import pytest
@@ -41,18 +42,40 @@ def test_sentences_end_at_punctuation_or_a_blank_line_and_a_wrapped_line_is_one_
     ]
 
 
-def test_windows_are_pairs_of_sentences_side_by_side_and_the_last_may_be_single():
-    text = "One. Two. Three. Four. Five."
-    assert windows(text) == ["One. Two.", "Three. Four.", "Five."]
+def test_windows_grow_by_whole_sentences_side_by_side_and_the_rest_is_the_last():
+    assert windows("One. Two. Three. Four. Five.", min_chars=8) == [
+        "One. Two.",
+        "Three. Four.",
+        "Five.",
+    ]
+    long = "A sentence of exactly forty characters.."
+    assert windows(" ".join([long] * 9)) == [" ".join([long] * 4)] * 2 + [long]
 
 
-def test_a_chunk_of_two_sentences_or_fewer_has_no_windows():
+def test_a_colon_does_not_end_a_sentence_and_a_short_option_line_joins_its_neighbours():
+    text = "What: pg(1) command\nWhy: use less(1) or more(1)\n\n-v, --version\n\nShow the version."
+    assert sentences(text) == [
+        "What: pg(1) command Why: use less(1) or more(1)",
+        "-v, --version",
+        "Show the version.",
+    ]
+    assert windows(text, min_chars=50) == [
+        "What: pg(1) command Why: use less(1) or more(1) -v, --version",
+        "Show the version.",
+    ]
+
+
+def test_a_chunk_that_makes_one_window_or_none_has_no_windows():
     assert windows("Only one sentence here.") == []
     assert windows("First sentence. Second sentence.") == []
 
 
 def test_chunk_vectors_are_the_chunk_then_each_window():
-    text = "Mitochondria make ATP. Ribosomes build proteins. Chloroplasts capture light."
+    text = (
+        "Mitochondria make ATP from the sugar a cell takes in, and the cell spends that ATP on "
+        "almost everything it does. Ribosomes read messenger RNA and build proteins from amino "
+        "acids, one codon after the other. Chloroplasts capture light in plants and algae."
+    )
     [vectors] = index.chunk_vectors([text])
     assert vectors.shape == (1 + len(windows(text)), 512) == (3, 512)
     expected = gateway.embed([text, *windows(text)])
@@ -129,7 +152,12 @@ def test_chunks_with_one_vector_stay_searchable_and_are_re_embedded_with_windows
     tess, django_capture_on_commit_callbacks
 ):
     document = make_document(tess, "alt.txt", scope=Document.Scope.CLASS)
-    text = "Erster Satz über Zellen. Zweiter Satz über Mitose. Dritter Satz über Meiose."
+    text = (
+        "Die Zelle ist die kleinste Einheit des Lebens, und jede Zelle entsteht aus einer anderen "
+        "Zelle durch Teilung. Bei der Mitose entstehen zwei Tochterzellen mit demselben Erbgut. "
+        "Bei der Meiose entstehen Keimzellen mit dem halben Chromosomensatz."
+    )
+    assert len(windows(text)) == 2
     [chunk] = add_chunks(document, [text])
     # As an older version stored it: the chunk's own vector only.
     Chunk.objects.filter(pk=chunk.pk).update(embedding=gateway.embed([text])[0].tobytes())
