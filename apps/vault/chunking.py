@@ -1,5 +1,6 @@
 """Turning extracted units into chunks: a recursive splitter (1000 characters, 100 overlap) and
-the row batches of spreadsheets. Pure Python, no Django: the extraction child imports it too."""
+the row batches of spreadsheets; and the sentence windows the index embeds besides each chunk.
+Pure Python, no Django: the extraction child imports it too."""
 
 import re
 from collections.abc import Iterable, Iterator, Sequence

@@ -1,5 +1,8 @@
 """Hybrid retrieval: exact dense search (faiss) and BM25 over the same live chunks, fused by RRF.
 
+A chunk has several vectors, its own and its sentence windows'; dense search scores it by the
+best of them (max-sim) and hands out the whole chunk.
+
 The index is a cache of the database (a chunk's vector lives in its row). Each process holds
 one immutable `Snapshot`; when the database's generation moves on, the process brings its
 snapshot up to date incrementally (added and removed chunk ids), one writer at a time under a
