@@ -10,7 +10,7 @@ from apps.vault.models import Chunk, Document, IndexState
 def add_chunks(document: Document, texts: Sequence[str], *, done: bool = True) -> list[Chunk]:
     """Chunks for `document`, embedded with the configured model; the document ingested."""
     model = gateway.embedding_model()
-    vectors = gateway.embed(list(texts))
+    vectors = index.chunk_vectors(texts)
     start = document.chunks.count()
     chunks = Chunk.objects.bulk_create(
         Chunk(
