@@ -35,6 +35,7 @@ from scipy import sparse
 
 from apps.llm import gateway
 from apps.vault.chunking import windows
+from apps.vault.embedding import chunk_vectors
 from apps.vault.errors import ScopeError as ScopeError  # search raises it; callers catch it here
 from apps.vault.models import Chunk, IndexState
 from apps.vault.scope import WHOLE_VAULT, Scope
@@ -572,14 +573,6 @@ def sync(snapshot: Snapshot, generation: int) -> tuple[Snapshot, bool]:
 
 
 # --- Switching the embedding model ---------------------------------------------------------------
-
-
-def chunk_vectors(texts: Sequence[str]) -> list[np.ndarray]:
-    """Each chunk's vectors, one row each: its own, then its sentence windows' (for max-sim)."""
-    parts = [[text, *windows(text)] for text in texts]
-    flat = gateway.embed([part for chunk in parts for part in chunk]).astype(np.float32)
-    ends = np.cumsum([len(chunk) for chunk in parts])
-    return np.split(flat, ends[:-1]) if len(parts) else []
 
 
 def outdated_chunks(model_name: str, batch_size: int = BATCH) -> Iterator[int]:

@@ -20,8 +20,8 @@ from django.utils import timezone
 
 from apps.llm import gateway
 from apps.vault.chunking import Unit, pieces_from_units
+from apps.vault.embedding import chunk_vectors
 from apps.vault.extract import ExtractionError, run_isolated
-from apps.vault.index import chunk_vectors
 from apps.vault.models import (
     Chunk,
     Document,

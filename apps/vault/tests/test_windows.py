@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from apps.llm import gateway
-from apps.vault import index
+from apps.vault import embedding, index
 from apps.vault.chunking import Unit, pieces_from_units, sentences, windows
 from apps.vault.index import Snapshot
 from apps.vault.models import Chunk, Document
@@ -76,7 +76,7 @@ def test_chunk_vectors_are_the_chunk_then_each_window():
         "almost everything it does. Ribosomes read messenger RNA and build proteins from amino "
         "acids, one codon after the other. Chloroplasts capture light in plants and algae."
     )
-    [vectors] = index.chunk_vectors([text])
+    [vectors] = embedding.chunk_vectors([text])
     assert vectors.shape == (1 + len(windows(text)), 512) == (3, 512)
     expected = gateway.embed([text, *windows(text)])
     assert np.allclose(vectors, expected, atol=1e-5)
