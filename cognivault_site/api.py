@@ -65,7 +65,9 @@ def shared_errors(method: str, operation: dict) -> set[int]:
 
 
 class CogniVaultAPI(NinjaAPI):
-    def get_openapi_schema(self, *, path_prefix=None, path_params=None):
+    def get_openapi_schema(
+        self, *, path_prefix: str | None = None, path_params: dict | None = None
+    ) -> dict:
         schema = super().get_openapi_schema(path_prefix=path_prefix, path_params=path_params)
         error = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}}
         for path in schema["paths"].values():
@@ -75,9 +77,9 @@ class CogniVaultAPI(NinjaAPI):
                         status, {"description": SHARED_ERRORS[status], "content": error}
                     )
         components = schema["components"].setdefault("schemas", {})
-        definition = ErrorOut.model_json_schema(ref_template="#/components/schemas/{model}")
-        components.update(definition.pop("$defs", {}))
-        components.setdefault("ErrorOut", definition)
+        if "ErrorOut" not in components:  # no route lists an error of its own
+            definition = ErrorOut.model_json_schema(ref_template="#/components/schemas/{model}")
+            components.update(definition.pop("$defs", {}), ErrorOut=definition)
         return schema
 
 
