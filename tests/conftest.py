@@ -122,11 +122,11 @@ def app_running(
     model_url: str | None = None,
     setup: str = "",
     worker: bool = True,
-    settings: str = "cognivault_site.settings",
+    settings_module: str = "cognivault_site.settings",
 ) -> Iterator[RunningApp]:
     """daphne (and a Celery worker, as `make run` starts them) on `data_dir`, migrated, with the
     teacher account; `model_url` points the app at a (fake) Ollama server, `setup` is Python
-    run in `manage.py shell` before the app starts, `settings` the settings module."""
+    run in `manage.py shell` before the app starts, `settings_module` the settings it runs with."""
     port = free_port()
     env = {
         **os.environ,
@@ -136,7 +136,7 @@ def app_running(
         "PORT": str(port),
         "DJANGO_SUPERUSER_USERNAME": TEACHER[0],
         "DJANGO_SUPERUSER_PASSWORD": TEACHER[1],
-        "DJANGO_SETTINGS_MODULE": settings,
+        "DJANGO_SETTINGS_MODULE": settings_module,
     }
     if model_url:
         env |= {"OLLAMA_HOST": model_url, "LLM_BACKEND": "ollama", "EMBEDDING_BACKEND": "ollama"}

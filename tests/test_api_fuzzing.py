@@ -44,7 +44,10 @@ def tokens(start_app):
     """A teacher's and a student's token for an app whose model answers at once (with nothing
     usable for the study generators, which then answer 502)."""
     fast = "tests.fast_passwords"
-    with FakeOllama() as model, start_app(model_url=model.url, worker=False, settings=fast) as app:
+    with (
+        FakeOllama() as model,
+        start_app(model_url=model.url, worker=False, settings_module=fast) as app,
+    ):
         teacher = token_for(app, *TEACHER)
         [student] = post_json(app, "/api/v1/accounts/students", {"usernames": ["sam"]}, teacher)
         # Both tokens before any run: the runs' wrong passwords lock this address out of logins.
