@@ -1,18 +1,18 @@
 """The REST API under /api/v1/: each app's router, session or Bearer-token auth, JSON errors."""
 
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI, Schema
 from ninja.security import django_auth
 
 from apps.accounts.api import BearerToken
 from apps.accounts.api import router as accounts_router
 from apps.chat.api import router as chat_router
-from apps.llm import gateway
 from apps.llm.api import router as llm_router
 from apps.progress.api import router as progress_router
 from apps.study.api import router as study_router
 from apps.vault.api import router as vault_router
 from cognivault_site import health
+from cognivault_site.ratelimits import RateLimited
 
 api = NinjaAPI(
     title="CogniVault API",
@@ -22,6 +22,11 @@ api = NinjaAPI(
     auth=[BearerToken(), django_auth],
     urls_namespace="api",
 )
+
+
+@api.exception_handler(RateLimited)
+def too_many_requests(request: HttpRequest, error: RateLimited) -> HttpResponse:
+    return api.create_response(request, {"detail": str(error)}, status=429)
 
 
 class CheckOut(Schema):
@@ -62,19 +67,31 @@ class HealthOut(Schema):
     models: ModelsOut
 
 
-@api.get("/health", auth=None, response=HealthOut, tags=["health"])
+class PartOut(Schema):
+    status: str
+
+
+class ModelPartsOut(Schema):
+    chat: PartOut
+    embeddings: PartOut
+    speech: PartOut
+
+
+class HealthSummaryOut(Schema):
+    status: str
+    database: PartOut
+    redis: PartOut
+    worker: PartOut
+    models: ModelPartsOut
+
+
+@api.get("/health", auth=None, response=HealthOut | HealthSummaryOut, tags=["health"])
 def get_health(request: HttpRequest):
-    checks = {"database": health.check_database(), "redis": health.check_redis()}
-    checks["worker"] = (
-        health.check_worker()
-        if checks["redis"]["status"] == "ok"
-        else {"status": "down", "detail": "Redis is down"}
-    )
-    models = gateway.health()
-    ready = all(checks[name]["status"] == "ok" for name in checks) and all(
-        models[part]["ready"] for part in ("chat", "embeddings")
-    )
-    return {"status": "ok" if ready else "degraded", **checks, "models": models}
+    """`ok` or `degraded`, and `ok` or `down` per part; a logged-in teacher also gets the
+    details (addresses, paths, worker names)."""
+    full = health.report()
+    user = request.user
+    return full if user.is_authenticated and user.is_teacher else health.summary(full)
 
 
 api.add_router("/", accounts_router)

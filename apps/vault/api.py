@@ -13,7 +13,8 @@ from ninja.files import UploadedFile
 from apps.accounts.api import require_teacher
 from apps.vault import imports, index, pipeline
 from apps.vault.models import Category, Document, IngestRun, ScopeError
-from apps.vault.uploads import UploadRefused, store
+from apps.vault.uploads import OverQuota, UploadRefused, store
+from cognivault_site import ratelimits
 
 router = Router(tags=["vault"])
 
@@ -123,9 +124,12 @@ def upload_document(
 ):
     """Store the file (validated) as a new document or a new version of the same filename;
     start ingestion with POST /ingest."""
+    ratelimits.check(request, "RATE_LIMIT_UPLOADS", "uploads")
     chosen = category_or_404(category)
     try:
         stored = store(request.auth, file.name, file.chunks(), scope=scope, category=chosen)
+    except OverQuota as error:
+        raise HttpError(413, str(error)) from None
     except UploadRefused as error:
         raise HttpError(422, str(error)) from None
     return Status(200 if stored.outcome == "unchanged" else 201, stored.document)
@@ -159,6 +163,7 @@ def reingest_document(request: HttpRequest, document_id: int):
 def import_url(request: HttpRequest, payload: UrlIn):
     """Fetch a public web page (behind the SSRF guard), keep it as an HTML document and start
     its ingestion."""
+    ratelimits.check(request, "RATE_LIMIT_URL_IMPORTS", "web page imports")
     chosen = category_or_404(payload.category)
     try:
         stored = imports.import_url(request.auth, payload.url, scope=payload.scope, category=chosen)

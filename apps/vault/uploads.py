@@ -20,6 +20,10 @@ class UploadRefused(Exception):
     """The message says what was wrong, for the person who uploaded."""
 
 
+class OverQuota(UploadRefused):
+    """A student's storage quota (User.room_bytes) is used up."""
+
+
 @dataclass
 class Stored:
     document: Document
@@ -56,6 +60,9 @@ def store(
     if scope == Document.Scope.CLASS and not owner.is_staff:
         raise UploadRefused("Only teachers add class documents.")
 
+    # What this upload replaces (same name, same scope) frees its room in the quota.
+    replaced = Document.objects.filter(owner=owner, scope=scope, filename=label)
+    room = owner.room_bytes(freed=sum(replaced.values_list("size_bytes", flat=True)))
     folder = upload_dir()
     folder.mkdir(parents=True, exist_ok=True)
     stored_name = f"{uuid.uuid4().hex}.{fmt}"
@@ -69,6 +76,8 @@ def store(
                     raise UploadRefused(
                         f"{label}: larger than the {settings.MAX_UPLOAD_MB} MB limit."
                     )
+                if room is not None and size > room:
+                    raise OverQuota(owner.over_quota_message(label))
                 if len(head) < 8192:
                     head += block[: 8192 - len(head)]
                 digest.update(block)

@@ -17,6 +17,7 @@ from apps.vault.index import search as search_chunks
 from apps.vault.models import Category, Document, IngestRun
 from apps.vault.tokenize import highlight
 from apps.vault.uploads import UploadRefused, store
+from cognivault_site.ratelimits import rate_limited
 
 
 def page_context(request: HttpRequest, **extra) -> dict:
@@ -63,6 +64,7 @@ def index(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
+@rate_limited("RATE_LIMIT_UPLOADS", "uploads")
 def upload(request: HttpRequest) -> HttpResponse:
     files = request.FILES.getlist("files")
     if not files:
@@ -97,6 +99,7 @@ def upload(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
+@rate_limited("RATE_LIMIT_URL_IMPORTS", "web page imports")
 def import_url(request: HttpRequest) -> HttpResponse:
     category, missing = chosen_category(request)
     if missing:
