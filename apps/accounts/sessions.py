@@ -17,6 +17,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.contrib.auth.signals import user_logged_in
 from django.contrib.sessions.models import Session
+from django.db import transaction
 from django.dispatch import receiver
 from django.http import HttpRequest
 from django.utils import timezone
@@ -84,7 +85,8 @@ def end_sessions(user, refs: set[str] | None = None) -> int:
         if refs is None or info.ref in refs
     ]
     Session.objects.filter(session_key__in=ended).delete()
-    close_sockets(user.pk, None if refs is None else ended)
+    keys = None if refs is None else ended
+    transaction.on_commit(lambda: close_sockets(user.pk, keys))
     return len(ended)
 
 

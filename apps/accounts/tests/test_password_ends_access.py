@@ -50,9 +50,9 @@ def test_an_old_session_is_logged_out_after_a_reset(alice, tess_client):
 
     tess_client.post(f"/accounts/classroom/students/{alice.pk}/reset/")
 
+    assert sessions.sessions_by_user([alice.pk]) == {}  # gone, not merely out of date
     response = laptop.get("/accounts/settings/")
     assert response.status_code == 302 and response.url.startswith("/accounts/login/")
-    assert sessions.sessions_by_user([alice.pk]) == {}
 
 
 @pytest.mark.django_db
