@@ -160,4 +160,3 @@ def test_bob_never_sees_the_address_alice_imported(alice, bob, bob_client, tess_
         assert "https://example.org/bobs" in shown
         assert "203.0.113.9" in shown  # the app's own connections are everyone's business
     assert "alices-secret" in tess_client.get("/privacy/").text  # teachers see every one
-
