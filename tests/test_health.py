@@ -7,6 +7,7 @@ import pytest
 import redis
 from channels.testing import WebsocketCommunicator
 
+from apps.accounts.models import ApiToken
 from cognivault_site.asgi import application
 from tests.conftest import free_port, stop, wait_until
 
@@ -79,6 +80,18 @@ def test_a_teacher_sees_what_is_down_and_why(tess_client, settings):
     assert settings.REDIS_URL in health["redis"]["detail"]
     assert health["worker"] == {"status": "down", "detail": "Redis is down"}
     assert health["models"]["ollama"]["host"] == settings.OLLAMA_HOST
+
+
+@pytest.mark.django_db
+def test_a_teachers_api_token_gets_the_details_and_a_students_does_not(alice, tess, client):
+    _, teacher_token = ApiToken.objects.issue(tess, "monitoring")
+    _, student_token = ApiToken.objects.issue(alice, "script")
+
+    teacher = client.get("/api/v1/health", HTTP_AUTHORIZATION=f"Bearer {teacher_token}").json()
+    student = client.get("/api/v1/health", HTTP_AUTHORIZATION=f"Bearer {student_token}").json()
+
+    assert "detail" in teacher["redis"] and "ollama" in teacher["models"]
+    assert set(student["redis"]) == {"status"}
 
 
 @pytest.mark.django_db
