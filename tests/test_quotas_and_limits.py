@@ -1,6 +1,7 @@
 """What one student can take from the others: storage (a quota across vault documents and chat
 attachments, old unsent attachments cleared) and request rates (uploads, URL imports)."""
 
+import socket
 from datetime import timedelta
 
 import pytest
@@ -215,5 +216,24 @@ def test_an_empty_rate_turns_the_limit_off(alice_client, settings):
             alice_client.post(
                 "/api/v1/vault/documents", {"file": text_file(f"{n}.txt")}
             ).status_code
+            == 201
+        )
+
+
+def test_with_redis_down_the_limit_is_not_checked_rather_than_a_500(alice_client, settings):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        closed = sock.getsockname()[1]
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": f"redis://127.0.0.1:{closed}/0",
+        }
+    }
+    settings.RATE_LIMIT_UPLOADS = "1/m"
+
+    for name in ("a.txt", "b.txt"):
+        assert (
+            alice_client.post("/api/v1/vault/documents", {"file": text_file(name)}).status_code
             == 201
         )
