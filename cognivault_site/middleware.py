@@ -15,9 +15,11 @@ class HttpResponseTemporaryRedirect(HttpResponseRedirect):
 
 def is_loopback(address: str) -> bool:
     try:
-        return ipaddress.ip_address(address.strip("[]")).is_loopback
+        ip = ipaddress.ip_address(address.strip("[]"))
     except ValueError:
         return address == "localhost"
+    # A dual-stack socket reports 127.0.0.1 as ::ffff:127.0.0.1.
+    return (getattr(ip, "ipv4_mapped", None) or ip).is_loopback
 
 
 class LanHttpsMiddleware:

@@ -53,8 +53,9 @@ def test_a_host_that_is_not_allowed_gets_400_not_a_redirect_to_it():
     assert response.status_code == 400
 
 
-def test_this_machines_own_browser_may_stay_on_plain_http(alice):
-    response = Client(REMOTE_ADDR="127.0.0.1").get("/accounts/login/", HTTP_HOST="localhost:8000")
+@pytest.mark.parametrize("address", ["127.0.0.1", "::1", "::ffff:127.0.0.1"])
+def test_this_machines_own_browser_may_stay_on_plain_http(address):
+    response = Client(REMOTE_ADDR=address).get("/accounts/login/", HTTP_HOST="localhost:8000")
     assert response.status_code == 200
 
 
