@@ -3,6 +3,7 @@
 from datetime import datetime
 from typing import Annotated, Literal
 
+from csp.decorators import csp_replace
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
@@ -13,6 +14,21 @@ from apps.study.mindmaps.models import Mindmap
 from apps.study.schemas import GENERATION_ERRORS, ScopeIn, checked_by_the_rule
 
 router = Router(tags=["study"])
+
+# Opened directly in a tab the SVG is a document of its own: nothing in it may run or load, and
+# it gets an origin of its own (sandbox).
+svg_policy = csp_replace(
+    {
+        "default-src": ["'none'"],
+        "script-src": ["'none'"],
+        "style-src": ["'unsafe-inline'"],
+        "img-src": ["data:"],
+        "connect-src": None,
+        "base-uri": ["'none'"],
+        "form-action": ["'none'"],
+        "sandbox": [""],
+    }
+)
 
 
 class MindmapIn(ScopeIn):
@@ -86,6 +102,7 @@ def get_mindmap(request: HttpRequest, mindmap_id: Id):
 
 
 @router.get("/mindmaps/{int:mindmap_id}.svg", response={200: None, 404: ErrorOut})
+@svg_policy
 def mindmap_svg(request: HttpRequest, mindmap_id: Id):
     """The same SVG the page shows, in the saved layout and arrangement."""
     drawn = svg.render_svg(own_mindmap(request, mindmap_id))
