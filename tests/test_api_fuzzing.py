@@ -20,7 +20,7 @@ SCHEMATHESIS = Path(sys.executable).parent / "schemathesis"
 # Fixed, so a failure comes back on the next run; enough examples per operation to reach ids
 # beyond 64 bits, bodies of the wrong type and every documented error, in about a minute.
 SEED = "20261201"
-MAX_EXAMPLES = "20"
+MAX_EXAMPLES = "15"
 
 
 def post_json(app: RunningApp, path: str, body: dict, token: str | None = None):
@@ -73,8 +73,10 @@ def schemathesis(app: RunningApp, token: str, workdir: Path) -> subprocess.Compl
             SEED,
             "--max-examples",
             MAX_EXAMPLES,
+            # One worker: hypothesis parses lambdas' source with `ast`, which Python 3.11 cannot
+            # do from two threads at once ("AST constructor recursion depth mismatch").
             "--workers",
-            "2",
+            "1",
         ],
         cwd=workdir,  # where it keeps its cache: each run starts afresh
         capture_output=True,
@@ -89,7 +91,9 @@ def test_no_request_gets_a_server_error_or_an_undocumented_status(tokens, who, t
     app, by_role = tokens
     run = schemathesis(app, by_role[who], tmp_path)
     summary = run.stdout[run.stdout.rfind("SUMMARY") :]
-    assert run.returncode == 0, run.stdout[-20_000:]
+    # Its report: errors, failures, warnings, then the summary.
+    report = re.search(r"=+ (ERRORS|FAILURES|WARNINGS|SUMMARY) =+", run.stdout)
+    assert run.returncode == 0, run.stdout[report.start() if report else 0 :][:20_000] + run.stderr
     generated = re.search(r"(\d+) generated", summary)
     assert generated and int(generated.group(1)) > 500, summary
     assert re.search(r"Tested: (\d+)", summary).group(1) == re.search(
