@@ -46,6 +46,7 @@ class CardOut(Schema):
     front: str
     back: str
     chunk_id: int | None
+    extractive: bool  # cut from its chunk by the extractive generator
     state: Literal["learning", "review", "relearning"]
     due_at: datetime
     last_review_at: datetime | None
@@ -128,6 +129,7 @@ def create_deck(request: HttpRequest, payload: DeckIn):
             request.auth,
             num_cards=payload.num_cards,
             scope=payload.scope,
+            method=payload.method,
             now=timezone.now(),
             title=payload.title.strip(),
         )

@@ -23,6 +23,8 @@ def clean_cards(items: list) -> list[dict]:
                     "front": front,
                     "back": back,
                     "chunk_id": chunk_id if isinstance(chunk_id, int) else None,
+                    # Only the generator marks a card it cut from its chunk.
+                    **({"extractive": True} if item.get("extractive") is True else {}),
                 }
             )
     return cards

@@ -53,7 +53,11 @@ def deck_generate(request: HttpRequest) -> HttpResponse:
         asked = form.cleaned_data["num_cards"]
         try:
             deck, badges = generation.generate_deck(
-                request.user, num_cards=asked, scope=form.scope, now=timezone.now()
+                request.user,
+                num_cards=asked,
+                scope=form.scope,
+                now=timezone.now(),
+                method=form.chosen_method,
             )
         except StudyError as error:
             errors.show(request, error, form)

@@ -64,7 +64,9 @@ def list_mindmaps(request: HttpRequest):
 def create_mindmap(request: HttpRequest, payload: MindmapIn):
     title = (payload.title or "").strip()
     if payload.tree is None:
-        mindmap, _badges = generation.generate(request.auth, payload.scope, title)
+        mindmap, _badges = generation.generate(
+            request.auth, payload.scope, title, method=payload.method
+        )
     else:
         mindmap, _badges = Mindmap.objects.create_from(request.auth, payload.tree, title)
     return Status(201, mindmap)

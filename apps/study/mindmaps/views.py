@@ -41,7 +41,7 @@ def mindmap_generate(request: HttpRequest) -> HttpResponse:
     if form.is_valid():
         try:
             mindmap, badges = generation.generate(
-                request.user, form.scope, form.cleaned_data["title"]
+                request.user, form.scope, form.cleaned_data["title"], method=form.chosen_method
             )
         except StudyError as error:
             errors.show(request, error, form)

@@ -28,6 +28,7 @@ class QuestionOut(Schema):
     question: str
     options: list[str]
     chunk_ids: list[int]
+    extractive: bool  # cut from its chunk to fill what the model fell short of (or no model)
 
 
 class AttemptSummaryOut(Schema):
@@ -94,6 +95,7 @@ def quiz_out(item: Quiz) -> dict:
                 "question": q.text,
                 "options": q.options,
                 "chunk_ids": q.chunk_ids,
+                "extractive": q.extractive,
             }
             for q in item.questions.all()
         ],
@@ -136,6 +138,7 @@ def create_quiz(request: HttpRequest, payload: QuizIn):
         difficulty=payload.difficulty,
         types=list(payload.types),
         scope=payload.scope,
+        method=payload.method,
     )
     return Status(201, quiz_out(made))
 

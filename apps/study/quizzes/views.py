@@ -29,6 +29,7 @@ def quiz_list(request: HttpRequest) -> HttpResponse:
                 difficulty=form.cleaned_data["difficulty"],
                 types=form.cleaned_data["types"],
                 scope=form.scope,
+                method=form.chosen_method,
             )
         except StudyError as error:
             errors.show(request, error, form)

@@ -79,7 +79,10 @@ def list_workshops(request: HttpRequest):
 @router.post("/workshops", response={201: WorkshopOut})
 def create_workshop(request: HttpRequest, payload: WorkshopIn):
     made, _badges = generation.create_workshop(
-        request.auth, num_lessons=payload.num_lessons, scope=payload.scope
+        request.auth,
+        num_lessons=payload.num_lessons,
+        scope=payload.scope,
+        method=payload.method,
     )
     return Status(201, workshop_out(made))
 

@@ -28,7 +28,10 @@ def workshop_list(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             made, badges = generation.create_workshop(
-                request.user, num_lessons=form.cleaned_data["num_lessons"], scope=form.scope
+                request.user,
+                num_lessons=form.cleaned_data["num_lessons"],
+                scope=form.scope,
+                method=form.chosen_method,
             )
         except StudyError as error:
             errors.show(request, error, form)
