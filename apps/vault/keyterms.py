@@ -120,20 +120,24 @@ def is_table_row(line: str) -> bool:
 
 def blocks(text: str) -> list[Span]:
     """Paragraph-like blocks: lines wrapped inside a paragraph stay together; a blank line,
-    a heading (a short line without a full stop), a list item or a table row stands alone."""
+    a heading, a list item or a table row stands alone."""
     spans: list[Span] = []
     start = body_start(text)
+    lines = text[start:].splitlines(keepends=True)
+    starts = [start]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
     block_start = None
     block_end = start
-    offset = start
-    for line in text[start:].splitlines(keepends=True):
-        line_start, offset = offset, offset + len(line)
+    for number, line in enumerate(lines):
+        line_start = starts[number]
         stripped = line.strip()
+        following = lines[number + 1].strip() if number + 1 < len(lines) else ""
         alone = (
             not stripped
             or is_table_row(stripped)
             or stripped.startswith("#")
-            or (len(stripped) < 60 and not stripped.endswith((".", ",", "-", ";", ":")))
+            or _is_heading(stripped, following)
         )
         starts_new = bool(_LIST_ITEM.match(line))
         if block_start is not None and (alone or starts_new):
@@ -150,6 +154,16 @@ def blocks(text: str) -> list[Span]:
     if block_start is not None:
         spans.append(Span(block_start, block_end))
     return spans
+
+
+def _is_heading(line: str, following: str) -> bool:
+    """A short line without closing punctuation, not wrapped on into the next line (which
+    would go on in lower case, or which this one would end mid-phrase on "der", "of"…)."""
+    if len(line) >= 60 or line.endswith((".", ",", "-", ";", ":", "!", "?")):
+        return False
+    if following[:1].islower():
+        return False
+    return fold(line.split()[-1]) not in STOPWORDS
 
 
 def sentences(text: str) -> list[Span]:

@@ -44,6 +44,10 @@ NOT_TERMS = frozenset(
 )
 
 
+# "X is not …" says what X is not: no definition.
+NEGATIONS = frozenset(("not", "never", "no", "nicht", "kein", "keine", "nie"))
+
+
 def cards(sources: Sequence[Source], vocabulary: Vocabulary, *, count: int) -> list[dict]:
     """Up to `count` cards `{front, back, chunk_id, kind}`: definitions first, then clozes."""
     made: list[dict] = []
@@ -95,7 +99,8 @@ def _definitions(source: Source, vocabulary: Vocabulary):
                 end = span.start + match.end("definition")
                 if text[end - 1 : end] == ".":
                     end -= 1
-                if end - start >= MIN_DEFINITION:
+                negated = fold(match["definition"].split()[0]) in NEGATIONS
+                if end - start >= MIN_DEFINITION and not negated:
                     yield _card(source, match["term"], Span(start, end), "definition")
                 break
 
@@ -103,6 +108,8 @@ def _definitions(source: Source, vocabulary: Vocabulary):
 def _is_term(term: str, vocabulary: Vocabulary) -> bool:
     words = term.split()
     if not words or len(words) > MAX_TERM_WORDS or fold(words[0]) in NOT_TERMS:
+        return False
+    if words[-1].isdigit() and len(words) > 1:  # "Body of slide 1": a label, not a term
         return False
     if any(ch in term for ch in ".!?=") and not re.search(r"\w\.\w", term):
         return False

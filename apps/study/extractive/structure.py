@@ -169,9 +169,12 @@ def _html_headings(document: Document, rows: list[Row]) -> list[tuple[int, str, 
     return headings
 
 
-def by_position(rows: list[Row]) -> list[Section]:
-    """No structure: the document in up to six parts, by page where it has pages."""
+def by_position(rows: list[Row], name: str) -> list[Section]:
+    """No structure: the document in up to six parts, by page where it has pages (a short
+    one is a single part under its own name)."""
     size = max(1, -(-len(rows) // FALLBACK_GROUPS))
+    if len(rows) <= FALLBACK_GROUPS:
+        size = len(rows)
     sections = []
     for start in range(0, len(rows), size):
         part = rows[start : start + size]
@@ -182,6 +185,8 @@ def by_position(rows: list[Row]) -> list[Section]:
             title = f"Page {pages[0]}"
         else:
             title = f"Part {start // size + 1}"
+        if size == len(rows):
+            title = name
         sections.append(
             Section(title, part[0].chunk_id, [row.chunk_id for row in part], labelled=True)
         )
@@ -207,17 +212,18 @@ def mindmap(title: str, documents: list[tuple[Document, list[Row]]]) -> dict:
     vocabulary = Vocabulary(texts)
     nodes = []
     for document, rows in documents:
-        sections = outline(document, rows) or by_position(rows)
+        sections = outline(document, rows) or by_position(rows, document.filename)
         depth = 2 if len(documents) == 1 else 3
         children = _nodes(sections, depth, vocabulary, texts)
+        if len(sections) == 1 and sections[0].labelled:  # one part: its terms, no level
+            children = _term_nodes(sections[0].chunk_ids, vocabulary, document.filename)
         if len(documents) == 1:
             nodes = children
             break
         node = {"title": document.filename, "source": rows[0].chunk_id, "children": children}
         nodes.append(node)
-    root = {"title": title, "children": []}
-    if len(documents) == 1:
-        root["source"] = documents[0][1][0].chunk_id
+    # The root cites where the material begins: the first document's first chunk.
+    root = {"title": title, "source": documents[0][1][0].chunk_id, "children": []}
     _attach(root, nodes)
     return root
 
@@ -227,7 +233,7 @@ def _attach(parent: dict, nodes: list[dict]) -> None:
     the parent's note says how many were left out."""
     if len(nodes) > MAX_CHILDREN:
         kept = sorted(range(len(nodes)), key=lambda i: -nodes[i].pop("_size", 0))[:MAX_CHILDREN]
-        parent["note"] = f"{MAX_CHILDREN} of {len(nodes)} sections shown."
+        parent["note"] = f"The {MAX_CHILDREN} largest of {len(nodes)} shown."
         nodes = [nodes[i] for i in sorted(kept)]
     for node in nodes:
         node.pop("_size", None)
@@ -287,7 +293,7 @@ def lesson_plan(documents: list[tuple[Document, list[Row]]], count: int) -> list
     parts: list[Part] = []
     sections: dict[int, Section] = {}  # the section a part still stands for whole
     for document, rows in documents:
-        for section in outline(document, rows) or by_position(rows):
+        for section in outline(document, rows) or by_position(rows, document.filename):
             part = Part(section.title, section.all_chunk_ids())
             sections[id(part)] = section
             parts.append(part)
