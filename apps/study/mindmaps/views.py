@@ -65,12 +65,14 @@ def mindmap_create(request: HttpRequest) -> HttpResponse:
     if form.is_valid():
         title = form.cleaned_data["title"]
         try:
-            outline = tree.parse_outline(form.cleaned_data["outline"], title or "Mindmap")
+            outline, left_out = tree.read_outline(form.cleaned_data["outline"], title or "Mindmap")
             mindmap, badges = Mindmap.objects.create_from(request.user, outline, title)
         except StudyError as error:
             errors.show(request, error, form)
         else:
             announce(request, badges)
+            if left_out:
+                messages.warning(request, "Left out of the mindmap: " + "; ".join(left_out))
             return redirect("study:mindmap-detail", pk=mindmap.pk)
     return render_mindmap_list(request, form, status=errors.PAGE_STATUS)
 
