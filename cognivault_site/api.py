@@ -11,6 +11,7 @@ from apps.chat.errors import ChatError
 from apps.llm import gateway
 from apps.llm.api import router as llm_router
 from apps.progress.api import router as progress_router
+from apps.study.api import router as study_router
 from apps.study.errors import StudyError
 from apps.study.flashcards.api import router as decks_router
 from apps.study.mindmaps.api import router as mindmaps_router
@@ -104,6 +105,7 @@ def study_error(request: HttpRequest, error: StudyError):
     return api.create_response(request, {"detail": str(error)}, status=error.status)
 
 
+api.add_router("/study/", study_router)
 api.add_router("/study/", quizzes_router)
 api.add_router("/study/", workshops_router)
 api.add_router("/study/", decks_router)

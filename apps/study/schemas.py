@@ -7,6 +7,13 @@ from ninja import Field, Schema
 from apps.study import generator
 
 
+class RefreshOut(Schema):
+    """What refreshing the items whose source changed did, and how many are still stale."""
+
+    refreshed: int
+    stale: int
+
+
 class ScopeIn(Schema):
     category_ids: list[int] = Field(default_factory=list, max_length=100)
     document_ids: list[int] = Field(default_factory=list, max_length=500)

@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
-from apps.study import errors
+from apps.study import errors, stale
 from apps.study.errors import StudyError
 from apps.study.flashcards import anki, csv_files, decks, generation, scheduling
 from apps.study.flashcards.forms import (
@@ -115,7 +115,11 @@ def own_card(request: HttpRequest, pk: int, card_pk: int) -> Card:
 
 def render_deck(request: HttpRequest, deck: Deck, partial: str = "", status: int = 200, **extra):
     mastered, total = deck.mastery()
+    changed = stale.stale_cards(deck)
     context = {
+        "stale_ids": {card.pk for card in changed},
+        **{"stale_count": len(changed), "stale_kind": "deck", "stale_pk": deck.pk},
+        "stale_what": "card",
         "deck": deck,
         "cards": deck.cards.all(),
         "mastered": mastered,

@@ -8,7 +8,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.progress import tracking
-from apps.study import errors
+from apps.study import errors, stale
 from apps.study.errors import StudyError
 from apps.study.mindmaps import generation, svg, tree
 from apps.study.mindmaps.forms import MindmapGenerateForm, MindmapOutlineForm, NodePositionForm
@@ -78,7 +78,10 @@ def mindmap_create(request: HttpRequest) -> HttpResponse:
 
 
 def render_mindmap(request: HttpRequest, mindmap: Mindmap, status: int = 200) -> HttpResponse:
+    changed = stale.stale_nodes(mindmap)
     context = {
+        **{"stale_count": len(changed), "stale_kind": "mindmap", "stale_pk": mindmap.pk},
+        "stale_what": "node",
         "mindmap": mindmap,
         "svg": svg.render_svg(mindmap),
         "layouts": Mindmap.Layout.choices,

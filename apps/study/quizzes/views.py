@@ -6,7 +6,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from apps.study import errors
+from apps.study import errors, stale
 from apps.study.errors import InvalidAnswers, StudyError
 from apps.study.quizzes import exports, generation
 from apps.study.quizzes.forms import QuizForm
@@ -150,11 +150,21 @@ def quiz_retake(request: HttpRequest, pk: int) -> HttpResponse:
 def attempt_detail(request: HttpRequest, pk: int, attempt_pk: int) -> HttpResponse:
     quiz = own_quiz(request, pk)
     attempt = get_object_or_404(quiz.attempts, pk=attempt_pk, submitted_at__isnull=False)
+    changed = stale.stale_questions(quiz)
+    scope = stale.scope_of(request.user, quiz.scope)
+    new = stale.replacements(request.user, {q.pk: q.explanation or q.text for q in changed}, scope)
     rows = [
-        (question, chosen, right, sources_for(request.user, question.chunk_ids))
+        (question, chosen, right, sources_for(request.user, question.chunk_ids), question.pk in new,
+         new.get(question.pk))
         for question, chosen, right in attempt.results()
-    ]
-    context = {"quiz": quiz, "attempt": attempt, "rows": rows}
+    ]  # fmt: skip
+    context = {
+        "quiz": quiz,
+        "attempt": attempt,
+        "rows": rows,
+        **{"stale_count": len(changed), "stale_kind": "quiz", "stale_pk": quiz.pk},
+        "stale_what": "question",
+    }
     return render(request, "study/quizzes/review.html", context)
 
 
