@@ -25,12 +25,21 @@ def announce(request: HttpRequest, badges: list) -> None:
         messages.success(request, f"New badge: {getattr(badge, 'name', badge)}")
 
 
-def report_shortfall(request: HttpRequest, made: int, asked: int, things: str) -> None:
+def report_shortfall(
+    request: HttpRequest, made: int, asked: int, things: str, filled: int = 0, model: bool = True
+) -> None:
+    """Say when fewer items came than were asked for, and how many the text filled in."""
+    if model and filled:
+        messages.info(
+            request,
+            f"The model gave {made - filled} usable {things} of {asked}; {filled} more were "
+            "cut from your documents' text (marked “from the text”).",
+        )
     if made < asked:
         messages.info(
             request,
-            f"The model gave {made} usable {things} of {asked}; "
-            "the rest were malformed and left out.",
+            f"Only {made} {things} of {asked} could be made: the documents in this scope hold "
+            "no more that fit. Add documents or widen the scope.",
         )
 
 

@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
-from apps.study import errors, stale
+from apps.study import errors, generator, stale
 from apps.study.errors import StudyError
 from apps.study.flashcards import anki, csv_files, decks, generation, scheduling
 from apps.study.flashcards.forms import (
@@ -63,7 +63,14 @@ def deck_generate(request: HttpRequest) -> HttpResponse:
             errors.show(request, error, form)
         else:
             announce(request, badges)
-            report_shortfall(request, deck.cards.count(), asked, "cards")
+            report_shortfall(
+                request,
+                deck.cards.count(),
+                asked,
+                "cards",
+                filled=deck.cards.filter(extractive=True).count(),
+                model=not deck.model_label.startswith(generator.EXTRACTIVE),
+            )
             return redirect("study:deck-detail", pk=deck.pk)
     return render_deck_list(request, generate_form=form, status=errors.PAGE_STATUS)
 

@@ -6,7 +6,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from apps.study import errors, stale
+from apps.study import errors, generator, stale
 from apps.study.errors import InvalidAnswers, StudyError
 from apps.study.quizzes import exports, generation
 from apps.study.quizzes.forms import QuizForm
@@ -34,7 +34,14 @@ def quiz_list(request: HttpRequest) -> HttpResponse:
         except StudyError as error:
             errors.show(request, error, form)
         else:
-            report_shortfall(request, made.questions.count(), made.requested, "questions")
+            report_shortfall(
+                request,
+                made.questions.count(),
+                made.requested,
+                "questions",
+                filled=made.questions.filter(extractive=True).count(),
+                model=made.backend != generator.EXTRACTIVE,
+            )
             return redirect("study:quiz-detail", made.pk)
     context = {
         "form": form,

@@ -77,3 +77,14 @@ def test_the_page_form_offers_the_method(alice_client, model, notes):
         {"num_questions": "5", "difficulty": "beginner", "types": ["mcq"], "method": "extractive"},
     )
     assert response.status_code == 302 and not model.chats
+
+
+def test_the_page_says_how_many_were_cut_from_the_text(alice_client, model, notes):
+    model.answer({"questions": [mcq(i) for i in range(3)]})
+    response = alice_client.post(
+        "/study/quizzes/",
+        {"num_questions": "10", "difficulty": "beginner", "types": ["mcq", "true_false"]},
+        follow=True,
+    )
+    page = response.content.decode()
+    assert "The model gave 3 usable questions of 10; 7 more were cut" in page
