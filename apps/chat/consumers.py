@@ -15,6 +15,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.template.loader import render_to_string
 
+from apps.accounts.sessions import account_group
 from apps.chat import turns
 from apps.chat.conversation import conversation_context
 from apps.chat.models import Thread
@@ -55,6 +56,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await database_sync_to_async(self.thread.settle_interrupted)()
         await self.accept()
         await self.channel_layer.group_add(self.group, self.channel_name)
+        # A password change or a revoked session closes this socket (apps/accounts/sessions.py).
+        await self.channel_layer.group_add(account_group(user.pk), self.channel_name)
         # Whatever happened while this page was away (a finished answer) is shown now.
         await self.send(text_data=await self._render_messages())
 
@@ -65,6 +68,15 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         if getattr(self, "group", None):
             await self.channel_layer.group_discard(self.group, self.channel_name)
+            await self.channel_layer.group_discard(
+                account_group(self.scope["user"].pk), self.channel_name
+            )
+
+    async def account_signed_out(self, event: dict) -> None:
+        session = self.scope.get("session")
+        keys = event["session_keys"]
+        if keys is None or (session is not None and session.session_key in keys):
+            await self.close()
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
         # Not JSON, or a binary frame: answered like any other unusable message, not a crash.

@@ -11,6 +11,7 @@ from ninja import Field, File, Form, Query, Router, Schema, Status
 from ninja.errors import HttpError
 from ninja.files import UploadedFile
 
+from apps.accounts import ratelimits
 from apps.accounts.api import require_teacher
 from apps.vault import imports, index, pipeline, selftest, tasks
 from apps.vault.models import Category, Document, IngestRun
@@ -126,6 +127,7 @@ def upload_document(
     """Store the file (validated) as a new document or a new version of the same filename;
     start ingestion with POST /ingest. Without `scope`, a teacher's file goes to the class and
     a student's is personal, as on the Knowledge Base page."""
+    ratelimits.check(request, "RATE_LIMIT_UPLOADS", "uploads")
     chosen = category_or_404(category)
     stored = store(request.auth, file.name, file.chunks(), scope=scope, category=chosen)
     return Status(200 if stored.outcome == "unchanged" else 201, stored.document)
@@ -159,6 +161,7 @@ def reingest_document(request: HttpRequest, document_id: int):
 def import_url(request: HttpRequest, payload: UrlIn):
     """Fetch a public web page (behind the SSRF guard), keep it as an HTML document and start
     its ingestion."""
+    ratelimits.check(request, "RATE_LIMIT_URL_IMPORTS", "web page imports")
     chosen = category_or_404(payload.category)
     stored = imports.import_url(request.auth, payload.url, scope=payload.scope, category=chosen)
     if stored.outcome == "unchanged":

@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from apps.accounts.ratelimits import rate_limited
 from apps.accounts.views import teacher_required
 from apps.vault import imports, pipeline, selftest, tasks
 from apps.vault.errors import ScopeError, VaultError
@@ -83,6 +84,7 @@ def index(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
+@rate_limited("RATE_LIMIT_UPLOADS", "uploads")
 def upload(request: HttpRequest) -> HttpResponse:
     files = request.FILES.getlist("files")
     if not files:
@@ -117,6 +119,7 @@ def upload(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
+@rate_limited("RATE_LIMIT_URL_IMPORTS", "web page imports")
 def import_url(request: HttpRequest) -> HttpResponse:
     category, missing = chosen_category(request)
     if missing:

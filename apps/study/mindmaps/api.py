@@ -2,6 +2,7 @@
 
 from datetime import datetime
 
+from csp.decorators import csp_replace
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
@@ -12,6 +13,21 @@ from apps.study.mindmaps.models import Mindmap
 from apps.study.schemas import RefreshOut, ScopeIn
 
 router = Router(tags=["study"])
+
+# Opened directly in a tab the SVG is a document of its own: nothing in it may run or load, and
+# it gets an origin of its own (sandbox).
+svg_policy = csp_replace(
+    {
+        "default-src": ["'none'"],
+        "script-src": ["'none'"],
+        "style-src": ["'unsafe-inline'"],
+        "img-src": ["data:"],
+        "connect-src": None,
+        "base-uri": ["'none'"],
+        "form-action": ["'none'"],
+        "sandbox": [""],
+    }
+)
 
 
 class MindmapIn(ScopeIn):
@@ -79,6 +95,7 @@ def get_mindmap(request: HttpRequest, mindmap_id: int):
 
 
 @router.get("/mindmaps/{int:mindmap_id}.svg", response={200: None})
+@svg_policy
 def mindmap_svg(request: HttpRequest, mindmap_id: int):
     """The same SVG the page shows, in the saved layout and arrangement."""
     drawn = svg.render_svg(own_mindmap(request, mindmap_id))
