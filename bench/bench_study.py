@@ -152,16 +152,22 @@ def chunk_text() -> str:
 
 
 def make_vault(owner, size: int) -> None:
-    """`size` chunks in 10 documents, with unit vectors in the embedding model's space (the
-    model is not run: keyword search is what finds these made-up words)."""
+    """`size` chunks in 10 documents, with unit vectors in the embedding model's space, one
+    per chunk and per sentence window as ingestion stores them (the model is not run: keyword
+    search is what finds these made-up words)."""
     from apps.llm import gateway
     from apps.vault import index
+    from apps.vault.chunking import windows
     from apps.vault.models import Chunk, Document, IndexState
 
     Document.objects.all().delete()
     model = gateway.embedding_model()
-    vectors = np.random.default_rng(7).standard_normal((size, model.dim)).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    rng = np.random.default_rng(7)
+
+    def vectors(text: str) -> bytes:
+        rows = rng.standard_normal((1 + len(windows(text)), model.dim)).astype(np.float32)
+        return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).tobytes()
+
     per_document = size // 10
     for number in range(10):
         document = Document.objects.create(
@@ -173,16 +179,17 @@ def make_vault(owner, size: int) -> None:
             status=Document.Status.DONE,
             chunk_count=per_document,
         )
+        texts = [chunk_text() for _ in range(per_document)]
         Chunk.objects.bulk_create(
             Chunk(
                 document=document,
                 document_sha256=document.sha256,
                 ordinal=i,
-                text=chunk_text(),
-                embedding=vectors[number * per_document + i].tobytes(),
+                text=text,
+                embedding=vectors(text),
                 embedding_model=model.name,
             )
-            for i in range(per_document)
+            for i, text in enumerate(texts)
         )
     IndexState.bump()
     index.search(owner, "warm up the index", k=7)  # built once, as after ingestion
