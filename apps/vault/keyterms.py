@@ -284,10 +284,10 @@ def tokens(text: str, span: Span | None = None) -> list[Occurrence]:
             key = fold(surface)
             if key in STOPWORDS or len(surface) < MIN_WORD:
                 continue
+            # Capitalised inside a sentence: a name. At its start it stays a word here; the
+            # vocabulary decides by how it is written elsewhere.
             if surface[0].isupper() and not at_start:
                 kind = Kind.NAME
-            elif surface[0].isupper():
-                kind = Kind.WORD  # sentence start: decided by how it is written elsewhere
         elif kind is Kind.NUMBER and len(surface) == 1:
             continue  # "3" is a list number or a count, not a fact to ask about
         found.append(Occurrence(fold(surface), surface, kind, match.start(), match.end()))
