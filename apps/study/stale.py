@@ -242,7 +242,7 @@ def refresh_workshop(workshop: Workshop) -> int:
         if not chunk_ids:
             continue
         lesson.chunk_ids = chunk_ids
-        if workshop.backend == generator.EXTRACTIVE:
+        if lesson.extractive or workshop.backend == generator.EXTRACTIVE:
             chunks = Chunk.objects.select_related("document").in_bulk(chunk_ids)
             passages = [
                 generator.Source(pk, chunks[pk].document_id, chunks[pk].document.filename,
