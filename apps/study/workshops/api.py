@@ -28,6 +28,7 @@ class LessonOut(Schema):
     content: str
     error: str
     chunk_ids: list[int]
+    extractive: bool  # cut from the documents' passages, not written by the model
     completed_at: datetime | None
 
 

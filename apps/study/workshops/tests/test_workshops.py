@@ -84,6 +84,16 @@ def test_an_outline_with_too_few_lessons_is_filled_from_the_documents(alice, mod
     assert lessons[0].status == "pending"  # the model writes its own when first opened
 
 
+def test_the_api_marks_lessons_cut_from_the_text(alice, alice_client, model):
+    make_studied_document(alice, chunks=6)
+    model.answer(outline(count=4))
+    response = alice_client.post(
+        "/api/v1/study/workshops", {"num_lessons": 5}, content_type="application/json"
+    )
+    assert response.status_code == 201
+    assert [lesson["extractive"] for lesson in response.json()["lessons"]] == [False] * 4 + [True]
+
+
 def test_a_lesson_is_written_when_first_opened_without_filler_and_sanitised(
     alices_workshop, alice_client, model
 ):
