@@ -36,3 +36,25 @@ def test_too_many_imports_are_refused_with_a_message_above_the_form(browser, run
     assert page.url.endswith("/vault/")  # the page stays, with what was typed
     assert address.input_value() == "http://10.0.0.1/secret"
     page.context.close()
+
+
+def test_a_refused_import_says_why_in_the_page(browser, running_app):
+    running_app.manage(
+        "shell",
+        "-c",
+        "from apps.accounts.models import User; "
+        "User.objects.create_user('refused.tester', password='refused-tester-pw-2026')",
+    )
+    page = log_in(browser, running_app, "refused.tester", "refused-tester-pw-2026")
+    page.goto("/vault/")
+    address = page.get_by_label("Address of a public page")
+    address.fill("http://10.0.0.1/secret")
+    with page.expect_response("**/vault/urls/") as answer:
+        page.get_by_role("button", name="Import").click()
+
+    assert answer.value.status == 422
+    error = page.locator("#vault-body li.error")
+    error.wait_for()
+    assert "10.0.0.1 is a private, local or reserved address" in error.inner_text()
+    assert address.input_value() == "http://10.0.0.1/secret"
+    page.context.close()

@@ -42,11 +42,4 @@
       form.reset();
     }
   });
-
-  // A refusal such as "too many uploads" (429) is shown in #page-alerts, where the
-  // server retargets it, instead of being dropped as an error response. It stays an
-  // error, so a form is not reset and keeps what was chosen.
-  document.addEventListener("htmx:beforeSwap", function (event) {
-    if (event.detail.xhr.status === 429) event.detail.shouldSwap = true;
-  });
 })();
