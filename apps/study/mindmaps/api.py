@@ -7,9 +7,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
 
+from apps.study import stale
 from apps.study.mindmaps import generation, svg
 from apps.study.mindmaps.models import Mindmap
-from apps.study.schemas import ScopeIn
+from apps.study.schemas import RefreshOut, ScopeIn
 
 router = Router(tags=["study"])
 
@@ -80,7 +81,9 @@ def list_mindmaps(request: HttpRequest):
 def create_mindmap(request: HttpRequest, payload: MindmapIn):
     title = (payload.title or "").strip()
     if payload.tree is None:
-        mindmap, _badges = generation.generate(request.auth, payload.scope, title)
+        mindmap, _badges = generation.generate(
+            request.auth, payload.scope, title, method=payload.method
+        )
     else:
         mindmap, _badges = Mindmap.objects.create_from(request.auth, payload.tree, title)
     return Status(201, mindmap)
@@ -133,3 +136,11 @@ def toggle_branch(request: HttpRequest, mindmap_id: int, payload: NodeIn | None 
     mindmap = own_mindmap(request, mindmap_id)
     mindmap.toggle((payload or NodeIn()).node)
     return mindmap
+
+
+@router.post("/mindmaps/{int:mindmap_id}/refresh", response=RefreshOut)
+def refresh_mindmap(request: HttpRequest, mindmap_id: int):
+    """Only the nodes whose source changed cite the passage that answers them now."""
+    mindmap = own_mindmap(request, mindmap_id)
+    refreshed = stale.refresh_mindmap(mindmap)
+    return {"refreshed": refreshed, "stale": len(stale.stale_nodes(mindmap))}
