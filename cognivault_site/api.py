@@ -15,6 +15,7 @@ from apps.chat.api import router as chat_router
 from apps.chat.errors import ChatError
 from apps.llm.api import router as llm_router
 from apps.progress.api import router as progress_router
+from apps.study.api import router as study_router
 from apps.study.errors import StudyError
 from apps.study.flashcards.api import router as decks_router
 from apps.study.mindmaps.api import router as mindmaps_router
@@ -188,6 +189,7 @@ api.add_router("/progress/", progress_router)
 api.add_router("/vault/", vault_router)
 
 
+api.add_router("/study/", study_router)
 api.add_router("/study/", quizzes_router)
 api.add_router("/study/", workshops_router)
 api.add_router("/study/", decks_router)

@@ -5,6 +5,7 @@ from datetime import datetime
 from typing import Annotated
 
 from django.contrib.auth import authenticate
+from django.db.models import BigIntegerField
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
@@ -13,14 +14,13 @@ from ninja.security import HttpBearer
 
 from apps.accounts.forms import MAX_NAME_LENGTH, MAX_STUDENTS_PER_REQUEST, StudentListForm
 from apps.accounts.models import ApiToken, User
-from apps.vault.scope import MAX_ID
 
 router = Router(tags=["accounts"])
 
-# Every id in a path, a query or a body: a database key, 1 to MAX_ID (the bound the chat socket
-# and forms check too). A bigger number names nothing and would overflow SQLite; it is refused
-# with 422 like any other invalid value.
-Id = Annotated[int, Field(ge=1, le=MAX_ID)]
+# Every id in a path, a query or a body: a database key, 1 to Django's largest 64-bit integer
+# (the bound the chat socket and forms check too, as apps.vault.scope.MAX_ID). A bigger number
+# names nothing and would overflow SQLite; it is refused with 422 like any other invalid value.
+Id = Annotated[int, Field(ge=1, le=BigIntegerField.MAX_BIGINT)]
 
 
 class FieldErrorOut(Schema):

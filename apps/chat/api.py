@@ -17,7 +17,6 @@ from apps.chat.agent import Event
 from apps.chat.models import Message, Thread
 from apps.chat.streaming import Generation, stop
 from apps.llm import gateway
-from apps.llm.backends.speech import audio_seconds
 
 router = Router(tags=["chat"])
 
@@ -171,7 +170,7 @@ def transcribe(request: HttpRequest, file: File[UploadedFile]):
     if file.size > limit:
         raise HttpError(413, f"Audio is limited to {settings.CHAT_MAX_AUDIO_MB} MB.")
     audio = file.read()
-    seconds = audio_seconds(audio, limit=settings.CHAT_MAX_AUDIO_SECONDS)
+    seconds = gateway.audio_seconds(audio, limit=settings.CHAT_MAX_AUDIO_SECONDS)
     if seconds is None:
         raise HttpError(400, "That file is not audio we can read.")
     if seconds > settings.CHAT_MAX_AUDIO_SECONDS:

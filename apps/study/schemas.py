@@ -1,7 +1,7 @@
 """The scope every generating API route of the Study Hub reads, and what they answer when
 generation fails."""
 
-from typing import Any
+from typing import Any, Literal
 
 from ninja import Field, Schema
 
@@ -19,12 +19,21 @@ def checked_by_the_rule(**constraints: Any) -> Any:
     return Field(json_schema_extra=constraints)
 
 
+class RefreshOut(Schema):
+    """What refreshing the items whose source changed did, and how many are still stale."""
+
+    refreshed: int
+    stale: int
+
+
 class ScopeIn(Schema):
     category_ids: list[Id] = Field(default_factory=list, max_length=100)
     document_ids: list[Id] = Field(default_factory=list, max_length=500)
     # The short forms of SPEC §10's table: one category, several documents.
     category: Id | None = None
     documents: list[Id] = Field(default_factory=list, max_length=500)
+    # Not said: extractive when the embedded model answers, else the model.
+    method: Literal["model", "extractive"] | None = None
 
     @property
     def scope(self) -> generator.Scope:

@@ -14,7 +14,7 @@ from ninja.files import UploadedFile
 
 from apps.accounts import ratelimits
 from apps.accounts.api import ErrorOut, Id, require_teacher
-from apps.vault import imports, index, pipeline, tasks
+from apps.vault import imports, index, pipeline, selftest, tasks
 from apps.vault.models import Category, Document, IngestRun
 from apps.vault.scope import Scope
 from apps.vault.uploads import store
@@ -87,7 +87,7 @@ class RunOut(Schema):
     elapsed_seconds: float | None
 
 
-def category_or_404(category_id: int | None) -> Category | None:
+def category_or_404(category_id: Id | None) -> Category | None:
     if category_id is None:
         return None
     return get_object_or_404(Category, pk=category_id)
@@ -273,3 +273,44 @@ def search(request: HttpRequest, params: Query[SearchIn]):
 
 
 # --- End of search -----------------------------------------------------------------------------
+
+
+class SelfTestRunOut(Schema):
+    id: Id
+    run_id: Id | None
+    created_at: datetime
+    questions: int
+    recall_at_7: float
+    mrr: float
+
+
+class SelfTestDocumentOut(Schema):
+    document_id: Id
+    filename: str
+    questions: int
+    recall_at_7: float
+    mrr: float
+    tested_at: datetime
+
+
+class SelfTestOut(Schema):
+    runs: list[SelfTestRunOut]
+    documents: list[SelfTestDocumentOut]
+
+
+@router.get("/selftest", response=SelfTestOut)
+def get_selftest(request: HttpRequest):
+    """Search self-test figures: the last runs (oldest first) and each document's newest
+    figures, worst first. Teachers see the class vault's, students their own documents'."""
+    documents = [
+        {
+            "document_id": row.document_id,
+            "filename": row.document.filename,
+            "questions": row.questions,
+            "recall_at_7": row.recall_at_7,
+            "mrr": row.mrr,
+            "tested_at": row.selftest.created_at,
+        }
+        for row in selftest.latest_by_document(request.auth)
+    ]
+    return {"runs": selftest.trend(request.auth), "documents": documents}

@@ -11,7 +11,7 @@ import psutil
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from apps.llm.backends.speech import audio_seconds
+from apps.llm.gateway import audio_seconds
 
 pytestmark = pytest.mark.django_db
 RATE = 8000

@@ -9,9 +9,10 @@ from django.utils import timezone
 from ninja import Field, Router, Schema, Status
 
 from apps.accounts.api import ErrorOut, Id
+from apps.study import stale
 from apps.study.flashcards import anki, csv_files, decks, generation, scheduling
 from apps.study.flashcards.models import Card, CardReview, Deck
-from apps.study.schemas import GENERATION_ERRORS, ScopeIn, checked_by_the_rule
+from apps.study.schemas import GENERATION_ERRORS, RefreshOut, ScopeIn, checked_by_the_rule
 
 router = Router(tags=["study"])
 
@@ -54,6 +55,8 @@ class CardOut(Schema):
     front: str
     back: str
     chunk_id: Id | None
+    extractive: bool  # cut from its chunk by the extractive generator
+    source_changed: bool = False  # the passage it was made from was retired by re-ingestion
     state: Literal["learning", "review", "relearning"]
     due_at: datetime
     last_review_at: datetime | None
@@ -92,6 +95,9 @@ class ReviewOut(Schema):
 def deck_out(deck: Deck) -> dict:
     now = timezone.now()
     cards = list(deck.cards.all())
+    changed = {card.pk for card in stale.stale_cards(deck)}
+    for card in cards:
+        card.source_changed = card.pk in changed
     return {
         "id": deck.pk,
         "title": deck.title,
@@ -135,6 +141,7 @@ def create_deck(request: HttpRequest, payload: DeckIn):
             request.auth,
             num_cards=payload.num_cards,
             scope=payload.scope,
+            method=payload.method,
             now=timezone.now(),
             title=payload.title.strip(),
         )
@@ -211,3 +218,12 @@ def export_deck(request: HttpRequest, deck_id: Id, fmt: Literal["csv", "apkg"]):
         response = HttpResponse(anki.export_apkg(deck), content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="deck-{deck.pk}.{fmt}"'
     return response
+
+
+@router.post("/decks/{deck_id}/refresh", response={200: RefreshOut, 404: ErrorOut})
+def refresh_deck(request: HttpRequest, deck_id: Id):
+    """Cut again (or point to the new passage) only the cards whose source changed; their
+    review history stays."""
+    deck = own_deck(request, deck_id)
+    refreshed = stale.refresh_deck(deck)
+    return {"refreshed": refreshed, "stale": len(stale.stale_cards(deck))}

@@ -9,9 +9,10 @@ from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
 
 from apps.accounts.api import ErrorOut, Id
+from apps.study import stale
 from apps.study.mindmaps import generation, svg
 from apps.study.mindmaps.models import Mindmap
-from apps.study.schemas import GENERATION_ERRORS, ScopeIn, checked_by_the_rule
+from apps.study.schemas import GENERATION_ERRORS, RefreshOut, ScopeIn, checked_by_the_rule
 
 router = Router(tags=["study"])
 
@@ -90,7 +91,9 @@ def list_mindmaps(request: HttpRequest):
 def create_mindmap(request: HttpRequest, payload: MindmapIn):
     title = (payload.title or "").strip()
     if payload.tree is None:
-        mindmap, _badges = generation.generate(request.auth, payload.scope, title)
+        mindmap, _badges = generation.generate(
+            request.auth, payload.scope, title, method=payload.method
+        )
     else:
         mindmap, _badges = Mindmap.objects.create_from(request.auth, payload.tree, title)
     return Status(201, mindmap)
@@ -149,3 +152,11 @@ def toggle_branch(request: HttpRequest, mindmap_id: Id, payload: NodeIn):
     mindmap = own_mindmap(request, mindmap_id)
     mindmap.toggle(payload.node)
     return mindmap
+
+
+@router.post("/mindmaps/{int:mindmap_id}/refresh", response={200: RefreshOut, 404: ErrorOut})
+def refresh_mindmap(request: HttpRequest, mindmap_id: Id):
+    """Only the nodes whose source changed cite the passage that answers them now."""
+    mindmap = own_mindmap(request, mindmap_id)
+    refreshed = stale.refresh_mindmap(mindmap)
+    return {"refreshed": refreshed, "stale": len(stale.stale_nodes(mindmap))}

@@ -8,10 +8,11 @@ from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
 
 from apps.accounts.api import ErrorOut, Id
+from apps.study import stale
 from apps.study.quizzes import exports, generation
 from apps.study.quizzes.generation import OPTION_COUNT
 from apps.study.quizzes.models import Quiz
-from apps.study.schemas import GENERATION_ERRORS, ScopeIn, checked_by_the_rule
+from apps.study.schemas import GENERATION_ERRORS, RefreshOut, ScopeIn, checked_by_the_rule
 
 router = Router(tags=["study"])
 
@@ -35,6 +36,8 @@ class QuestionOut(Schema):
     question: str
     options: list[str]
     chunk_ids: list[Id]
+    extractive: bool  # cut from its chunk to fill what the model fell short of (or no model)
+    source_changed: bool  # a chunk it cites was retired by re-ingestion
 
 
 class AttemptSummaryOut(Schema):
@@ -96,6 +99,7 @@ class AttemptOut(Schema):
 
 
 def quiz_out(item: Quiz) -> dict:
+    changed = {question.pk for question in stale.stale_questions(item)}
     return {
         **{field: getattr(item, field) for field in QuizOut.model_fields if hasattr(item, field)},
         "questions": [
@@ -105,6 +109,8 @@ def quiz_out(item: Quiz) -> dict:
                 "question": q.text,
                 "options": q.options,
                 "chunk_ids": q.chunk_ids,
+                "extractive": q.extractive,
+                "source_changed": q.pk in changed,
             }
             for q in item.questions.all()
         ],
@@ -147,6 +153,7 @@ def create_quiz(request: HttpRequest, payload: QuizIn):
         difficulty=payload.difficulty,
         types=list(payload.types),
         scope=payload.scope,
+        method=payload.method,
     )
     return Status(201, quiz_out(made))
 
@@ -190,3 +197,11 @@ def export_quiz(request: HttpRequest, quiz_id: Id, format: Literal["md", "pdf"] 
     if format == "pdf":
         return HttpResponse(exports.as_pdf(item), content_type="application/pdf")
     return HttpResponse(exports.as_markdown(item), content_type="text/markdown; charset=utf-8")
+
+
+@router.post("/quizzes/{quiz_id}/refresh", response={200: RefreshOut, 404: ErrorOut})
+def refresh_quiz(request: HttpRequest, quiz_id: Id):
+    """Cut again (or point to the new passage) only the questions whose source changed."""
+    quiz = own_quiz(request, quiz_id)
+    refreshed = stale.refresh_quiz(quiz)
+    return {"refreshed": refreshed, "stale": len(stale.stale_questions(quiz))}

@@ -8,8 +8,9 @@ from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
 
 from apps.accounts.api import ErrorOut, Id
+from apps.study import stale
 from apps.study.quizzes.api import QuizOut, quiz_out
-from apps.study.schemas import GENERATION_ERRORS, ScopeIn
+from apps.study.schemas import GENERATION_ERRORS, RefreshOut, ScopeIn
 from apps.study.workshops import exports, generation
 from apps.study.workshops.models import Lesson, Workshop
 
@@ -32,6 +33,7 @@ class LessonOut(Schema):
     content: str
     error: str
     chunk_ids: list[Id]
+    extractive: bool  # cut from the documents' passages, not written by the model
     completed_at: datetime | None
 
 
@@ -84,7 +86,10 @@ def list_workshops(request: HttpRequest):
 @router.post("/workshops", response={201: WorkshopOut, **GENERATION_ERRORS})
 def create_workshop(request: HttpRequest, payload: WorkshopIn):
     made, _badges = generation.create_workshop(
-        request.auth, num_lessons=payload.num_lessons, scope=payload.scope
+        request.auth,
+        num_lessons=payload.num_lessons,
+        scope=payload.scope,
+        method=payload.method,
     )
     return Status(201, workshop_out(made))
 
@@ -131,3 +136,11 @@ def export_workshop(request: HttpRequest, workshop_id: Id, format: Literal["md",
     if format == "pdf":
         return HttpResponse(exports.as_pdf(item), content_type="application/pdf")
     return HttpResponse(exports.as_markdown(item), content_type="text/markdown; charset=utf-8")
+
+
+@router.post("/workshops/{workshop_id}/refresh", response={200: RefreshOut, 404: ErrorOut})
+def refresh_workshop(request: HttpRequest, workshop_id: Id):
+    """Only the lessons whose sources changed: cut again, or written again when next opened."""
+    workshop = own_workshop(request, workshop_id)
+    refreshed = stale.refresh_workshop(workshop)
+    return {"refreshed": refreshed, "stale": len(stale.stale_lessons(workshop))}
