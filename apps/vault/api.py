@@ -243,8 +243,14 @@ def get_ingestion(request: HttpRequest, run_id: Id):
 class SearchIn(Schema):
     q: str = Field(..., min_length=1, max_length=1000, description="What to look for.")
     k: int = Field(7, ge=1, le=50, description="How many hits.")
-    category: list[Id] = Field([], description="Category ids to search in (repeatable).")
-    document: list[Id] = Field([], description="Document ids to search in (repeatable).")
+    # As many as a study scope takes (apps/study/schemas.py); the URL stays within what the
+    # server reads (daphne drops a request line past 16 KB without an answer).
+    category: list[Id] = Field(
+        [], max_length=100, description="Category ids to search in (repeatable)."
+    )
+    document: list[Id] = Field(
+        [], max_length=500, description="Document ids to search in (repeatable)."
+    )
 
 
 class SearchHitOut(Schema):
