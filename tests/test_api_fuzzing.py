@@ -3,6 +3,7 @@ generates (valid and invalid paths, queries and bodies), no request gets a serve
 status the schema does not list for its operation."""
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -79,6 +80,10 @@ def schemathesis(app: RunningApp, token: str, workdir: Path) -> subprocess.Compl
             "1",
         ],
         cwd=workdir,  # where it keeps its cache: each run starts afresh
+        env={
+            **os.environ,
+            "SCHEMATHESIS_HOOKS": str(Path(__file__).parent / "api_fuzzing_hooks.py"),
+        },
         capture_output=True,
         text=True,
         timeout=540,
