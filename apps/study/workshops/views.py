@@ -69,10 +69,14 @@ def render_lesson(
 ) -> HttpResponse:
     workshop = lesson.workshop
     changed = stale.stale_lessons(workshop)
+    new = stale.passages_now(workshop, {lesson.pk: stale.lesson_text(lesson)} if lesson in
+                             changed else {})  # fmt: skip
     context = {
         **{"stale_count": len(changed), "stale_kind": "workshop", "stale_pk": workshop.pk},
         "stale_what": "lesson",
-        "lesson_changed": lesson in changed,
+        "stale_lessons": {item.pk for item in changed},
+        "lesson_changed": lesson.pk in new,
+        "passage": new.get(lesson.pk),
         "workshop": workshop,
         "lesson": lesson,
         "lessons": workshop.lessons.all(),
