@@ -103,7 +103,9 @@ def get_mindmap(request: HttpRequest, mindmap_id: int):
 @svg_policy
 def mindmap_svg(request: HttpRequest, mindmap_id: int):
     """The same SVG the page shows, in the saved layout and arrangement."""
-    drawn = svg.render_svg(own_mindmap(request, mindmap_id))
+    mindmap = own_mindmap(request, mindmap_id)
+    changed = [node_id for node_id, _ in stale.stale_nodes(mindmap)]
+    drawn = svg.render_svg(mindmap, changed=changed)
     return HttpResponse(drawn, content_type="image/svg+xml")
 
 

@@ -87,7 +87,7 @@ def render_mindmap(request: HttpRequest, mindmap: Mindmap, status: int = 200) ->
         "stale_what": "node",
         "stale_nodes": [(node, new.get(node_id)) for node_id, node in changed],
         "mindmap": mindmap,
-        "svg": svg.render_svg(mindmap),
+        "svg": svg.render_svg(mindmap, changed=[node_id for node_id, _ in changed]),
         "layouts": Mindmap.Layout.choices,
         "export_formats": ("svg", "png", "pdf", "md"),
     }

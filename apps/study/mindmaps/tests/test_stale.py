@@ -34,8 +34,14 @@ def test_the_page_lists_each_changed_node_with_the_passage_that_covers_it_now(al
         assert f"<strong>{node['title']}</strong>" in page
     assert "The passage that answers it now (cells.md" in page
     assert "synthetisieren" in page  # only the new version says so
+    for node_id, _ in changed:  # outlined in the map as well
+        assert f'mm-changed" data-id="{node_id}"' in page
+    assert page.count('mm-changed" data-id') == len(changed)
     canvas = alice_client.get(f"/study/mindmaps/{mindmap.pk}/", HTTP_HX_REQUEST="true")
     assert 'id="stale-nodes"' not in canvas.content.decode()  # htmx redraws the canvas only
+    assert canvas.content.decode().count('mm-changed" data-id') == len(changed)
+    export = alice_client.get(f"/study/mindmaps/{mindmap.pk}/export.svg").content.decode()
+    assert 'mm-changed" data-id' not in export  # a download is study material, not a notice
 
 
 def test_refreshing_a_mindmap_repoints_only_its_changed_nodes_and_keeps_moves(alice_client, notes):
