@@ -72,10 +72,15 @@ class MindmapOut(Schema):
     collapsed: list[str]
     created_at: datetime
     svg_url: str
+    stale_nodes: list[str]  # ids of the nodes whose cited passage re-ingestion retired
 
     @staticmethod
     def resolve_svg_url(mindmap: Mindmap) -> str:
         return f"/api/v1/study/mindmaps/{mindmap.pk}.svg"
+
+    @staticmethod
+    def resolve_stale_nodes(mindmap: Mindmap) -> list[str]:
+        return [node_id for node_id, _ in stale.stale_nodes(mindmap)]
 
 
 def own_mindmap(request: HttpRequest, mindmap_id: Id) -> Mindmap:
@@ -108,7 +113,9 @@ def get_mindmap(request: HttpRequest, mindmap_id: Id):
 @svg_policy
 def mindmap_svg(request: HttpRequest, mindmap_id: Id):
     """The same SVG the page shows, in the saved layout and arrangement."""
-    drawn = svg.render_svg(own_mindmap(request, mindmap_id))
+    mindmap = own_mindmap(request, mindmap_id)
+    changed = [node_id for node_id, _ in stale.stale_nodes(mindmap)]
+    drawn = svg.render_svg(mindmap, changed=changed)
     return HttpResponse(drawn, content_type="image/svg+xml")
 
 

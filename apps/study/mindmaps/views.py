@@ -79,11 +79,15 @@ def mindmap_create(request: HttpRequest) -> HttpResponse:
 
 def render_mindmap(request: HttpRequest, mindmap: Mindmap, status: int = 200) -> HttpResponse:
     changed = stale.stale_nodes(mindmap)
+    # An htmx swap redraws only the canvas; the stale nodes are listed outside it.
+    new = {} if request.htmx else stale.passages_now(
+        mindmap, {node_id: stale.node_text(node) for node_id, node in changed})  # fmt: skip
     context = {
         **{"stale_count": len(changed), "stale_kind": "mindmap", "stale_pk": mindmap.pk},
         "stale_what": "node",
+        "stale_nodes": [(node, new.get(node_id)) for node_id, node in changed],
         "mindmap": mindmap,
-        "svg": svg.render_svg(mindmap),
+        "svg": svg.render_svg(mindmap, changed=[node_id for node_id, _ in changed]),
         "layouts": Mindmap.Layout.choices,
         "export_formats": ("svg", "png", "pdf", "md"),
     }

@@ -158,8 +158,7 @@ def attempt_detail(request: HttpRequest, pk: int, attempt_pk: int) -> HttpRespon
     quiz = own_quiz(request, pk)
     attempt = get_object_or_404(quiz.attempts, pk=attempt_pk, submitted_at__isnull=False)
     changed = stale.stale_questions(quiz)
-    scope = stale.scope_of(request.user, quiz.scope)
-    new = stale.replacements(request.user, {q.pk: q.explanation or q.text for q in changed}, scope)
+    new = stale.passages_now(quiz, {q.pk: stale.question_text(q) for q in changed})
     rows = [
         (question, chosen, right, sources_for(request.user, question.chunk_ids), question.pk in new,
          new.get(question.pk))

@@ -34,6 +34,7 @@ class LessonOut(Schema):
     error: str
     chunk_ids: list[Id]
     extractive: bool  # cut from the documents' passages, not written by the model
+    source_changed: bool = False  # a passage it cites was retired by re-ingestion
     completed_at: datetime | None
 
 
@@ -59,6 +60,10 @@ class CompletionOut(Schema):
 
 def workshop_out(item: Workshop) -> dict:
     recap = item.recap_quiz
+    lessons = list(item.lessons.all())
+    changed = {lesson.pk for lesson in stale.stale_lessons(item)}
+    for lesson in lessons:
+        lesson.source_changed = lesson.pk in changed
     return {
         **{
             f: getattr(item, f)
@@ -66,7 +71,7 @@ def workshop_out(item: Workshop) -> dict:
             if f not in ("lessons",) and hasattr(item, f)
         },  # fmt: skip
         "recap_quiz_id": recap.pk if recap else None,
-        "lessons": list(item.lessons.all()),
+        "lessons": lessons,
     }
 
 

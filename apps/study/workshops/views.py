@@ -69,10 +69,15 @@ def render_lesson(
 ) -> HttpResponse:
     workshop = lesson.workshop
     changed = stale.stale_lessons(workshop)
+    # The lesson body a write swaps in sits below the notice: only the whole page searches.
+    shown = lesson in changed and template == LESSON
+    new = stale.passages_now(workshop, {lesson.pk: stale.lesson_text(lesson)} if shown else {})
     context = {
         **{"stale_count": len(changed), "stale_kind": "workshop", "stale_pk": workshop.pk},
         "stale_what": "lesson",
+        "stale_lessons": {item.pk for item in changed},
         "lesson_changed": lesson in changed,
+        "passage": new.get(lesson.pk),
         "workshop": workshop,
         "lesson": lesson,
         "lessons": workshop.lessons.all(),
