@@ -7,6 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
 
+from apps.accounts import ratelimits
 from apps.study import stale
 from apps.study.mindmaps import generation, svg
 from apps.study.mindmaps.models import Mindmap
@@ -86,6 +87,7 @@ def list_mindmaps(request: HttpRequest):
 def create_mindmap(request: HttpRequest, payload: MindmapIn):
     title = (payload.title or "").strip()
     if payload.tree is None:
+        ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
         mindmap, _badges = generation.generate(
             request.auth, payload.scope, title, method=payload.method
         )

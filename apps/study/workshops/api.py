@@ -7,6 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import Router, Schema, Status
 
+from apps.accounts import ratelimits
 from apps.study import stale
 from apps.study.quizzes.api import QuizOut, quiz_out
 from apps.study.schemas import RefreshOut, ScopeIn
@@ -85,6 +86,7 @@ def list_workshops(request: HttpRequest):
 
 @router.post("/workshops", response={201: WorkshopOut})
 def create_workshop(request: HttpRequest, payload: WorkshopIn):
+    ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
     made, _badges = generation.create_workshop(
         request.auth,
         num_lessons=payload.num_lessons,
@@ -102,7 +104,10 @@ def get_workshop(request: HttpRequest, workshop_id: int):
 @router.post("/workshops/{workshop_id}/lessons/{number}", response=LessonOut)
 def write_lesson(request: HttpRequest, workshop_id: int, number: int):
     """The lesson, written by the model first if this is the first time it is opened."""
-    return generation.write_lesson(own_lesson(request, workshop_id, number))
+    lesson = own_lesson(request, workshop_id, number)
+    if lesson.status != Lesson.Status.READY:
+        ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
+    return generation.write_lesson(lesson)
 
 
 @router.post("/workshops/{workshop_id}/lessons/{number}/complete", response=CompletionOut)
