@@ -9,7 +9,7 @@ from apps.accounts.api import ErrorOut, Id
 from apps.study import generator
 
 # apps/study/errors.py: an empty scope 400, an answer with nothing usable 502, a model that is
-# down 503.
+# down 503. (A route that starts a generation lists the rate limit's 429 itself: not all do.)
 GENERATION_ERRORS = {400: ErrorOut, 502: ErrorOut, 503: ErrorOut}
 
 

@@ -8,6 +8,7 @@ from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from ninja import Field, Router, Schema, Status
 
+from apps.accounts import ratelimits
 from apps.accounts.api import ErrorOut, Id
 from apps.study import stale
 from apps.study.flashcards import anki, csv_files, decks, generation, scheduling
@@ -134,9 +135,10 @@ def list_decks(request: HttpRequest):
     ]
 
 
-@router.post("/decks", response={201: DeckOut, 422: ErrorOut, **GENERATION_ERRORS})
+@router.post("/decks", response={201: DeckOut, 422: ErrorOut, 429: ErrorOut, **GENERATION_ERRORS})
 def create_deck(request: HttpRequest, payload: DeckIn):
     if payload.cards is None:
+        ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
         deck, _badges = generation.generate_deck(
             request.auth,
             num_cards=payload.num_cards,

@@ -9,6 +9,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
+from apps.accounts.ratelimits import rate_limited
 from apps.study import errors, generator, stale
 from apps.study.errors import StudyError
 from apps.study.flashcards import anki, csv_files, decks, generation, scheduling
@@ -47,6 +48,7 @@ def deck_list(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
+@rate_limited("RATE_LIMIT_GENERATION", "study generations")
 def deck_generate(request: HttpRequest) -> HttpResponse:
     form = DeckGenerateForm(request.POST, user=request.user)
     if form.is_valid():

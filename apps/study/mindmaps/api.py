@@ -8,6 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
 
+from apps.accounts import ratelimits
 from apps.accounts.api import ErrorOut, Id
 from apps.study import stale
 from apps.study.mindmaps import generation, svg
@@ -92,10 +93,13 @@ def list_mindmaps(request: HttpRequest):
     return Mindmap.objects.visible_to(request.auth)
 
 
-@router.post("/mindmaps", response={201: MindmapOut, 422: ErrorOut, **GENERATION_ERRORS})
+@router.post(
+    "/mindmaps", response={201: MindmapOut, 422: ErrorOut, 429: ErrorOut, **GENERATION_ERRORS}
+)
 def create_mindmap(request: HttpRequest, payload: MindmapIn):
     title = (payload.title or "").strip()
     if payload.tree is None:
+        ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
         mindmap, _badges = generation.generate(
             request.auth, payload.scope, title, method=payload.method
         )

@@ -7,6 +7,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
+from apps.accounts.ratelimits import rate_limited
 from apps.progress import tracking
 from apps.study import errors, stale
 from apps.study.errors import StudyError
@@ -36,6 +37,7 @@ def render_mindmap_list(
 
 @require_POST
 @login_required
+@rate_limited("RATE_LIMIT_GENERATION", "study generations")
 def mindmap_generate(request: HttpRequest) -> HttpResponse:
     form = MindmapGenerateForm(request.POST, user=request.user)
     if form.is_valid():

@@ -6,6 +6,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from apps.accounts import ratelimits
 from apps.study import errors, generator, stale
 from apps.study.errors import InvalidAnswers, StudyError
 from apps.study.quizzes import exports, generation
@@ -22,6 +23,7 @@ EXPORTS = {"md": (MARKDOWN, exports.as_markdown), "pdf": ("application/pdf", exp
 def quiz_list(request: HttpRequest) -> HttpResponse:
     form = QuizForm(request.POST or None, user=request.user)
     if request.method == "POST" and form.is_valid():
+        ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
         try:
             made = generation.create_quiz(
                 request.user,

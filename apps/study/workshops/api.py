@@ -7,6 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
 
+from apps.accounts import ratelimits
 from apps.accounts.api import ErrorOut, Id
 from apps.study import stale
 from apps.study.quizzes.api import QuizOut, quiz_out
@@ -88,8 +89,9 @@ def list_workshops(request: HttpRequest):
     return [workshop_out(item) for item in Workshop.objects.visible_to(request.auth)]
 
 
-@router.post("/workshops", response={201: WorkshopOut, **GENERATION_ERRORS})
+@router.post("/workshops", response={201: WorkshopOut, 429: ErrorOut, **GENERATION_ERRORS})
 def create_workshop(request: HttpRequest, payload: WorkshopIn):
+    ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
     made, _badges = generation.create_workshop(
         request.auth,
         num_lessons=payload.num_lessons,
@@ -106,11 +108,14 @@ def get_workshop(request: HttpRequest, workshop_id: Id):
 
 @router.post(
     "/workshops/{workshop_id}/lessons/{number}",
-    response={200: LessonOut, 404: ErrorOut, **GENERATION_ERRORS},
+    response={200: LessonOut, 404: ErrorOut, 429: ErrorOut, **GENERATION_ERRORS},
 )
 def write_lesson(request: HttpRequest, workshop_id: Id, number: LessonNumber):
     """The lesson, written by the model first if this is the first time it is opened."""
-    return generation.write_lesson(own_lesson(request, workshop_id, number))
+    lesson = own_lesson(request, workshop_id, number)
+    if lesson.status != Lesson.Status.READY:
+        ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
+    return generation.write_lesson(lesson)
 
 
 @router.post(
