@@ -1,4 +1,5 @@
-"""Chat in a real browser: daphne talking to a fake model server over loopback."""
+"""Chat in a real browser: daphne relaying what the chat worker writes, the model a fake server
+on loopback."""
 
 import pytest
 from playwright.sync_api import expect
@@ -25,12 +26,11 @@ Chunk.objects.create(document=document, document_sha256=document.sha256, ordinal
 
 @pytest.fixture(scope="module")
 def chat_app(start_app):
-    """daphne pointed at the fake model server with the chat's script (no worker: chat needs
-    none)."""
+    """daphne and the workers, pointed at the fake model server with the chat's script."""
     with FakeOllama(chat_script) as model:
         model.delay = 0.03
         model.embedding = EMBEDDING
-        with start_app(model_url=model.url, setup=SETUP, worker=False) as app:
+        with start_app(model_url=model.url, setup=SETUP) as app:
             yield app
 
 
