@@ -117,8 +117,9 @@ def answer(answer_id: int, cancel: threading.Event | None = None) -> Iterator[Ev
     after = thread.memory()
     close_old_connections()
     yield Event("memory", {"used": after.used, "budget": MEMORY_BUDGET})
-    record_progress(user, question)
     yield Event("end", {"status": status, "message_id": message.pk})
+    # After the end: the page shows the finished answer without waiting for the badges.
+    record_progress(user, question)
 
 
 def think(turn: Turn, history: list, user_message: dict, scope_text: str, cancel) -> Iterator:

@@ -109,6 +109,7 @@ class Answer:
         self.sources: list[dict] = []
         self.pending: dict[str, list[str]] = {"text": [], "thinking": []}
         self.unsaved = False
+        self.finished = False
 
     def _produce(self) -> None:
         try:
@@ -144,7 +145,8 @@ class Answer:
                     if now - last_flush >= BATCH_SECONDS:
                         self._flush()
                         last_flush = now
-                    if not waiting_shown and now - last_event > settings.CHAT_WAITING_SECONDS:
+                    silent = now - last_event > settings.CHAT_WAITING_SECONDS
+                    if silent and not waiting_shown and not self.finished:
                         waiting_shown = True
                         self._status("Waiting for the model…", waiting=True)
                 else:
@@ -163,22 +165,29 @@ class Answer:
             log.exception("relaying answer %s failed", self.answer_id)
             self.cancel.set()
         finally:
+            if not self.finished:
+                self._finish()
             producer.join()
-            close_old_connections()
-            html = render_parts(self.thread_id, END_PARTS, self.answer_id)
-            self.group.push(self.answer_id, html, final=True)
             self.group.close()
             close_old_connections()
 
+    def _finish(self, lines=()) -> None:
+        """The answer as saved replaces the streamed one on every page; the API stream ends."""
+        self.finished = True
+        html = render_parts(self.thread_id, END_PARTS, self.answer_id)
+        self.group.push(self.answer_id, html, lines, final=True)
+
     def _handle(self, event: Event) -> bool:
-        """Take one event; True when it went out at once (after the tokens before it)."""
+        """Take one event; True when it must go out now (with the tokens before it)."""
         if self.cancel.is_set() and event.type in ("text", "thinking"):
             return False  # stopped: the rest is neither shown nor saved by the agent
         if event.type in self.pending:
+            received = self.text if event.type == "text" else self.thinking
+            first = not received  # the first words go out at once, the rest in batches
             self.pending[event.type].append(event.data)
-            (self.text if event.type == "text" else self.thinking).append(event.data)
+            received.append(event.data)
             self.unsaved = True
-            return False
+            return first
         self._flush()
         html = ""
         if event.type == "sources":
@@ -190,7 +199,10 @@ class Answer:
         elif event.type == "start":
             html = fragment("status", message_id=self.answer_id, notice="Working on it…")
         line = api_line(event)
-        self.group.push(self.answer_id, html, [line] if line else [])
+        if event.type == "end":
+            self._finish([line])
+        else:
+            self.group.push(self.answer_id, html, [line] if line else [])
         return True
 
     def _flush(self) -> None:
@@ -212,18 +224,18 @@ class Answer:
     def _stop_requested(self) -> bool:
         flag = Message.objects.filter(pk=self.answer_id).values_list("stop_requested", flat=True)
         stop = flag.first()
-        close_old_connections()
         return stop is None or stop  # a deleted answer stops too
 
     def _save_partial(self) -> None:
         """Save what there is so far with a heartbeat, and send it whole: a page that joined
         between two saves (a reconnect, a restarted web server) is exact again from here."""
+        if self.finished:
+            return  # saved by the agent, and shown whole already
         text, thinking = "".join(self.text), "".join(self.thinking)
         fields = {"heartbeat_at": timezone.now()}
         if self.unsaved:
             fields |= {"content": text, "thinking": thinking, "citations": self.sources}
         Message.objects.filter(pk=self.answer_id, status=Message.Status.STREAMING).update(**fields)
-        close_old_connections()
         if self.unsaved:
             self._flush()
             html = fragment("answer-snapshot", message_id=self.answer_id, text=text)
