@@ -2,16 +2,16 @@
 model's own streaming time, and the first pushed answer fragment after the model's first answer
 token.
 
-The parts are the real ones: a Redis server of its own (Celery broker and channel layer), a
-Celery chat worker process (`-Q chat --pool=threads`, as the Procfile starts it) and the
-websocket consumer in this process. The model is a fake Ollama server on loopback streaming at
-a fixed rate, so what is measured is the app: consumer, queue, worker, agent loop, batching,
-rendering, the channel layer, the partial saves. Two paces: the old bench's (10 ms a part, an
-8-word answer: 0.17 s of model time, which mostly measures the app's CPU per answer) and a
-model writing 20 tokens/s (the classroom bench's pace) a 60-word answer.
+The parts are the real ones, each its own process as `make run` starts them: a Redis server
+(Celery broker and channel layer), daphne, a Celery chat worker (`-Q chat --pool=threads`);
+this process holds the websockets (one thread each) and a fake Ollama server on loopback
+streaming at a fixed rate, so what is measured is the app: consumer, queue, worker, agent loop,
+batching, rendering, the channel layer, the partial saves. Two paces: the old bench's (10 ms a
+part, an 8-word answer: 0.17 s of model time, which mostly measures the app's CPU per answer)
+and a model writing 20 tokens/s (the classroom bench's pace) a 58-word answer.
 """
 
-import asyncio
+import json
 import os
 import shutil
 import socket
@@ -19,7 +19,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from apps.chat.tests.model_script import ANSWER, EMBEDDING, chat_script  # noqa: E402
 from apps.llm.tests.fake_ollama import FakeOllama, words  # noqa: E402
+from tests.wsclient import WebSocket  # noqa: E402
 
 PACES = [(0.01, ANSWER), (0.05, " ".join([ANSWER] * 8)[:400])]  # (seconds a part, answer)
 ROUNDS = 3
@@ -68,9 +72,12 @@ def wait_for(check, what: str, timeout: float = 90) -> None:
 model = FakeOllama(recording_script).start()
 model.embedding = EMBEDDING
 scratch = Path(tempfile.mkdtemp(prefix="bench-chat-"))
-redis_port = free_port()
+redis_port, web_port = free_port(), free_port()
+web_url = f"http://127.0.0.1:{web_port}"
 os.environ |= {
     "DATA_DIR": str(scratch / "data"),
+    "HOST": "127.0.0.1",
+    "PORT": str(web_port),
     "REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
     "OLLAMA_HOST": model.url,
     "LLM_BACKEND": "ollama",
@@ -84,15 +91,21 @@ import django  # noqa: E402
 
 django.setup()
 
-from channels.routing import URLRouter  # noqa: E402
-from channels.testing import WebsocketCommunicator  # noqa: E402
 from django.core.management import call_command  # noqa: E402
+from django.test import Client  # noqa: E402
 
 from apps.accounts.models import User  # noqa: E402
 from apps.chat.models import Thread  # noqa: E402
-from apps.chat.routing import websocket_urlpatterns  # noqa: E402
 from apps.llm import gateway  # noqa: E402
 from cognivault_site.celery import app as celery_app  # noqa: E402
+
+
+def web_answers() -> bool:
+    try:
+        with urllib.request.urlopen(web_url + "/api/v1/health", timeout=5):
+            return True
+    except OSError:
+        return False
 
 
 def model_time() -> float:
@@ -111,17 +124,16 @@ def model_time() -> float:
     return time.perf_counter() - start
 
 
-async def one_chat(user, thread_id: int, question: str) -> tuple[float, float]:
+def one_chat(cookie: str, thread_id: int, question: str, go: threading.Barrier):
     """(first answer fragment after the model's first answer token, whole answer time)."""
-    socket = WebsocketCommunicator(URLRouter(websocket_urlpatterns), f"/ws/chat/{thread_id}/")
-    socket.scope["user"] = user
-    await socket.connect()
-    await socket.receive_from(timeout=30)
+    socket = WebSocket(web_url, f"/ws/chat/{thread_id}/", cookie, timeout=120)
+    socket.receive()
+    go.wait()
     sent = time.perf_counter()
-    await socket.send_json_to({"content": question})
+    socket.send_json(json.dumps({"content": question}))
     first = None
     while True:
-        frame = await socket.receive_from(timeout=120)
+        frame = socket.receive(timeout=120)
         if first is None and 'id="answer-tokens-' in frame and 'hx-swap-oob="beforeend"' in frame:
             first = time.perf_counter()
         if 'class="message assistant done" hx-swap-oob' in frame:
@@ -129,12 +141,14 @@ async def one_chat(user, thread_id: int, question: str) -> tuple[float, float]:
             break
         if 'class="message assistant failed" hx-swap-oob' in frame:
             raise RuntimeError(frame)
-    await socket.disconnect()
+    socket.close()
     return first - (answer_calls[question] + model.delay), total
 
 
-async def run(chats) -> list[tuple[float, float]]:
-    return await asyncio.gather(*(one_chat(*chat) for chat in chats))
+def run(chats) -> list[tuple[float, float]]:
+    go = threading.Barrier(len(chats))
+    with ThreadPoolExecutor(len(chats)) as pool:
+        return list(pool.map(lambda chat: one_chat(*chat, go), chats))
 
 
 def measure(delay: float, answer: str) -> tuple[float, list]:
@@ -149,8 +163,11 @@ def measure(delay: float, answer: str) -> tuple[float, list]:
                 name = f"bench-{delay}-{concurrent}-{round_number}-{index}"
                 user = User.objects.create_user(name)
                 thread = Thread.objects.create(owner=user).pk
-                chats.append((user, thread, f"What do mitochondria do, {name}?"))
-            for first, total in asyncio.run(run(chats)):
+                client = Client()
+                client.force_login(user)
+                cookie = f"sessionid={client.cookies['sessionid'].value}"
+                chats.append((cookie, thread, f"What do mitochondria do, {name}?"))
+            for first, total in run(chats):
                 firsts.append(first)
                 ratios.append(total / baseline)
         rows.append((concurrent, firsts, ratios))
@@ -163,9 +180,20 @@ def main() -> None:
         + ["--save", "", "--appendonly", "no", "--dir", str(scratch)],
         stdout=subprocess.DEVNULL,
     )
-    worker = None
+    processes = []
     try:
         call_command("migrate", verbosity=0)
+        daphne = [Path(sys.executable).parent / "daphne", "-b", "127.0.0.1", "-p", str(web_port)]
+        processes.append(
+            subprocess.Popen(
+                [*daphne, "cognivault_site.asgi:application"],
+                cwd=ROOT,
+                env=os.environ,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
+        wait_for(web_answers, "daphne")
         worker = subprocess.Popen(
             [Path(sys.executable).parent / "celery", "-A", "cognivault_site", "worker"]
             + ["-Q", "chat", "--pool=threads", f"--concurrency={max(CONCURRENCY)}"]
@@ -175,12 +203,13 @@ def main() -> None:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+        processes.append(worker)
         wait_for(lambda: celery_app.control.ping(timeout=1.0), "the chat worker")
         results = [(delay, answer, *measure(delay, answer)) for delay, answer in PACES]
     finally:
-        if worker is not None:
-            worker.terminate()
-            worker.wait(timeout=30)
+        for process in processes:
+            process.terminate()
+            process.wait(timeout=30)
         redis.terminate()
         redis.wait()
         model.stop()

@@ -24,9 +24,10 @@ from apps.chat.models import Message
 log = logging.getLogger(__name__)
 
 BATCH_SECONDS = 0.05  # tokens are pushed together, at most every 50 ms
-SAVE_SECONDS = 0.5  # the partial answer is saved (and sent whole) at most this often
+SAVE_SECONDS = 0.5  # the partial answer is saved at most this often
+SNAPSHOT_SECONDS = 2.0  # ...and sent whole at most this often
 HEARTBEAT_SECONDS = 2.0  # a silent model still gets a heartbeat this often
-STOP_CHECK_SECONDS = 0.2
+STOP_CHECK_SECONDS = 0.5
 _DONE = object()
 
 Writer = Callable[[int, threading.Event], Iterator[Event]]
@@ -110,6 +111,7 @@ class Answer:
         self.pending: dict[str, list[str]] = {"text": [], "thinking": []}
         self.unsaved = False
         self.finished = False
+        self.last_snapshot = time.monotonic()
 
     def _produce(self) -> None:
         try:
@@ -227,8 +229,9 @@ class Answer:
         return stop is None or stop  # a deleted answer stops too
 
     def _save_partial(self) -> None:
-        """Save what there is so far with a heartbeat, and send it whole: a page that joined
-        between two saves (a reconnect, a restarted web server) is exact again from here."""
+        """Save what there is so far with a heartbeat, and now and then send it whole: a page
+        that joined between two saves (a reconnect, a restarted web server) missed or repeated
+        a few words, and is exact again from that frame on."""
         if self.finished:
             return  # saved by the agent, and shown whole already
         text, thinking = "".join(self.text), "".join(self.thinking)
@@ -236,10 +239,11 @@ class Answer:
         if self.unsaved:
             fields |= {"content": text, "thinking": thinking, "citations": self.sources}
         Message.objects.filter(pk=self.answer_id, status=Message.Status.STREAMING).update(**fields)
-        if self.unsaved:
+        if self.unsaved and time.monotonic() - self.last_snapshot >= SNAPSHOT_SECONDS:
+            self.last_snapshot = time.monotonic()
             self._flush()
             html = fragment("answer-snapshot", message_id=self.answer_id, text=text)
             if thinking:
                 html += fragment("thinking-snapshot", message_id=self.answer_id, text=thinking)
             self.group.push(self.answer_id, html)
-            self.unsaved = False
+        self.unsaved = False

@@ -28,6 +28,12 @@ from apps.chat.models import Message, Thread
 log = logging.getLogger(__name__)
 
 
+def ask_in_parallel(function):
+    """Off the event loop, in a thread of its own rather than the one shared thread: when a
+    class asks at once, one question waiting for SQLite's write lock holds up no other."""
+    return database_sync_to_async(function, thread_sensitive=False)
+
+
 class ChatConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         user = self.scope["user"]
@@ -81,16 +87,16 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await database_sync_to_async(self.thread.request_stop)()
             return
         try:
-            answer_id = await database_sync_to_async(self._start)(action, content)
+            answer_id, html = await ask_in_parallel(self._start)(action, content)
         except turns.AskError as error:
             await self.send(text_data=fragment("composer-error", error=str(error)))
             return
         # The new message is on every page before the worker pushes anything into it.
-        html = await self._render(ASK_PARTS if action == "ask" else START_PARTS)
         await self.channel_layer.group_send(self.group, {"type": "chat.html", "html": html})
-        await database_sync_to_async(tasks.enqueue)(answer_id)
+        await ask_in_parallel(tasks.enqueue)(answer_id)
 
-    def _start(self, action: str, content: dict) -> int:
+    def _start(self, action: str, content: dict) -> tuple[int, str]:
+        """Start an answer; returns its id and the frame that shows the new turn."""
         user = self.scope["user"]
         thread = self._find_thread(user, self.thread.pk)
         if thread is None:
@@ -110,7 +116,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             answer = turns.regenerate(user, thread)
         else:
             raise turns.AskError("Unknown action.")
-        return answer.pk
+        return answer.pk, render_parts(thread.pk, ASK_PARTS if action == "ask" else START_PARTS)
 
     async def _render(self, parts) -> str:
         return await database_sync_to_async(render_parts)(self.thread.pk, parts)
