@@ -155,9 +155,16 @@ async def ndjson(thread_id: int, answer_id: int) -> AsyncIterator[bytes]:
                 async with asyncio.timeout(settings.CHAT_STALE_SECONDS / 2):
                     message = await layer.receive(channel)
             except TimeoutError:
-                # Silence: a worker that died leaves the answer interrupted, and says so.
-                stale = Message.objects.filter(pk=answer_id).stale()
-                await database_sync_to_async(answering.settle)(stale)
+                # Silence: a worker that died leaves the answer interrupted, and says so; an
+                # answer stopped before any worker took it just ends.
+                answer = Message.objects.filter(pk=answer_id)
+                if await database_sync_to_async(answering.settle)(answer.stale()):
+                    continue  # its last lines are on their way
+                if not await answer.filter(status=Message.Status.STREAMING).aexists():
+                    status = await answer.values_list("status", flat=True).afirst()
+                    end = {"type": "metadata", "data": {"status": status, "message_id": answer_id}}
+                    yield json.dumps(end).encode() + b"\n"
+                    return
                 continue
             if message.get("answer_id") != answer_id:
                 continue

@@ -90,10 +90,14 @@ class Thread(models.Model):
         """The answer being written (or waiting for a worker), if any."""
         return self.messages.filter(status=Message.Status.STREAMING).last()
 
-    def request_stop(self) -> None:
-        """Ask the worker writing this thread's answer to stop; it reads the flag, so this
-        works from any web process."""
+    def request_stop(self) -> list[int]:
+        """Stop this thread's answer from any web process: the worker writing it reads the
+        flag; one no worker has taken yet is stopped here. Returns the ids stopped here."""
+        waiting = self.messages.filter(status=Message.Status.STREAMING, worker="")
+        stopped = list(waiting.values_list("pk", flat=True))
+        waiting.filter(pk__in=stopped).update(status=Message.Status.STOPPED)
         self.messages.filter(status=Message.Status.STREAMING).update(stop_requested=True)
+        return stopped
 
     @transaction.atomic
     def ask(self, content: str, scope: dict, scope_label: str, attachments=()) -> "Message":

@@ -164,6 +164,7 @@ def test_only_one_worker_takes_an_answer(alice, alice_thread):
 
 def test_the_api_stops_the_answer_whichever_process_writes_it(alice, alice_thread, bob_client):
     answer = alice_thread.ask("Stop me", {}, "")
+    Message.objects.claim(answer.pk, "chat@elsewhere")
     url = f"/api/v1/chat/sessions/{alice_thread.pk}/stop"
     assert bob_client.post(url).status_code == 404
     answer.refresh_from_db()
@@ -190,3 +191,24 @@ def test_the_api_stream_ends_when_the_worker_of_its_answer_goes_silent(
     lines = b"".join(response).decode()
     assert '"type": "error"' in lines and "interrupted" in lines
     assert answer_of(alice_thread).status == Message.Status.FAILED
+
+
+@pytest.mark.asyncio
+async def test_an_answer_no_worker_took_yet_waits_visibly_and_stops_at_once(
+    chat_worker, monkeypatch, alice, alice_thread
+):
+    monkeypatch.setattr(tasks, "enqueue", lambda answer_id: None)  # every worker is busy
+    socket = await open_socket(alice, alice_thread.pk)
+    await socket.send_json_to({"content": "Anyone there?"})
+    asked = await socket.receive_from(timeout=5)
+    assert "Waiting for a chat worker" in asked
+    await socket.send_json_to({"action": "stop"})
+    frames = await frames_until_final(socket)
+    await socket.disconnect()
+    assert 'class="message assistant stopped"' in frames[-1]
+    answer = await database_sync_to_async(answer_of)(alice_thread)
+    assert answer.status == Message.Status.STOPPED
+    # A worker that gets to it later leaves it alone.
+    await database_sync_to_async(answering.write)(answer.pk, "chat@late")
+    await database_sync_to_async(answer.refresh_from_db)()
+    assert answer.status == Message.Status.STOPPED and answer.worker == ""
