@@ -20,8 +20,10 @@ django.setup()
 
 import fsrs  # noqa: E402
 
-from apps.study import flashcards  # noqa: E402
-from apps.study import mindmap as mm  # noqa: E402
+from apps.study.flashcards import scheduling  # noqa: E402
+from apps.study.mindmaps import layout as layouts  # noqa: E402
+from apps.study.mindmaps import svg  # noqa: E402
+from apps.study.mindmaps import tree as trees  # noqa: E402
 
 REPEATS = 7
 
@@ -33,7 +35,7 @@ def tree(levels: int, breadth: int) -> dict:
         )
         return {"title": f"Thema {path} mit einem Namen", "children": children}
 
-    return mm.clean_tree(node(1, "1"))
+    return trees.clean_tree(node(1, "1"))
 
 
 def median_ms(work) -> float:
@@ -51,11 +53,11 @@ def main() -> None:
     print("| --- | ---: | --- | ---: | ---: | ---: |")
     for levels, breadth in [(3, 5), (3, 8), (4, 8)]:
         t = tree(levels, breadth)
-        nodes = sum(1 for _ in mm.walk(t))
-        for layout in mm.LAYOUTS:
+        nodes = sum(1 for _ in trees.walk(t))
+        for layout in layouts.LAYOUTS:
             m = SimpleNamespace(title="Bench", tree=t, layout=layout, positions={}, collapsed=[])
-            ms = median_ms(lambda m=m: mm.render_svg(m))
-            size = len(mm.render_svg(m).encode()) / 1000
+            ms = median_ms(lambda m=m: svg.render_svg(m))
+            size = len(svg.render_svg(m).encode()) / 1000
             print(
                 f"| {levels} levels × {breadth} | {nodes} | {layout} | {ms:.1f} | {size:.0f} "
                 f"| {ms / nodes:.3f} |"
@@ -64,15 +66,15 @@ def main() -> None:
     m = SimpleNamespace(title="Bench", tree=tree(3, 8), layout="lr", positions={}, collapsed=[])
     print("| export (3 levels × 8, lr) | median (ms) |")
     print("| --- | ---: |")
-    print(f"| PNG | {median_ms(lambda: mm.to_png(m)):.0f} |")
-    print(f"| PDF | {median_ms(lambda: mm.to_pdf(m)):.0f} |")
+    print(f"| PNG | {median_ms(lambda: svg.to_png(m)):.0f} |")
+    print(f"| PDF | {median_ms(lambda: svg.to_pdf(m)):.0f} |")
     print()
     card = fsrs.Card(card_id=1)
     now = datetime(2026, 1, 1, tzinfo=UTC)
     runs = 2000
     start = time.perf_counter()
     for _ in range(runs):
-        flashcards.SCHEDULER.review_card(card, fsrs.Rating.Good, now)
+        scheduling.SCHEDULER.review_card(card, fsrs.Rating.Good, now)
     per = (time.perf_counter() - start) / runs * 1e6
     print("| FSRS scheduling | µs per answer |")
     print("| --- | ---: |")

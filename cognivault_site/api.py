@@ -11,7 +11,11 @@ from apps.chat.errors import ChatError
 from apps.llm import gateway
 from apps.llm.api import router as llm_router
 from apps.progress.api import router as progress_router
-from apps.study.api import router as study_router
+from apps.study.errors import StudyError
+from apps.study.flashcards.api import router as decks_router
+from apps.study.mindmaps.api import router as mindmaps_router
+from apps.study.quizzes.api import router as quizzes_router
+from apps.study.workshops.api import router as workshops_router
 from apps.vault.api import router as vault_router
 from apps.vault.errors import VaultError
 from cognivault_site import health
@@ -93,5 +97,15 @@ api.add_router("/", accounts_router)
 api.add_router("/", llm_router)
 api.add_router("/progress/", progress_router)
 api.add_router("/vault/", vault_router)
-api.add_router("/study/", study_router)
+
+
+@api.exception_handler(StudyError)
+def study_error(request: HttpRequest, error: StudyError):
+    return api.create_response(request, {"detail": str(error)}, status=error.status)
+
+
+api.add_router("/study/", quizzes_router)
+api.add_router("/study/", workshops_router)
+api.add_router("/study/", decks_router)
+api.add_router("/study/", mindmaps_router)
 api.add_router("/chat/", chat_router)

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from apps.study.tests.conftest import StudyModel, questions
+from apps.study.conftest import StudyModel, questions
 from tests.conftest import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]

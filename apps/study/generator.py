@@ -47,6 +47,7 @@ from django.db.models import F
 from pydantic import BaseModel, ValidationError
 
 from apps.llm import gateway, jsonparse, prompts
+from apps.study.errors import EmptyScope, ModelDown, NothingValid
 from apps.vault import index
 from apps.vault.errors import ScopeError
 from apps.vault.models import Chunk
@@ -63,22 +64,6 @@ DEFAULT_QUERY = "key concepts, definitions, important facts, main ideas"
 TEMPERATURE = 0.2
 # Keep the prompt within a small model's context window.
 MAX_EXCERPT_CHARS = 1200
-
-
-class GenerationError(Exception):
-    """Something the person can act on; the message says what."""
-
-
-class EmptyScope(GenerationError):
-    pass
-
-
-class ModelDown(GenerationError):
-    pass
-
-
-class NothingValid(GenerationError):
-    pass
 
 
 @dataclass(frozen=True)
@@ -304,7 +289,7 @@ def validate_items(
         chunk_ids = _cited_chunks(raw.get("source", raw.get("sources")), sources) or all_chunk_ids
         try:
             value = schema.model_validate(raw, context=context)
-        except (ValidationError, ValueError, TypeError):
+        except ValidationError:  # validators raising ValueError arrive as this too
             continue
         if identity is not None:
             marker = identity(value)

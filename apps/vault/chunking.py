@@ -1,6 +1,8 @@
 """Turning extracted units into chunks: a recursive splitter (1000 characters, 100 overlap) and
-the row batches of spreadsheets. Pure Python, no Django: the extraction child imports it too."""
+the row batches of spreadsheets; and the sentence windows the index embeds besides each chunk.
+Pure Python, no Django: the extraction child imports it too."""
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -117,3 +119,32 @@ def row_batches(
             split=False,
             min_chars=MIN_CHARS_STRUCTURED,
         )
+
+
+# A sentence ends at . ! or ? before white space, or at a blank line; a single line break
+# inside a paragraph is only wrapping (PDF lines, manual pages). Not at a colon: "What: pg(1)"
+# and "Konfigurationselement: APT::Get" are one statement each.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
+WINDOW_CHARS = 150  # a window grows by whole sentences until it is at least this long
+
+
+def sentences(text: str) -> list[str]:
+    return [s for s in (" ".join(part.split()) for part in _SENTENCE_END.split(text)) if s]
+
+
+def windows(text: str, min_chars: int = WINDOW_CHARS) -> list[str]:
+    """The chunk cut into runs of whole sentences of at least `min_chars`, side by side: what a
+    sentence encoder was trained on, where a whole chunk blurs several ideas into one vector.
+    A short option line ("-v, --version") joins its neighbours instead of standing alone."""
+    found: list[str] = []
+    current: list[str] = []
+    length = 0
+    for sentence in sentences(text):
+        current.append(sentence)
+        length += len(sentence) + 1
+        if length > min_chars:
+            found.append(" ".join(current))
+            current, length = [], 0
+    if current:
+        found.append(" ".join(current))
+    return found if len(found) > 1 else []  # one window would repeat the chunk's own vector

@@ -1,5 +1,8 @@
 """Hybrid retrieval: exact dense search (faiss) and BM25 over the same live chunks, fused by RRF.
 
+A chunk has several vectors, its own and its sentence windows'; dense search scores it by the
+best of them (max-sim) and hands out the whole chunk.
+
 The index is a cache of the database (a chunk's vector lives in its row). Each process holds
 one immutable `Snapshot`; when the database's generation moves on, the process brings its
 snapshot up to date incrementally (added and removed chunk ids), one writer at a time under a
@@ -27,9 +30,12 @@ import faiss
 import numpy as np
 from django.conf import settings
 from django.db import transaction
+from django.db.models.functions import Length
 from scipy import sparse
 
 from apps.llm import gateway
+from apps.vault.chunking import windows
+from apps.vault.embedding import chunk_vectors
 from apps.vault.errors import ScopeError as ScopeError  # search raises it; callers catch it here
 from apps.vault.models import Chunk, IndexState
 from apps.vault.scope import WHOLE_VAULT, Scope
@@ -39,12 +45,14 @@ logger = logging.getLogger(__name__)
 
 RRF_K = 60
 MIN_CANDIDATES = 20  # per retriever, before fusion
+DENSE_WEIGHT = 1.0  # RRF weights of the two rankings
+SPARSE_WEIGHT = 1.0
 BM25_K1 = 1.5
 BM25_B = 0.75
 COMPOUND_WEIGHT = 0.5  # a query word found inside a compound counts half an exact match
 MAX_EXPANSIONS = 64  # compounds looked at per query word
 FILE_NAME = "hybrid.npz"
-FORMAT = 1
+FORMAT = 2  # 2: several vectors per chunk (`starts`)
 BATCH = 1000
 
 # Memory-bound scans on a small machine: one thread is faster than faiss's default two.
@@ -113,11 +121,13 @@ class Snapshot:
         ids: np.ndarray,
         document_ids: np.ndarray,
         dense: faiss.IndexFlatIP,
+        starts: np.ndarray,
         postings: sparse.csc_matrix,
         doc_len: np.ndarray,
         vocab: list[str],
     ) -> None:
-        assert len(ids) == len(document_ids) == dense.ntotal == postings.shape[0] == len(doc_len)
+        assert len(ids) == len(document_ids) == len(starts) == postings.shape[0] == len(doc_len)
+        assert not len(ids) or (starts[0] == 0 and starts[-1] < dense.ntotal)
         self.generation = generation
         self.key: tuple = ()  # (directory, generation, model) once a process adopts it
         self.model = model
@@ -125,6 +135,8 @@ class Snapshot:
         self.ids = ids
         self.document_ids = document_ids
         self.dense = dense
+        # A chunk's vectors are consecutive dense rows from starts[i]: its own, then its windows.
+        self.starts = starts
         self.postings = postings
         self.doc_len = doc_len
         self.vocab = vocab
@@ -153,6 +165,7 @@ class Snapshot:
             ids=np.zeros(0, np.int64),
             document_ids=np.zeros(0, np.int64),
             dense=faiss.IndexFlatIP(dim),
+            starts=np.zeros(0, np.int64),
             postings=sparse.csc_matrix((0, 0), dtype=np.float32),
             doc_len=np.zeros(0, np.float32),
             vocab=[],
@@ -168,9 +181,12 @@ class Snapshot:
         return len(self.ids)
 
     def vectors(self) -> np.ndarray:
-        return faiss.rev_swig_ptr(self.dense.get_xb(), len(self) * self.dim).reshape(
-            len(self), self.dim
-        )
+        """Every dense row: each chunk's own vector followed by its windows'."""
+        rows = self.dense.ntotal
+        return faiss.rev_swig_ptr(self.dense.get_xb(), rows * self.dim).reshape(rows, self.dim)
+
+    def vector_counts(self) -> np.ndarray:
+        return np.diff(self.starts, append=self.dense.ntotal)
 
     # --- changes: a new snapshot from this one ---
 
@@ -181,7 +197,10 @@ class Snapshot:
         remove: Iterable[int] = (),
         add: Sequence[tuple[int, int, str, np.ndarray]] = (),
     ) -> "Snapshot":
-        """A new snapshot without the `remove` chunk ids and with `add` (id, doc, text, vector)."""
+        """A new snapshot without the `remove` chunk ids and with `add` (id, doc, text, vectors).
+
+        The vectors of an added chunk are one row per vector (its own, then its windows').
+        """
         gone = np.isin(self.ids, np.fromiter(remove, np.int64))
         keep = ~gone
         vocab = list(self.vocab)
@@ -224,10 +243,13 @@ class Snapshot:
         )
         postings = sparse.vstack([old[keep], new], format="csc", dtype=np.float32)
         dense = faiss.IndexFlatIP(self.dim)
+        counts = self.vector_counts()
         if keep.any():
-            dense.add(np.ascontiguousarray(self.vectors()[keep]))
-        if add:
-            dense.add(np.stack([vector for *_, vector in add]).astype(np.float32))
+            dense.add(np.ascontiguousarray(self.vectors()[np.repeat(keep, counts)]))
+        added = [np.asarray(vectors, np.float32).reshape(-1, self.dim) for *_, vectors in add]
+        if added:
+            dense.add(np.concatenate(added))
+        sizes = np.concatenate([counts[keep], [len(vectors) for vectors in added]]).astype(np.int64)
         return Snapshot(
             generation=generation,
             model=self.model,
@@ -237,6 +259,7 @@ class Snapshot:
                 [self.document_ids[keep], np.array([a[1] for a in add], np.int64)]
             ),
             dense=dense,
+            starts=np.cumsum(sizes) - sizes,
             postings=postings,
             doc_len=np.concatenate([self.doc_len[keep], np.asarray(lengths, np.float32)]),
             vocab=vocab,
@@ -253,8 +276,10 @@ class Snapshot:
     def dense_ranking(
         self, vector: np.ndarray, allowed: np.ndarray | None, n: int, min_score: float
     ) -> np.ndarray:
-        """Rows of the n nearest allowed chunks by inner product, at least `min_score`.
+        """Rows of the n nearest allowed chunks, at least `min_score`.
 
+        A chunk scores its best vector's inner product (max-sim): its own or one of its
+        sentence windows, so one sentence that answers the question is not drowned by the rest.
         The vectors live in the faiss index; one query is scanned as a single BLAS
         matrix-vector product over its storage, which measured 1.5-2x faster on this CPU than
         faiss's own one-query loop (plain or with a selector, generic and AVX-512 builds alike).
@@ -263,6 +288,8 @@ class Snapshot:
         if not len(self) or (allowed is not None and not allowed.any()):
             return np.zeros(0, np.int64)
         scores = self.vectors() @ np.asarray(vector, np.float32).reshape(self.dim)
+        if len(scores) > len(self):
+            scores = np.maximum.reduceat(scores, self.starts)
         if allowed is not None:
             scores[~allowed] = -np.inf
         n = min(n, len(self))
@@ -349,9 +376,9 @@ def fuse(dense: Sequence[int], keyword: Sequence[int], k: int) -> list[Ranked]:
     scores: dict[int, float] = {}
     dense_ranks = {chunk_id: rank for rank, chunk_id in enumerate(dense, 1)}
     sparse_ranks = {chunk_id: rank for rank, chunk_id in enumerate(keyword, 1)}
-    for ranks in (dense_ranks, sparse_ranks):
+    for ranks, weight in ((dense_ranks, DENSE_WEIGHT), (sparse_ranks, SPARSE_WEIGHT)):
         for chunk_id, rank in ranks.items():
-            scores[chunk_id] = scores.get(chunk_id, 0.0) + 1.0 / (RRF_K + rank)
+            scores[chunk_id] = scores.get(chunk_id, 0.0) + weight / (RRF_K + rank)
     order = sorted(scores, key=lambda chunk_id: (-scores[chunk_id], chunk_id))[:k]
     return [
         Ranked(chunk_id, scores[chunk_id], dense_ranks.get(chunk_id), sparse_ranks.get(chunk_id))
@@ -380,6 +407,7 @@ def save(snapshot: Snapshot, directory: Path) -> None:
                 ids=snapshot.ids,
                 document_ids=snapshot.document_ids,
                 vectors=snapshot.vectors(),
+                starts=snapshot.starts,
                 indptr=snapshot.postings.indptr,
                 indices=snapshot.postings.indices,
                 data=snapshot.postings.data,
@@ -417,7 +445,7 @@ def load(directory: Path) -> Snapshot | None:
             vocab = vocab_bytes.decode().split("\n") if vocab_bytes else []
             postings = sparse.csc_matrix(
                 (stored["data"], stored["indices"], stored["indptr"]),
-                shape=(len(vectors), len(vocab)),
+                shape=(len(stored["ids"]), len(vocab)),
             )
             postings.check_format(full_check=True)
             return Snapshot(
@@ -427,6 +455,7 @@ def load(directory: Path) -> Snapshot | None:
                 ids=stored["ids"].astype(np.int64),
                 document_ids=stored["document_ids"].astype(np.int64),
                 dense=dense,
+                starts=stored["starts"].astype(np.int64),
                 postings=postings,
                 doc_len=stored["doc_len"].astype(np.float32),
                 vocab=vocab,
@@ -485,7 +514,8 @@ def forget() -> None:
 def _refresh(
     snapshot: Snapshot | None, generation: int, model: str, dim: int
 ) -> tuple[Snapshot, bool]:
-    """Load the saved snapshot or bring one up to date; True when the model changed."""
+    """Load the saved snapshot or bring one up to date; True when chunks need re-embedding
+    (the model changed, or chunks were embedded with an older vector layout)."""
     directory = index_dir()
     with _writer_lock(directory):
         stored = load(directory)
@@ -496,34 +526,73 @@ def _refresh(
         base = matching[0] if matching else None
         if base is not None and base.generation == generation:
             return base, False
-        updated = sync(base or Snapshot.empty(generation, model, dim), generation)
+        updated, outdated = sync(base or Snapshot.empty(generation, model, dim), generation)
         save(updated, directory)
-        return updated, switched
+        return updated, switched or outdated
 
 
-def sync(snapshot: Snapshot, generation: int) -> Snapshot:
-    """The snapshot with the database's live chunks: add new ids, drop retired ones."""
-    live = dict(live_chunks(snapshot.model).values_list("id", "document_id"))
-    have = set(snapshot.ids.tolist())
-    gone = have - live.keys()
-    new = sorted(live.keys() - have)
+def sync(snapshot: Snapshot, generation: int) -> tuple[Snapshot, bool]:
+    """The snapshot with the database's live chunks: add new ids, drop retired ones, reload
+    those re-embedded in place (their vector count changed). True when some added chunk has
+    not the vectors `chunk_vectors` makes today (embedded before sentence windows)."""
+    floats = 4 * snapshot.dim
+    live = {
+        chunk_id: (document_id, size // floats)
+        for chunk_id, document_id, size in live_chunks(snapshot.model)
+        .annotate(size=Length("embedding"))
+        .values_list("id", "document_id", "size")
+    }
+    have = dict(zip(snapshot.ids.tolist(), snapshot.vector_counts().tolist(), strict=True))
+    redone = {
+        chunk_id for chunk_id, count in have.items() if live.get(chunk_id, (0, count))[1] != count
+    }
+    gone = (have.keys() - live.keys()) | redone
+    new = sorted((live.keys() - have.keys()) | redone)
+    outdated = False
     added: list[tuple[int, int, str, np.ndarray]] = []
     for start in range(0, len(new), BATCH):
         batch = new[start : start + BATCH]
         for chunk_id, document_id, text, blob in Chunk.objects.filter(id__in=batch).values_list(
             "id", "document_id", "text", "embedding"
         ):
-            vector = np.frombuffer(bytes(blob), np.float32)
-            if vector.shape != (snapshot.dim,):
-                logger.warning("Chunk %s has a %s-dim vector; skipped.", chunk_id, vector.size)
+            vectors = np.frombuffer(bytes(blob), np.float32)
+            if not vectors.size or vectors.size % snapshot.dim:
+                logger.warning(
+                    "Chunk %s has %s floats, not %s-dim rows; skipped.",
+                    chunk_id,
+                    vectors.size,
+                    snapshot.dim,
+                )
                 continue
-            added.append((chunk_id, document_id, text, vector))
+            vectors = vectors.reshape(-1, snapshot.dim)
+            outdated = outdated or len(vectors) != 1 + len(windows(text))
+            added.append((chunk_id, document_id, text, vectors))
     if not gone and not added:
-        return snapshot.relabelled(generation)
-    return snapshot.changed(generation, remove=gone, add=added)
+        return snapshot.relabelled(generation), outdated
+    return snapshot.changed(generation, remove=gone, add=added), outdated
 
 
 # --- Switching the embedding model ---------------------------------------------------------------
+
+
+def outdated_chunks(model_name: str, batch_size: int = BATCH) -> Iterator[int]:
+    """Ids of live chunks of this model whose vectors are not what `chunk_vectors` makes now."""
+    dim = int(gateway.embedding_model().dim)
+    after = 0
+    while True:
+        rows = list(
+            live_chunks(model_name)
+            .filter(id__gt=after)
+            .annotate(size=Length("embedding"))
+            .order_by("id")
+            .values_list("id", "text", "size")[:batch_size]
+        )
+        if not rows:
+            return
+        for chunk_id, text, size in rows:
+            if size != 4 * dim * (1 + len(windows(text))):
+                yield chunk_id
+        after = rows[-1][0]
 
 
 def stale_chunks(model_name: str):
@@ -532,17 +601,22 @@ def stale_chunks(model_name: str):
 
 
 def reembed_stale(batch_size: int = 64) -> int:
-    """Re-embed every stale chunk with the configured model, batch by batch; returns how many.
+    """Re-embed every stale chunk with the configured model, batch by batch, then every chunk
+    embedded with an older vector layout; returns how many.
 
-    Idempotent: a chunk already embedded with the current model is never touched again.
+    Idempotent: a chunk already embedded as `chunk_vectors` does now is never touched again.
     """
     model = gateway.embedding_model()
     done = 0
+    outdated = list(outdated_chunks(model.name))
     while True:
         batch = list(stale_chunks(model.name).order_by("id").values_list("id", "text")[:batch_size])
+        if not batch and outdated:
+            ids, outdated = outdated[:batch_size], outdated[batch_size:]
+            batch = list(Chunk.objects.filter(id__in=ids).order_by("id").values_list("id", "text"))
         if not batch:
             return done
-        vectors = gateway.embed([text for _, text in batch]).astype(np.float32)
+        vectors = chunk_vectors([text for _, text in batch])
         with transaction.atomic():
             for (chunk_id, _), vector in zip(batch, vectors, strict=True):
                 Chunk.objects.filter(id=chunk_id).update(

@@ -13,7 +13,6 @@ import logging
 import time
 from collections import Counter
 
-import numpy as np
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F
@@ -21,6 +20,7 @@ from django.utils import timezone
 
 from apps.llm import gateway
 from apps.vault.chunking import Unit, pieces_from_units
+from apps.vault.embedding import chunk_vectors
 from apps.vault.extract import ExtractionError, run_isolated
 from apps.vault.models import (
     Chunk,
@@ -344,9 +344,7 @@ def embed(run: IngestRun, step: IngestStep) -> None:
         touch(run)
         report(step, detail=f"batch {number} of {len(batches)}")
         chunks = list(Chunk.objects.filter(pk__in=ids).order_by("ordinal"))
-        vectors = np.asarray(gateway.embed([chunk.text for chunk in chunks]), dtype=np.float32)
-        if vectors.shape[0] != len(chunks):
-            raise ValueError(f"the model returned {vectors.shape[0]} vectors for {len(chunks)}")
+        vectors = chunk_vectors([chunk.text for chunk in chunks])
         with transaction.atomic():
             touch(run)
             for chunk, vector in zip(chunks, vectors, strict=True):

@@ -5,8 +5,8 @@ import re
 
 import pytest
 
+from apps.study.conftest import make_studied_document
 from apps.study.models import Deck, Mindmap, Quiz, Workshop
-from apps.study.tests.conftest import make_studied_document
 
 pytestmark = pytest.mark.django_db
 

@@ -3,14 +3,14 @@
 from collections.abc import Sequence
 
 from apps.llm import gateway
-from apps.vault import index
+from apps.vault import embedding, index
 from apps.vault.models import Chunk, Document, IndexState
 
 
 def add_chunks(document: Document, texts: Sequence[str], *, done: bool = True) -> list[Chunk]:
     """Chunks for `document`, embedded with the configured model; the document ingested."""
     model = gateway.embedding_model()
-    vectors = gateway.embed(list(texts))
+    vectors = embedding.chunk_vectors(texts)
     start = document.chunks.count()
     chunks = Chunk.objects.bulk_create(
         Chunk(

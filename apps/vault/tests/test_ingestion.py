@@ -6,6 +6,7 @@ import pytest
 
 from apps.llm import gateway
 from apps.vault import pipeline, tasks
+from apps.vault.chunking import windows
 from apps.vault.models import Chunk, Document, IndexState, IngestRun
 from apps.vault.tests import files
 from apps.vault.tests.conftest import closed_port_url, upload
@@ -23,8 +24,10 @@ def test_a_new_document_becomes_live_with_vectors_and_places(alice, model, run_i
     assert document.chunk_count == 3 and document.pages == 3
     live = Chunk.objects.live().filter(document=document)
     assert [chunk.page for chunk in live] == [1, 2, 3]
-    vector = np.frombuffer(live[0].embedding, dtype=np.float32)
-    assert vector.shape == (16,) and np.isclose(np.linalg.norm(vector), 1.0)
+    # The chunk's own vector, then one per sentence window (max-sim in the index).
+    vectors = np.frombuffer(live[0].embedding, dtype=np.float32).reshape(-1, 16)
+    assert len(vectors) == 1 + len(windows(live[0].text))
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0)
     assert live[0].embedding_model == "ollama/embeddinggemma"
 
 

@@ -1,0 +1,79 @@
+"""The Study Hub's own errors, each with the message for the person and the API's status.
+
+Study code raises these and nothing else for input or state the person can act on. Pages show
+the message where the person acted (`show`) and answer 400; the API answers
+`{"detail": message}` with the error's `status` through one handler (cognivault_site/api.py).
+"""
+
+from django import forms
+from django.contrib import messages
+from django.http import HttpRequest
+
+PAGE_STATUS = 400
+
+
+class StudyError(Exception):
+    """Something the person can act on; the message says what."""
+
+    status = 400
+
+
+class InvalidInput(StudyError):
+    """Input that cannot be used as sent: a size we do not make, an empty card, a bad tree."""
+
+    status = 422
+
+
+class InvalidAnswers(InvalidInput):
+    """Quiz answers that do not fit the quiz: one per question, each one of its options."""
+
+
+class DeckError(InvalidInput):
+    """Input we cannot turn into a deck or a card."""
+
+
+class DeckFull(DeckError):
+    pass
+
+
+class MindmapError(InvalidInput):
+    """A tree we cannot draw, or a change a mindmap cannot take."""
+
+
+class NoSuchNode(MindmapError):
+    pass
+
+
+class LessonNotWritten(StudyError):
+    status = 409
+
+
+class WorkshopNotDone(StudyError):
+    status = 409
+
+
+class GenerationError(StudyError):
+    """The generator could not make what was asked; the message says why and what to try."""
+
+    status = 502
+
+
+class EmptyScope(GenerationError):
+    status = 400
+
+
+class ModelDown(GenerationError):
+    status = 503
+
+
+class NothingValid(GenerationError):
+    status = 502
+
+
+def show(request: HttpRequest, error: StudyError, form: forms.Form | None = None) -> None:
+    """Show `error` where the person acted: on the form they sent (kept as they filled it
+    in), else above the page."""
+    if form is not None:
+        form.add_error(None, str(error))
+    else:
+        messages.error(request, str(error))

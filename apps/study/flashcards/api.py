@@ -1,0 +1,203 @@
+"""Decks under /api/v1/study/decks: generate or bring cards, edit, review, export."""
+
+from datetime import datetime
+from typing import Literal
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+from ninja import Field, Router, Schema, Status
+
+from apps.study.flashcards import anki, csv_files, decks, generation, scheduling
+from apps.study.flashcards.models import Card, Deck
+from apps.study.schemas import ScopeIn
+
+router = Router(tags=["study"])
+
+
+class CardIn(Schema):
+    front: str = Field(..., min_length=1, max_length=Card.MAX_SIDE)
+    back: str = Field(..., min_length=1, max_length=Card.MAX_SIDE)
+
+
+class CardPatch(Schema):
+    front: str | None = Field(None, min_length=1, max_length=Card.MAX_SIDE)
+    back: str | None = Field(None, min_length=1, max_length=Card.MAX_SIDE)
+
+
+class DeckIn(ScopeIn):
+    """Generate from the vault (`num_cards` and a scope), or bring the `cards` yourself."""
+
+    title: str = Field("", max_length=200)
+    num_cards: Literal[10, 20, 40] = 10
+    # How many a deck holds is create_deck's rule (DeckFull), the same for pages and the API.
+    cards: list[CardIn] | None = None
+
+
+# Bodies of routes on one object validate after the ownership check: someone else's object
+# answers 404 whatever was sent.
+class DeckPatch(Schema):
+    title: str | None = Field(None, min_length=1, max_length=200)
+
+
+class CardOut(Schema):
+    id: int
+    position: int
+    front: str
+    back: str
+    chunk_id: int | None
+    state: Literal["learning", "review", "relearning"]
+    due_at: datetime
+    last_review_at: datetime | None
+    mastered: bool
+    flips: int
+
+    @staticmethod
+    def resolve_state(card: Card) -> str:
+        return Card.State(card.state).name.lower()
+
+
+class DeckSummaryOut(Schema):
+    id: int
+    title: str
+    created_at: datetime
+    card_count: int
+    mastered_count: int
+    due_count: int
+
+
+class DeckOut(DeckSummaryOut):
+    category_ids: list[int]
+    document_ids: list[int]
+    cards: list[CardOut]
+
+
+class ReviewIn(Schema):
+    # Checked by the review itself, after the ownership check (see above).
+    outcome: str | None = Field(None, max_length=20)
+
+
+class ReviewOut(Schema):
+    card: CardOut
+    deck_mastered: bool
+
+
+def deck_out(deck: Deck) -> dict:
+    now = timezone.now()
+    cards = list(deck.cards.all())
+    return {
+        "id": deck.pk,
+        "title": deck.title,
+        "created_at": deck.created_at,
+        "category_ids": deck.category_ids,
+        "document_ids": deck.document_ids,
+        "card_count": len(cards),
+        "mastered_count": sum(card.mastered for card in cards),
+        "due_count": sum(card.due_at <= now for card in cards),
+        "cards": cards,
+    }
+
+
+def own_deck(request: HttpRequest, deck_id: int) -> Deck:
+    return get_object_or_404(Deck.objects.visible_to(request.auth), pk=deck_id)
+
+
+def own_card(request: HttpRequest, deck_id: int, card_id: int) -> Card:
+    return get_object_or_404(Card.objects.visible_to(request.auth), deck_id=deck_id, pk=card_id)
+
+
+@router.get("/decks", response=list[DeckSummaryOut])
+def list_decks(request: HttpRequest):
+    return [
+        {
+            "id": d.pk,
+            "title": d.title,
+            "created_at": d.created_at,
+            "card_count": d.card_count,
+            "mastered_count": d.mastered_count,
+            "due_count": d.due_count,
+        }
+        for d in Deck.objects.visible_to(request.auth).with_counts(timezone.now())
+    ]
+
+
+@router.post("/decks", response={201: DeckOut})
+def create_deck(request: HttpRequest, payload: DeckIn):
+    if payload.cards is None:
+        deck, _badges = generation.generate_deck(
+            request.auth,
+            num_cards=payload.num_cards,
+            scope=payload.scope,
+            now=timezone.now(),
+            title=payload.title.strip(),
+        )
+    else:
+        cards = [card.dict() for card in payload.cards]
+        deck, _badges = decks.create_deck(
+            request.auth, payload.title or "Deck", cards, now=timezone.now()
+        )
+    return Status(201, deck_out(deck))
+
+
+@router.get("/decks/due", response=list[CardOut])
+def due_cards(request: HttpRequest):
+    """Cards due now across all your decks, the most overdue first."""
+    return Card.objects.visible_to(request.auth).due(timezone.now())
+
+
+@router.get("/decks/{deck_id}", response=DeckOut)
+def get_deck(request: HttpRequest, deck_id: int):
+    return deck_out(own_deck(request, deck_id))
+
+
+@router.patch("/decks/{deck_id}", response=DeckOut)
+def rename_deck(request: HttpRequest, deck_id: int, payload: DeckPatch | None = None):
+    deck = own_deck(request, deck_id)
+    deck.rename((payload or DeckPatch()).title or "")
+    return deck_out(deck)
+
+
+@router.delete("/decks/{deck_id}", response={204: None})
+def delete_deck(request: HttpRequest, deck_id: int):
+    own_deck(request, deck_id).delete()
+    return Status(204, None)
+
+
+@router.post("/decks/{deck_id}/cards", response={201: CardOut})
+def add_card(request: HttpRequest, deck_id: int, payload: CardPatch | None = None):
+    deck = own_deck(request, deck_id)
+    payload = payload or CardPatch()
+    card = deck.add_card(payload.front or "", payload.back or "", now=timezone.now())
+    return Status(201, card)
+
+
+@router.patch("/decks/{deck_id}/cards/{card_id}", response=CardOut)
+def edit_card(request: HttpRequest, deck_id: int, card_id: int, payload: CardPatch | None = None):
+    card = own_card(request, deck_id, card_id)
+    payload = payload or CardPatch()
+    card.edit(payload.front, payload.back)
+    return card
+
+
+@router.delete("/decks/{deck_id}/cards/{card_id}", response={204: None})
+def delete_card(request: HttpRequest, deck_id: int, card_id: int):
+    own_card(request, deck_id, card_id).delete()
+    return Status(204, None)
+
+
+@router.post("/decks/{deck_id}/cards/{card_id}/review", response=ReviewOut)
+def review_card(request: HttpRequest, deck_id: int, card_id: int, payload: ReviewIn | None = None):
+    card = own_card(request, deck_id, card_id)
+    scheduling.review(card, (payload or ReviewIn()).outcome, now=timezone.now())
+    return {"card": card, "deck_mastered": card.deck.is_mastered()}
+
+
+@router.get("/decks/{deck_id}/export.{fmt}", response={200: None})
+def export_deck(request: HttpRequest, deck_id: int, fmt: Literal["csv", "apkg"]):
+    deck = own_deck(request, deck_id)
+    if fmt == "csv":
+        response = HttpResponse(csv_files.export_csv(deck), content_type="text/csv")
+    else:
+        response = HttpResponse(anki.export_apkg(deck), content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="deck-{deck.pk}.{fmt}"'
+    return response

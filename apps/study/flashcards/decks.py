@@ -1,0 +1,44 @@
+"""Decks made from cards: by hand, from a CSV file, through the API or by the generator."""
+
+from datetime import datetime
+
+from django.db import transaction
+
+from apps.progress import tracking
+from apps.study.errors import DeckError, DeckFull
+from apps.study.flashcards.models import Card, Deck, clean_side
+
+
+def clean_cards(items: list) -> list[dict]:
+    """Keep the items with a non-empty front and back; drop the rest."""
+    cards = []
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        front, back = clean_side(item.get("front")), clean_side(item.get("back"))
+        if front and back:
+            chunk_id = item.get("chunk_id")
+            cards.append(
+                {
+                    "front": front,
+                    "back": back,
+                    "chunk_id": chunk_id if isinstance(chunk_id, int) else None,
+                }
+            )
+    return cards
+
+
+def create_deck(owner, title: str, items: list, *, now: datetime, **fields) -> tuple[Deck, list]:
+    """A deck of the items with a front and a back, recorded for progress; (the deck, badges
+    just earned). Nothing is made from no cards or from more than a deck holds."""
+    cards = clean_cards(items)
+    if not cards:
+        raise DeckError("A deck needs at least one card with a front and a back.")
+    if len(cards) > Deck.MAX_CARDS:
+        raise DeckFull(f"A deck holds at most {Deck.MAX_CARDS} cards; this has {len(cards)}.")
+    with transaction.atomic():
+        deck = Deck.objects.create(owner=owner, title=title.strip()[:200] or "Deck", **fields)
+        Card.objects.bulk_create(
+            Card(deck=deck, position=i, due_at=now, **card) for i, card in enumerate(cards)
+        )
+    return deck, tracking.record_deck_created(owner)

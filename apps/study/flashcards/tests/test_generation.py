@@ -1,0 +1,82 @@
+"""Decks generated through the shared recipe, against a fake model server."""
+
+import pytest
+
+from apps.study.conftest import make_studied_document
+from apps.study.models import Deck
+
+pytestmark = pytest.mark.django_db
+
+
+def cards(count: int, **extra) -> dict:
+    return {
+        "cards": [
+            {"front": f"Question {i}?", "back": f"Answer {i}.", "source": 1, **extra}
+            for i in range(count)
+        ]
+    }
+
+
+def test_generating_a_deck_from_the_page_asks_for_exactly_n_and_keeps_sources(
+    alice, alice_client, model
+):
+    make_studied_document(alice)
+    answer = cards(12)  # the model overshoots: extras are trimmed
+    answer["cards"][3] = {"front": "", "back": "dropped"}
+    answer["cards"][4] = {"front": "Question 0?", "back": "a repeat is dropped"}
+    model.answer(answer)
+    response = alice_client.post("/study/decks/generate/", {"num_cards": "10"})
+    deck = Deck.objects.get(owner=alice)
+    assert response.status_code == 302 and response.url == f"/study/decks/{deck.pk}/"
+    assert deck.cards.count() == 10
+    assert "EXACTLY 10" in model.prompt()
+    answer_shape = model.chats[-1]["format"]["properties"]["cards"]
+    assert answer_shape["maxItems"] == 10
+    assert set(answer_shape["items"]["required"]) >= {"front", "back", "source"}
+    first_chunk = deck.cards.first().chunk
+    assert first_chunk is not None and first_chunk.document.owner == alice
+    assert deck.title.startswith("Cards on")
+
+
+def test_generation_errors_are_shown_on_the_page(alice, alice_client, model):
+    empty = alice_client.post("/study/decks/generate/", {"num_cards": "10"})
+    assert empty.status_code == 400
+    make_studied_document(alice)
+    model.answer("I cannot make cards today.")
+    garbage = alice_client.post("/study/decks/generate/", {"num_cards": "20"})
+    assert garbage.status_code == 400 and "nothing usable" in garbage.content.decode()
+    model.fail_with = (500, "boom")
+    down = alice_client.post("/study/decks/generate/", {"num_cards": "20"})
+    assert down.status_code == 400 and "language model" in down.content.decode()
+    assert not Deck.objects.exists()
+
+
+def test_the_api_generates_a_deck_and_maps_errors_to_json(alice, alice_client, model):
+    response = alice_client.post(
+        "/api/v1/study/decks", {"num_cards": 10}, content_type="application/json"
+    )
+    assert response.status_code == 400 and "no documents" in response.json()["detail"]
+    make_studied_document(alice)
+    model.answer(cards(10))
+    created = alice_client.post(
+        "/api/v1/study/decks", {"num_cards": 10}, content_type="application/json"
+    )
+    assert created.status_code == 201 and len(created.json()["cards"]) == 10
+    assert created.json()["cards"][0]["chunk_id"] is not None
+    model.fail_with = (500, "boom")
+    down = alice_client.post(
+        "/api/v1/study/decks", {"num_cards": 10}, content_type="application/json"
+    )
+    assert down.status_code == 503 and "detail" in down.json()
+
+
+def test_a_scope_with_bobs_document_builds_nothing_for_alice(alice, bob, alice_client, model):
+    bobs = make_studied_document(bob, "bob.txt")
+    model.answer(cards(10))
+    response = alice_client.post(
+        "/api/v1/study/decks",
+        {"num_cards": 10, "document_ids": [bobs.pk]},
+        content_type="application/json",
+    )
+    assert response.status_code == 400
+    assert not model.chats  # nothing of bob's reached a prompt

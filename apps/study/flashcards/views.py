@@ -1,0 +1,275 @@
+"""Flashcard pages: the tab (decks, due cards, generate, make by hand, import a CSV), a deck
+with its cards, studying with spaced repetition, exports."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET, require_POST
+
+from apps.study import errors
+from apps.study.errors import StudyError
+from apps.study.flashcards import anki, csv_files, decks, generation, scheduling
+from apps.study.flashcards.forms import (
+    CardForm,
+    CsvImportForm,
+    DeckGenerateForm,
+    DeckTitleForm,
+    NewDeckForm,
+)
+from apps.study.flashcards.models import Card, Deck
+from apps.study.views import announce, download, report_shortfall, study_tab
+
+EXPORTS = {"csv": ("text/csv", csv_files.export_csv), "apkg": ("application/zip", anki.export_apkg)}
+
+
+def render_deck_list(
+    request: HttpRequest, new_form=None, import_form=None, generate_form=None, status: int = 200
+):
+    decks = Deck.objects.visible_to(request.user).with_counts(timezone.now())
+    context = {
+        "decks": decks,
+        "due_total": sum(deck.due_count for deck in decks),
+        "new_form": new_form or NewDeckForm(),
+        "import_form": import_form or CsvImportForm(),
+        "generate_form": generate_form or DeckGenerateForm(user=request.user),
+    }
+    return study_tab(request, "study/flashcards/list.html", context, status)
+
+
+@require_GET
+@login_required
+def deck_list(request: HttpRequest) -> HttpResponse:
+    return render_deck_list(request)
+
+
+@require_POST
+@login_required
+def deck_generate(request: HttpRequest) -> HttpResponse:
+    form = DeckGenerateForm(request.POST, user=request.user)
+    if form.is_valid():
+        asked = form.cleaned_data["num_cards"]
+        try:
+            deck, badges = generation.generate_deck(
+                request.user, num_cards=asked, scope=form.scope, now=timezone.now()
+            )
+        except StudyError as error:
+            errors.show(request, error, form)
+        else:
+            announce(request, badges)
+            report_shortfall(request, deck.cards.count(), asked, "cards")
+            return redirect("study:deck-detail", pk=deck.pk)
+    return render_deck_list(request, generate_form=form, status=errors.PAGE_STATUS)
+
+
+@require_POST
+@login_required
+def deck_create(request: HttpRequest) -> HttpResponse:
+    form = NewDeckForm(request.POST)
+    if form.is_valid():
+        try:
+            deck, badges = decks.create_deck(
+                request.user, form.cleaned_data["title"], [form.cleaned_data], now=timezone.now()
+            )
+        except StudyError as error:
+            errors.show(request, error, form)
+        else:
+            announce(request, badges)
+            return redirect("study:deck-detail", pk=deck.pk)
+    return render_deck_list(request, new_form=form, status=errors.PAGE_STATUS)
+
+
+@require_POST
+@login_required
+def deck_import(request: HttpRequest) -> HttpResponse:
+    form = CsvImportForm(request.POST, request.FILES)
+    if form.is_valid():
+        upload = form.cleaned_data["file"]
+        title = upload.name.rsplit(".", 1)[0] or "Imported deck"
+        try:
+            # One byte more than allowed is enough for parse_csv to refuse a large file.
+            items = csv_files.parse_csv(upload.read(csv_files.MAX_CSV_BYTES + 1))
+            deck, badges = decks.create_deck(request.user, title, items, now=timezone.now())
+        except StudyError as error:
+            errors.show(request, error, form)
+        else:
+            announce(request, badges)
+            messages.success(request, f"Imported {deck.cards.count()} cards.")
+            return redirect("study:deck-detail", pk=deck.pk)
+    return render_deck_list(request, import_form=form, status=errors.PAGE_STATUS)
+
+
+def own_deck(request: HttpRequest, pk: int) -> Deck:
+    return get_object_or_404(Deck.objects.visible_to(request.user), pk=pk)
+
+
+def own_card(request: HttpRequest, pk: int, card_pk: int) -> Card:
+    return get_object_or_404(Card.objects.visible_to(request.user), deck_id=pk, pk=card_pk)
+
+
+def render_deck(request: HttpRequest, deck: Deck, partial: str = "", status: int = 200, **extra):
+    mastered, total = deck.mastery()
+    context = {
+        "deck": deck,
+        "cards": deck.cards.all(),
+        "mastered": mastered,
+        "total": total,
+        "due_count": deck.cards.due(timezone.now()).count(),
+        "title_form": extra.pop("title_form", None) or DeckTitleForm(initial={"title": deck.title}),
+        "card_form": extra.pop("card_form", None) or CardForm(),
+        **extra,
+    }
+    template = "study/flashcards/detail.html" + (f"#{partial}" if partial else "")
+    return render(request, template, context, status=status)
+
+
+@require_GET
+@login_required
+def deck_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    deck = own_deck(request, pk)
+    return render_deck(request, deck)
+
+
+@require_POST
+@login_required
+def deck_update(request: HttpRequest, pk: int) -> HttpResponse:
+    deck = own_deck(request, pk)
+    form = DeckTitleForm(request.POST)
+    if not form.is_valid():
+        return render_deck(
+            request, deck, "deck-head" if request.htmx else "", errors.PAGE_STATUS, title_form=form
+        )
+    deck.rename(form.cleaned_data["title"])
+    if request.htmx:
+        return render_deck(request, deck, "deck-head")
+    return redirect("study:deck-detail", pk=deck.pk)
+
+
+@require_POST
+@login_required
+def deck_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    deck = own_deck(request, pk)
+    deck.delete()
+    messages.success(request, f"Deleted the deck “{deck.title}”.")
+    return redirect("study:deck-list")
+
+
+@require_POST
+@login_required
+def card_create(request: HttpRequest, pk: int) -> HttpResponse:
+    deck = own_deck(request, pk)
+    form = CardForm(request.POST)
+    if form.is_valid():
+        try:
+            deck.add_card(form.cleaned_data["front"], form.cleaned_data["back"], now=timezone.now())
+        except StudyError as error:
+            errors.show(request, error, form)
+        else:
+            if request.htmx:
+                return render_deck(request, deck, "card-list")
+            return redirect("study:deck-detail", pk=deck.pk)
+    partial = "card-list" if request.htmx else ""
+    return render_deck(request, deck, partial, errors.PAGE_STATUS, card_form=form)
+
+
+@require_POST
+@login_required
+def card_update(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
+    card = own_card(request, pk, card_pk)
+    form = CardForm(request.POST)
+    if not form.is_valid():
+        partial = "card-list" if request.htmx else ""
+        return render_deck(
+            request, card.deck, partial, errors.PAGE_STATUS, edit_errors={card.pk: form}
+        )
+    card.edit(form.cleaned_data["front"], form.cleaned_data["back"])
+    if request.htmx:
+        return render_deck(request, card.deck, "card-list")
+    return redirect("study:deck-detail", pk=card.deck_id)
+
+
+@require_POST
+@login_required
+def card_delete(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
+    card = own_card(request, pk, card_pk)
+    deck = card.deck
+    card.delete()
+    return (
+        render_deck(request, deck, "card-list")
+        if request.htmx
+        else redirect("study:deck-detail", pk=deck.pk)
+    )
+
+
+def render_study(request: HttpRequest, deck: Deck | None, card: Card | None, status: int = 200):
+    """The study page for one deck, or for the due queue across decks when `deck` is None."""
+    now = timezone.now()
+    cards = deck.cards.all() if deck else Card.objects.visible_to(request.user)
+    mastered, total = deck.mastery() if deck else (None, None)
+    upcoming = cards.filter(due_at__gt=now).order_by("due_at").first()
+    context = {
+        "deck": deck,
+        "card": card,
+        "mastered": mastered,
+        "total": total,
+        "due_count": cards.due(now).count(),
+        "next_due": upcoming.due_at if upcoming else None,
+        "practise": request.GET.get("mode") == "all" or request.POST.get("mode") == "all",
+    }
+    template = "study/flashcards/study.html" + ("#study-card" if request.htmx else "")
+    return render(request, template, context, status=status)
+
+
+@require_GET
+@login_required
+def deck_study(request: HttpRequest, pk: int) -> HttpResponse:
+    deck = own_deck(request, pk)
+    now = timezone.now()
+    card = deck.cards.due(now).first()
+    if card is None and request.GET.get("mode") == "all":
+        card = deck.cards.first()
+    return render_study(request, deck, card)
+
+
+@require_GET
+@login_required
+def deck_due(request: HttpRequest) -> HttpResponse:
+    card = Card.objects.visible_to(request.user).due(timezone.now()).first()
+    return render_study(request, None, card)
+
+
+@require_POST
+@login_required
+def card_flip(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
+    card = own_card(request, pk, card_pk)
+    scheduling.record_flip(card)
+    return HttpResponse(status=204)
+
+
+@require_POST
+@login_required
+def card_review(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
+    """Answer a card ("got it" / "review") and show the next one of the deck or the queue."""
+    card = own_card(request, pk, card_pk)
+    in_queue = request.POST.get("queue") == "due"
+    deck = None if in_queue else card.deck
+    now = timezone.now()
+    try:
+        badges = scheduling.review(card, request.POST.get("outcome"), now=now)
+    except StudyError as error:
+        errors.show(request, error)
+        return render_study(request, deck, card, status=errors.PAGE_STATUS)
+    announce(request, badges)
+    cards = Card.objects.visible_to(request.user) if in_queue else card.deck.cards.all()
+    practise = request.POST.get("mode") == "all"
+    next_card = scheduling.next_card(cards, now=now, after=card if practise else None)
+    return render_study(request, deck, next_card)
+
+
+@require_GET
+@login_required
+def deck_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
+    deck = own_deck(request, pk)
+    return download(deck, fmt, EXPORTS, slugify(deck.title)[:80] or f"deck-{deck.pk}")

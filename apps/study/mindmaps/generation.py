@@ -1,0 +1,61 @@
+"""Mindmaps from the vault: the shared generator recipe, with the answer held to a tree."""
+
+from apps.llm import jsonparse, prompts
+from apps.study import generator
+from apps.study.errors import MindmapError
+from apps.study.mindmaps.models import Mindmap
+from apps.study.mindmaps.tree import (
+    MAX_CHILDREN,
+    MAX_LEVELS,
+    MAX_TITLE,
+    clean_text,
+    clean_tree,
+    tree_schema,
+    walk,
+)
+
+
+def generate_tree(user, scope: generator.Scope, title: str = "") -> tuple[dict, generator.Answer]:
+    """The shared recipe for one tree: retrieve, prompt, generate JSON, parse, validate.
+
+    A node's "source" (the excerpt number the model cites) becomes that excerpt's chunk id.
+    """
+    sources = generator.retrieve(user, scope)  # never empty: it raises EmptyScope instead
+    prompt = prompts.render(
+        "mindmap",
+        context=generator.context_block(sources),
+        title_hint=f'Call it "{title}".' if title else "",
+        max_children=MAX_CHILDREN,
+        levels=MAX_LEVELS,
+    )
+    answer = generator.ask(prompt, json=tree_schema())
+    data = jsonparse.extract_json(answer.text)
+    if isinstance(data, list) and len(data) == 1:
+        data = data[0]
+    try:
+        tree = clean_tree(data)
+    except MindmapError as error:
+        raise generator.NothingValid(
+            "The model's answer held no usable mindmap. Try again, or pick a narrower scope."
+        ) from error
+    for _, node, _, _ in walk(tree):
+        cited = node.pop("source", None)
+        if isinstance(cited, int) and 1 <= cited <= len(sources):
+            node["source"] = sources[cited - 1].chunk_id
+    if title:
+        tree["title"] = clean_text(title, MAX_TITLE)
+    return tree, answer
+
+
+def generate(user, scope: generator.Scope, title: str = "") -> tuple[Mindmap, list]:
+    """Generate a mindmap from the vault, store and record it; (the mindmap, badges just
+    earned). Raises a GenerationError with a readable message."""
+    tree, answer = generate_tree(user, scope, title)
+    return Mindmap.objects.create_from(
+        user,
+        tree,
+        title,
+        category_ids=list(scope.category_ids),
+        document_ids=list(scope.document_ids),
+        model_label=f"{answer.backend} · {answer.model}".strip(" ·"),
+    )

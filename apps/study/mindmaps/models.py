@@ -1,0 +1,98 @@
+"""Mindmaps: a validated topic tree, its chosen layout, dragged positions and folded branches."""
+
+import math
+
+from django.conf import settings
+from django.db import models
+
+from apps.progress import tracking
+from apps.study.errors import MindmapError, NoSuchNode
+from apps.study.mindmaps.tree import clean_tree, node_ids
+from apps.study.ownership import OwnedQuerySet
+
+
+class MindmapQuerySet(OwnedQuerySet):
+    def create_from(self, owner, raw_tree: object, title: str = "", **fields):
+        """A mindmap of the tree, validated (see tree.clean_tree), recorded for progress;
+        (the mindmap, badges just earned)."""
+        tree = clean_tree(raw_tree)
+        title = (title or tree["title"])[:200]
+        mindmap = self.create(owner=owner, title=title, tree=tree, **fields)
+        return mindmap, tracking.record_mindmap_created(owner)
+
+
+class Mindmap(models.Model):
+    class Layout(models.TextChoices):
+        LEFT_RIGHT = "lr", "Left to right"
+        TOP_BOTTOM = "tb", "Top to bottom"
+        RADIAL = "radial", "Radial"
+
+    # A dragged node further out than this is a bad request, not a place on the map.
+    POSITION_LIMIT = 100_000.0
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="mindmaps"
+    )
+    title = models.CharField(max_length=200)
+    tree = models.JSONField(help_text="{title, note?, source?, children: [...]}, validated.")
+    layout = models.CharField(max_length=10, choices=Layout.choices, default=Layout.LEFT_RIGHT)
+    positions = models.JSONField(
+        default=dict, blank=True, help_text="Dragged node centres: {layout: {node_id: [x, y]}}."
+    )
+    collapsed = models.JSONField(default=list, blank=True, help_text="Ids of folded nodes.")
+    category_ids = models.JSONField(default=list, blank=True)
+    document_ids = models.JSONField(default=list, blank=True)
+    model_label = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = MindmapQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def change(self, *, title: str | None = None, layout: str | None = None) -> None:
+        """Rename it or draw it in another layout; what is not given stays."""
+        if title is not None:
+            if not title.strip():
+                raise MindmapError("Give the mindmap a name.")
+            self.title = title.strip()[:200]
+        if layout is not None:
+            self.layout = self.known_layout(layout)
+        self.save(update_fields=["title", "layout", "updated_at"])
+
+    def known_layout(self, layout: str) -> str:
+        if layout not in self.Layout.values:
+            raise MindmapError(f"Choose a layout: {', '.join(self.Layout.values)}.")
+        return layout
+
+    def known_node(self, node_id: str) -> str:
+        if node_id not in node_ids(self.tree):
+            raise NoSuchNode(f"No node {node_id!r} in this mindmap.")
+        return node_id
+
+    def move_node(self, node_id: str, layout: str, x: float, y: float) -> None:
+        """Remember where a node was dragged to, in that layout."""
+        self.known_node(node_id)
+        self.known_layout(layout)
+        limit = self.POSITION_LIMIT
+        if not all(math.isfinite(value) and -limit <= value <= limit for value in (x, y)):
+            raise MindmapError(f"A node stays within ±{limit:,.0f} of the centre.")
+        self.positions = {**self.positions}
+        self.positions[layout] = {**self.positions.get(layout, {}), node_id: [x, y]}
+        self.save(update_fields=["positions", "updated_at"])
+
+    def reset_layout(self) -> None:
+        """Forget dragged positions and folds of the current layout: back to the computed one."""
+        self.positions = {k: v for k, v in self.positions.items() if k != self.layout}
+        self.collapsed = []
+        self.save(update_fields=["positions", "collapsed", "updated_at"])
+
+    def toggle(self, node_id: str) -> None:
+        """Fold or unfold a branch."""
+        folded = set(self.collapsed) ^ {self.known_node(node_id)}
+        self.collapsed = sorted(folded)
+        self.save(update_fields=["collapsed", "updated_at"])

@@ -1,0 +1,78 @@
+"""A mindmap drawn as SVG (the page shows the very same markup), and its PNG and PDF exports."""
+
+import cairosvg
+from django.template.loader import render_to_string
+
+from apps.study.mindmaps.layout import LINE_HEIGHT, Drawing, draw
+
+MAX_EXPORT_PIXELS = 4000
+
+
+def drawing_for(mindmap) -> Drawing:
+    """The mindmap in its saved layout, with the nodes dragged in that layout where left."""
+    positions = (mindmap.positions or {}).get(mindmap.layout, {})
+    return draw(mindmap.tree, mindmap.layout, positions, mindmap.collapsed)
+
+
+def render_svg(mindmap, drawing: Drawing | None = None) -> str:
+    """The mindmap as a standalone SVG document (the page shows the very same markup)."""
+    drawing = drawing or drawing_for(mindmap)
+    rows = []
+    for box in drawing.boxes:
+        first = -(len(box.lines) - 1) * box.font * LINE_HEIGHT / 2 + box.font * 0.35
+        rows.append(
+            {
+                "box": box,
+                "cx": num(box.x),
+                "cy": num(box.y),
+                "x": num(-box.w / 2),
+                "y": num(-box.h / 2),
+                "w": num(box.w),
+                "h": num(box.h),
+                "font": num(box.font),
+                "toggle_x": num(box.w / 2),
+                "lines": [
+                    (num(first + i * box.font * LINE_HEIGHT), line)
+                    for i, line in enumerate(box.lines)
+                ],
+                "folded": box.hidden_children > 0,
+                "foldable": box.hidden_children > 0 or bool(box.children),
+            }
+        )
+    left, top, width, height = drawing.view_box
+    return render_to_string(
+        "study/mindmaps/mindmap.svg",
+        {
+            "mindmap": mindmap,
+            "drawing": drawing,
+            "rows": rows,
+            "view_box": " ".join(map(num, drawing.view_box)),
+            "left": num(left),
+            "top": num(top),
+            "width": num(width),
+            "height": num(height),
+        },
+    )
+
+
+def num(value: float) -> str:
+    """Numbers for SVG attributes: one decimal, never a locale's comma."""
+    return f"{value:.1f}".removesuffix(".0")
+
+
+def export_scale(drawing: Drawing, largest: float) -> float:
+    return min(2.0, largest / max(drawing.view_box[2], drawing.view_box[3]))
+
+
+def to_png(mindmap) -> bytes:
+    drawing = drawing_for(mindmap)
+    svg = render_svg(mindmap, drawing).encode()
+    return cairosvg.svg2png(bytestring=svg, scale=export_scale(drawing, MAX_EXPORT_PIXELS))
+
+
+def to_pdf(mindmap) -> bytes:
+    drawing = drawing_for(mindmap)
+    svg = render_svg(mindmap, drawing).encode()
+    # PDF viewers refuse pages past 200 inches (14,400 pt); 1 px is 0.75 pt.
+    scale = min(1.0, export_scale(drawing, 14_400 / 0.75))
+    return cairosvg.svg2pdf(bytestring=svg, scale=scale)

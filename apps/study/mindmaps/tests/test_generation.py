@@ -1,0 +1,59 @@
+"""Mindmaps generated through the shared recipe, against a fake model server."""
+
+import json
+
+import pytest
+
+from apps.study.conftest import make_studied_document
+from apps.study.models import Mindmap
+
+pytestmark = pytest.mark.django_db
+
+
+def test_generating_a_mindmap_validates_the_tree_and_maps_sources_to_chunks(
+    alice, alice_client, model
+):
+    document = make_studied_document(alice, chunks=3)
+    tree = {
+        "title": "Cells",
+        "children": [
+            {"title": "Mitochondria", "source": 2, "children": [{"title": "ATP", "source": 99}]},
+            {"title": ""},
+            "junk",
+            {"title": "Membrane", "note": "Lipid bilayer", "children": [{"title": "Proteins"}]},
+        ],
+    }
+    model.answer(f"Here you go:\n```json\n{json.dumps(tree)}\n```")
+    response = alice_client.post("/study/mindmaps/generate/", {"title": ""})
+    mindmap = Mindmap.objects.get(owner=alice)
+    assert response.status_code == 302
+    assert [c["title"] for c in mindmap.tree["children"]] == ["Mitochondria", "Membrane"]
+    cited = mindmap.tree["children"][0]["source"]
+    assert cited in set(document.chunks.values_list("pk", flat=True))
+    assert "source" not in mindmap.tree["children"][0]["children"][0]  # no excerpt 99
+    assert "{{" not in model.prompt() and "At most 4 levels" in model.prompt()
+    svg = alice_client.get(f"/api/v1/study/mindmaps/{mindmap.pk}.svg").content.decode()
+    assert "Mitochondria" in svg and "Lipid bilayer" in svg
+
+
+def test_a_mindmap_answer_without_a_tree_is_a_clear_error(alice, alice_client, model):
+    make_studied_document(alice)
+    model.answer({"nodes": ["a", "b"]})
+    response = alice_client.post(
+        "/api/v1/study/mindmaps", {"title": "Cells"}, content_type="application/json"
+    )
+    assert response.status_code == 502 and "no usable mindmap" in response.json()["detail"]
+    page = alice_client.post("/study/mindmaps/generate/", {"title": "Cells"})
+    assert page.status_code == 400 and "no usable mindmap" in page.content.decode()
+    assert not Mindmap.objects.exists()
+
+
+def test_the_title_asked_for_names_the_root(alice, alice_client, model):
+    make_studied_document(alice)
+    model.answer({"title": "Whatever", "children": [{"title": "A"}]})
+    created = alice_client.post(
+        "/api/v1/study/mindmaps", {"title": "Zellbiologie"}, content_type="application/json"
+    )
+    assert created.status_code == 201
+    assert created.json()["tree"]["title"] == "Zellbiologie"
+    assert 'Call it "Zellbiologie"' in model.prompt()

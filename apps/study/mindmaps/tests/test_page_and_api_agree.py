@@ -1,0 +1,91 @@
+"""The page and the API change a mindmap through one rule each: only its own nodes and the
+three layouts, within the canvas; and a new mindmap is recorded once."""
+
+import pytest
+
+from apps.progress.models import Event
+from apps.study.models import Mindmap
+
+pytestmark = pytest.mark.django_db
+
+TREE = {"title": "Zelle", "children": [{"title": "Kern", "children": [{"title": "DNA"}]}]}
+
+
+@pytest.fixture
+def alices_map(alice) -> Mindmap:
+    mindmap, _badges = Mindmap.objects.create_from(alice, TREE)
+    return mindmap
+
+
+def test_a_node_that_is_not_there_is_refused_by_page_and_api(alices_map, alice_client):
+    page = alice_client.post(f"/study/mindmaps/{alices_map.pk}/toggle/", {"node": "r.9"})
+    moved = alice_client.post(
+        f"/study/mindmaps/{alices_map.pk}/move/", {"node": "r.9", "layout": "lr", "x": 1, "y": 1}
+    )
+    api = alice_client.post(
+        f"/api/v1/study/mindmaps/{alices_map.pk}/collapsed",
+        {"node": "r.9"},
+        content_type="application/json",
+    )
+
+    message = "No node 'r.9' in this mindmap."
+    assert page.status_code == 400 and "No node &#x27;r.9&#x27;" in page.content.decode()
+    assert moved.status_code == 400 and moved.content.decode() == message
+    assert api.status_code == 422 and api.json() == {"detail": message}
+    alices_map.refresh_from_db()
+    assert alices_map.collapsed == [] and alices_map.positions == {}
+
+
+def test_a_node_dragged_off_the_canvas_is_refused_by_page_and_api(alices_map, alice_client):
+    page = alice_client.post(
+        f"/study/mindmaps/{alices_map.pk}/move/",
+        {"node": "r.0", "layout": "lr", "x": "2e5", "y": 0},
+    )
+    api = alice_client.post(
+        f"/api/v1/study/mindmaps/{alices_map.pk}/positions",
+        {"node": "r.0", "x": 2e5, "y": 0},
+        content_type="application/json",
+    )
+
+    message = "A node stays within ±100,000 of the centre."
+    assert page.status_code == 400 and page.content.decode() == message
+    assert api.status_code == 422 and api.json() == {"detail": message}
+    alices_map.refresh_from_db()
+    assert alices_map.positions == {}
+
+
+def test_an_unknown_layout_is_refused_by_page_and_api(alices_map, alice_client):
+    page = alice_client.post(f"/study/mindmaps/{alices_map.pk}/layout/", {"layout": "sideways"})
+    api = alice_client.patch(
+        f"/api/v1/study/mindmaps/{alices_map.pk}",
+        {"layout": "sideways"},
+        content_type="application/json",
+    )
+
+    message = "Choose a layout: lr, tb, radial."
+    assert page.status_code == 400 and message in page.content.decode()
+    assert api.status_code == 422 and api.json() == {"detail": message}
+    alices_map.refresh_from_db()
+    assert alices_map.layout == "lr"
+
+
+def test_an_empty_name_is_refused_by_page_and_api(alices_map, alice_client):
+    page = alice_client.post(
+        f"/study/mindmaps/{alices_map.pk}/rename/", {"title": " "}, follow=True
+    )
+    api = alice_client.patch(
+        f"/api/v1/study/mindmaps/{alices_map.pk}", {"title": " "}, content_type="application/json"
+    )
+
+    assert "Give the mindmap a name." in page.content.decode()
+    assert api.status_code == 422 and api.json() == {"detail": "Give the mindmap a name."}
+    alices_map.refresh_from_db()
+    assert alices_map.title == "Zelle"
+
+
+def test_a_mindmap_made_on_the_page_or_through_the_api_is_recorded_once(alice, alice_client):
+    alice_client.post("/study/mindmaps/new/", {"outline": "# Zelle\n- Kern\n"})
+    alice_client.post("/api/v1/study/mindmaps", {"tree": TREE}, content_type="application/json")
+
+    assert Mindmap.objects.filter(owner=alice).count() == 2
+    assert Event.objects.filter(user=alice, kind=Event.Kind.MINDMAP).count() == 2

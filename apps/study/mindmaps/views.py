@@ -1,0 +1,175 @@
+"""Mindmap pages: the tab (generate, draw from an outline), the map with its tools, exports."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET, require_POST
+
+from apps.progress import tracking
+from apps.study import errors
+from apps.study.errors import StudyError
+from apps.study.mindmaps import generation, svg, tree
+from apps.study.mindmaps.forms import MindmapGenerateForm, MindmapOutlineForm, NodePositionForm
+from apps.study.mindmaps.models import Mindmap
+from apps.study.views import MARKDOWN, announce, download, study_tab
+
+EXPORTS = {
+    "svg": ("image/svg+xml", lambda m: svg.render_svg(m).encode()),
+    "png": ("image/png", svg.to_png),
+    "pdf": ("application/pdf", svg.to_pdf),
+    "md": (MARKDOWN, lambda m: tree.outline(m.tree).encode()),
+}
+
+
+def render_mindmap_list(
+    request: HttpRequest, form=None, generate_form=None, status: int = 200
+) -> HttpResponse:
+    context = {
+        "mindmaps": Mindmap.objects.visible_to(request.user),
+        "form": form or MindmapOutlineForm(),
+        "generate_form": generate_form or MindmapGenerateForm(user=request.user),
+    }
+    return study_tab(request, "study/mindmaps/list.html", context, status)
+
+
+@require_POST
+@login_required
+def mindmap_generate(request: HttpRequest) -> HttpResponse:
+    form = MindmapGenerateForm(request.POST, user=request.user)
+    if form.is_valid():
+        try:
+            mindmap, badges = generation.generate(
+                request.user, form.scope, form.cleaned_data["title"]
+            )
+        except StudyError as error:
+            errors.show(request, error, form)
+        else:
+            announce(request, badges)
+            return redirect("study:mindmap-detail", pk=mindmap.pk)
+    return render_mindmap_list(request, generate_form=form, status=errors.PAGE_STATUS)
+
+
+@require_GET
+@login_required
+def mindmap_list(request: HttpRequest) -> HttpResponse:
+    return render_mindmap_list(request)
+
+
+@require_POST
+@login_required
+def mindmap_create(request: HttpRequest) -> HttpResponse:
+    """A mindmap drawn from a Markdown outline the person wrote."""
+    form = MindmapOutlineForm(request.POST)
+    if form.is_valid():
+        title = form.cleaned_data["title"]
+        try:
+            outline = tree.parse_outline(form.cleaned_data["outline"], title or "Mindmap")
+            mindmap, badges = Mindmap.objects.create_from(request.user, outline, title)
+        except StudyError as error:
+            errors.show(request, error, form)
+        else:
+            announce(request, badges)
+            return redirect("study:mindmap-detail", pk=mindmap.pk)
+    return render_mindmap_list(request, form, status=errors.PAGE_STATUS)
+
+
+def render_mindmap(request: HttpRequest, mindmap: Mindmap, status: int = 200) -> HttpResponse:
+    context = {
+        "mindmap": mindmap,
+        "svg": svg.render_svg(mindmap),
+        "layouts": Mindmap.Layout.choices,
+        "export_formats": ("svg", "png", "pdf", "md"),
+    }
+    template = "study/mindmaps/detail.html" + ("#mindmap-canvas" if request.htmx else "")
+    return render(request, template, context, status=status)
+
+
+def own_mindmap(request: HttpRequest, pk: int) -> Mindmap:
+    return get_object_or_404(Mindmap.objects.visible_to(request.user), pk=pk)
+
+
+@require_GET
+@login_required
+def mindmap_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    return render_mindmap(request, own_mindmap(request, pk))
+
+
+@require_POST
+@login_required
+def mindmap_layout(request: HttpRequest, pk: int) -> HttpResponse:
+    mindmap = own_mindmap(request, pk)
+    try:
+        mindmap.change(layout=request.POST.get("layout", ""))
+    except StudyError as error:
+        errors.show(request, error)
+        return render_mindmap(request, mindmap, status=errors.PAGE_STATUS)
+    return render_mindmap(request, mindmap)
+
+
+@require_POST
+@login_required
+def mindmap_reset(request: HttpRequest, pk: int) -> HttpResponse:
+    mindmap = own_mindmap(request, pk)
+    mindmap.reset_layout()
+    return render_mindmap(request, mindmap)
+
+
+@require_POST
+@login_required
+def mindmap_toggle(request: HttpRequest, pk: int) -> HttpResponse:
+    mindmap = own_mindmap(request, pk)
+    try:
+        mindmap.toggle(request.POST.get("node", ""))
+    except StudyError as error:
+        errors.show(request, error)
+        return render_mindmap(request, mindmap, status=errors.PAGE_STATUS)
+    return render_mindmap(request, mindmap)
+
+
+@require_POST
+@login_required
+def mindmap_move(request: HttpRequest, pk: int) -> HttpResponse:
+    """Where the page's script dropped a node; it reads a refusal as plain text."""
+    mindmap = own_mindmap(request, pk)
+    form = NodePositionForm(request.POST)
+    if not form.is_valid():
+        message = "A move needs a node, a layout and numbers x and y."
+        return HttpResponse(message, status=errors.PAGE_STATUS)
+    data = form.cleaned_data
+    try:
+        mindmap.move_node(data["node"], data["layout"], data["x"], data["y"])
+    except StudyError as error:
+        return HttpResponse(str(error), status=errors.PAGE_STATUS)
+    return HttpResponse(status=204)
+
+
+@require_POST
+@login_required
+def mindmap_update(request: HttpRequest, pk: int) -> HttpResponse:
+    mindmap = own_mindmap(request, pk)
+    try:
+        mindmap.change(title=request.POST.get("title", ""))
+    except StudyError as error:
+        errors.show(request, error)
+    return redirect("study:mindmap-detail", pk=mindmap.pk)
+
+
+@require_POST
+@login_required
+def mindmap_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    mindmap = own_mindmap(request, pk)
+    mindmap.delete()
+    messages.success(request, f"Deleted the mindmap “{mindmap.title}”.")
+    return redirect("study:mindmap-list")
+
+
+@require_GET
+@login_required
+def mindmap_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
+    mindmap = own_mindmap(request, pk)
+    name = slugify(mindmap.title)[:80] or f"mindmap-{mindmap.pk}"
+    response = download(mindmap, fmt, EXPORTS, name)
+    announce(request, tracking.record_mindmap_exported(request.user))
+    return response

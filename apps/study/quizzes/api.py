@@ -1,0 +1,179 @@
+"""Quizzes under /api/v1/study/quizzes: generate, read, answer, export."""
+
+from datetime import datetime
+from typing import Literal
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+from ninja import Field, Router, Schema, Status
+
+from apps.study.quizzes import exports, generation
+from apps.study.quizzes.models import Quiz
+from apps.study.schemas import ScopeIn
+
+router = Router(tags=["study"])
+
+
+class QuizIn(ScopeIn):
+    num_questions: Literal[5, 10, 20] = 10
+    difficulty: Literal["beginner", "intermediate", "advanced"] = "intermediate"
+    types: list[Literal["mcq", "true_false"]] = Field(
+        default_factory=lambda: ["mcq", "true_false"], min_length=1, max_length=2
+    )
+
+
+class QuestionOut(Schema):
+    position: int
+    type: str
+    question: str
+    options: list[str]
+    chunk_ids: list[int]
+
+
+class AttemptSummaryOut(Schema):
+    id: int
+    correct: int | None
+    total: int | None
+    percent: int | None
+    submitted_at: datetime | None
+
+
+class QuizOut(Schema):
+    id: int
+    title: str
+    difficulty: str
+    types: list[str]
+    requested: int
+    scope: dict
+    backend: str
+    model: str
+    created_at: datetime
+    workshop_id: int | None
+    questions: list[QuestionOut]
+    attempts: list[AttemptSummaryOut]
+
+
+class QuizListOut(Schema):
+    id: int
+    title: str
+    difficulty: str
+    num_questions: int
+    created_at: datetime
+
+
+class AttemptIn(Schema):
+    # How many and which answers fit is Quiz.check_answers's rule, as for the page.
+    answers: list[int | None]
+
+
+class ResultOut(Schema):
+    position: int
+    chosen: int | None
+    correct_index: int
+    correct: bool
+    explanation: str
+    chunk_ids: list[int]
+
+
+class AttemptOut(Schema):
+    id: int
+    correct: int
+    total: int
+    percent: int
+    results: list[ResultOut]
+    badges: list[str]
+
+
+def quiz_out(item: Quiz) -> dict:
+    return {
+        **{field: getattr(item, field) for field in QuizOut.model_fields if hasattr(item, field)},
+        "questions": [
+            {
+                "position": q.position,
+                "type": q.kind,
+                "question": q.text,
+                "options": q.options,
+                "chunk_ids": q.chunk_ids,
+            }
+            for q in item.questions.all()
+        ],
+        "attempts": [
+            {
+                "id": a.pk,
+                "correct": a.correct,
+                "total": a.total,
+                "percent": a.percent,
+                "submitted_at": a.submitted_at,
+            }
+            for a in item.attempts.all()
+        ],
+    }
+
+
+def own_quiz(request: HttpRequest, quiz_id: int) -> Quiz:
+    return get_object_or_404(Quiz.objects.visible_to(request.auth), pk=quiz_id)
+
+
+@router.get("/quizzes", response=list[QuizListOut])
+def list_quizzes(request: HttpRequest):
+    return [
+        {
+            "id": item.pk,
+            "title": item.title,
+            "difficulty": item.difficulty,
+            "num_questions": item.questions.count(),
+            "created_at": item.created_at,
+        }
+        for item in Quiz.objects.visible_to(request.auth)
+    ]
+
+
+@router.post("/quizzes", response={201: QuizOut})
+def create_quiz(request: HttpRequest, payload: QuizIn):
+    made = generation.create_quiz(
+        request.auth,
+        num_questions=payload.num_questions,
+        difficulty=payload.difficulty,
+        types=list(payload.types),
+        scope=payload.scope,
+    )
+    return Status(201, quiz_out(made))
+
+
+@router.get("/quizzes/{quiz_id}", response=QuizOut)
+def get_quiz(request: HttpRequest, quiz_id: int):
+    return quiz_out(own_quiz(request, quiz_id))
+
+
+@router.post("/quizzes/{quiz_id}/attempts", response={201: AttemptOut})
+def create_attempt(request: HttpRequest, quiz_id: int, payload: AttemptIn):
+    attempt, badges = own_quiz(request, quiz_id).submit(payload.answers)
+    return Status(
+        201,
+        {
+            "id": attempt.pk,
+            "correct": attempt.correct,
+            "total": attempt.total,
+            "percent": attempt.percent,
+            "results": [
+                {
+                    "position": question.position,
+                    "chosen": chosen,
+                    "correct_index": question.correct_index,
+                    "correct": right,
+                    "explanation": question.explanation,
+                    "chunk_ids": question.chunk_ids,
+                }
+                for question, chosen, right in attempt.results()
+            ],
+            "badges": [getattr(badge, "code", str(badge)) for badge in badges],
+        },
+    )
+
+
+@router.get("/quizzes/{quiz_id}/export", response={200: None})
+def export_quiz(request: HttpRequest, quiz_id: int, format: Literal["md", "pdf"] = "md"):
+    item = own_quiz(request, quiz_id)
+    if format == "pdf":
+        return HttpResponse(exports.as_pdf(item), content_type="application/pdf")
+    return HttpResponse(exports.as_markdown(item), content_type="text/markdown; charset=utf-8")

@@ -1,0 +1,217 @@
+import json
+
+import pytest
+
+from apps.study.conftest import make_studied_document, mcq, questions, true_false
+from apps.study.models import Attempt, Quiz
+from apps.study.quizzes.generation import create_quiz
+from conftest import assert_only_owner_can_reach
+
+
+@pytest.fixture
+def alices_quiz(alice, model) -> Quiz:
+    make_studied_document(alice)
+    model.answer(questions(5))
+    return create_quiz(alice, num_questions=5, difficulty="beginner", types=["mcq", "true_false"])
+
+
+def test_generating_a_quiz_from_the_page_stores_it_and_opens_the_player(alice, alice_client, model):
+    make_studied_document(alice)
+    model.answer(questions(7))  # the model overshoots: extras are trimmed
+
+    response = alice_client.post("/study/quizzes/", {"num_questions": 5, "difficulty": "advanced",
+                                                     "types": ["mcq", "true_false"]})  # fmt: skip
+
+    made = Quiz.objects.get(owner=alice)
+    assert response.status_code == 302
+    assert response["Location"] == f"/study/quizzes/{made.pk}/"
+    assert made.questions.count() == 5
+    assert made.difficulty == "advanced"
+    assert all(question.chunk_ids for question in made.questions.all())
+
+
+def test_an_empty_vault_gets_a_clear_message_on_the_page(alice_client, alice, model):
+    response = alice_client.post("/study/quizzes/", {"num_questions": 5, "difficulty": "beginner",
+                                                     "types": ["mcq"]})  # fmt: skip
+
+    assert response.status_code == 400
+    assert b"Add documents" in response.content or b"no documents" in response.content
+
+
+def test_a_model_that_is_down_gets_a_clear_message_on_the_page(alice_client, alice, model):
+    make_studied_document(alice)
+    model.fail_with = (500, "boom")
+
+    response = alice_client.post("/study/quizzes/", {"num_questions": 5, "difficulty": "beginner",
+                                                     "types": ["mcq"]})  # fmt: skip
+
+    assert response.status_code == 400
+    assert b"language model" in response.content
+
+
+def test_grading_counts_answers_equal_to_correct_index(alices_quiz):
+    # questions(5): mcq (1), tf (0), mcq (1), tf (0), mcq (1)
+    assert alices_quiz.grade([1, 0, 1, 0, 1]) == (5, 5)
+    assert alices_quiz.grade([0, 0, None, 1]) == (1, 5)
+    attempt, _ = alices_quiz.submit([1, 0, 1, 1, 3])
+    assert (attempt.correct, attempt.total, attempt.percent) == (3, 5, 60)
+
+
+def test_an_unfinished_quiz_resumes_after_a_refresh(alices_quiz, alice_client):
+    url = f"/study/quizzes/{alices_quiz.pk}/"
+    alice_client.get(url)
+    alice_client.post(url + "answer/", {"position": 0, "choice": 2, "go": 1})
+    alice_client.post(url + "answer/", {"position": 1, "choice": 1, "go": 2})
+
+    page = alice_client.get(url).content.decode()
+
+    assert "Question 3 of 5" in page
+    assert Attempt.objects.get().answers[:2] == [2, 1]
+    all_at_once = alice_client.get(url + "?mode=all").content.decode()
+    assert all_at_once.count("checked") == 2
+
+
+def test_submitting_scores_and_the_review_explains_with_sources(alices_quiz, alice_client):
+    url = f"/study/quizzes/{alices_quiz.pk}/"
+    alice_client.get(url)
+    response = alice_client.post(url + "submit/", {"q0": 1, "q1": 1, "q2": 1, "q3": 0, "q4": 0})
+    attempt = Attempt.objects.get()
+
+    review = alice_client.get(response["Location"]).content.decode()
+
+    assert response["Location"] == f"{url}attempts/{attempt.pk}/"
+    assert "3 of 5 correct (60 %)" in review
+    assert "powerhouse of the cell" in review
+    assert "Open source: cells.txt" in review
+
+
+def test_retake_starts_a_fresh_attempt(alices_quiz, alice_client):
+    url = f"/study/quizzes/{alices_quiz.pk}/"
+    alice_client.post(url + "submit/", {"q0": 1})
+    alice_client.post(url + "retake/")
+
+    assert alices_quiz.attempts.count() == 2
+    assert alices_quiz.open_attempt().answers == [None] * 5
+
+
+def test_exports_are_markdown_and_pdf(alices_quiz, alice_client):
+    url = f"/study/quizzes/{alices_quiz.pk}/"
+    markdown = alice_client.get(url + "export.md")
+    pdf = alice_client.get(url + "export.pdf")
+
+    assert markdown["Content-Type"].startswith("text/markdown")
+    assert "## 1. Which organelle makes energy, case 0?" in markdown.content.decode()
+    assert "**Mitochondrion**" in markdown.content.decode()
+    assert pdf.content.startswith(b"%PDF")
+    assert alice_client.get(url + "export.exe").status_code == 404
+
+
+def test_the_api_generates_plays_and_scores_a_quiz(alice, alice_client, model):
+    make_studied_document(alice)
+    model.answer(questions(10))
+
+    created = alice_client.post("/api/v1/study/quizzes", {"num_questions": 10, "difficulty":
+                                "intermediate", "types": ["mcq", "true_false"]},
+                                content_type="application/json")  # fmt: skip
+    body = created.json()
+    answers = [1, 0] * 5
+    attempt = alice_client.post(f"/api/v1/study/quizzes/{body['id']}/attempts",
+                                {"answers": answers}, content_type="application/json")  # fmt: skip
+
+    assert created.status_code == 201
+    assert "correct_index" not in json.dumps(body["questions"])
+    assert attempt.status_code == 201
+    assert (attempt.json()["correct"], attempt.json()["total"], attempt.json()["percent"]) == (
+        10, 10, 100)  # fmt: skip
+    assert (
+        alice_client.get(f"/api/v1/study/quizzes/{body['id']}").json()["attempts"][0]["percent"]
+        == 100
+    )
+
+
+@pytest.mark.parametrize(
+    ("payload", "status"),
+    [
+        ({"num_questions": 7}, 422),
+        ({"difficulty": "impossible"}, 422),
+        ({"types": ["essay"]}, 422),
+        ({"types": []}, 422),
+    ],
+)
+def test_the_api_refuses_bad_quiz_bodies_with_json_errors(alice_client, alice, payload, status):
+    response = alice_client.post("/api/v1/study/quizzes", payload, content_type="application/json")
+
+    assert response.status_code == status
+    assert "detail" in response.json()
+
+
+def test_the_api_says_clearly_when_the_vault_is_empty_or_the_model_down(alice, alice_client, model):
+    body = {"num_questions": 5, "difficulty": "beginner", "types": ["mcq"]}
+    empty = alice_client.post("/api/v1/study/quizzes", body, content_type="application/json")
+    make_studied_document(alice)
+    model.fail_with = (500, "boom")
+    down = alice_client.post("/api/v1/study/quizzes", body, content_type="application/json")
+    model.fail_with = None
+    model.answer("no quiz today")
+    garbage = alice_client.post("/api/v1/study/quizzes", body, content_type="application/json")
+
+    assert (empty.status_code, down.status_code, garbage.status_code) == (400, 503, 502)
+    assert "Knowledge Base" in empty.json()["detail"]
+
+
+def test_the_api_refuses_attempts_that_do_not_fit(alices_quiz, alice_client):
+    url = f"/api/v1/study/quizzes/{alices_quiz.pk}/attempts"
+    short = alice_client.post(url, {"answers": [1]}, content_type="application/json")
+    wrong = alice_client.post(url, {"answers": [9, 0, 1, 0, 1]}, content_type="application/json")
+
+    # 422 like every other body that does not fit (it was 400 before study errors had one map)
+    assert (short.status_code, wrong.status_code) == (422, 422)
+
+
+def test_bob_cannot_open_attempt_or_export_alices_quiz(alices_quiz, alice_client, bob_client):
+    alice_client.post(f"/study/quizzes/{alices_quiz.pk}/submit/", {"q0": 1})
+    attempt = alices_quiz.attempts.get()
+    chunk_id = alices_quiz.questions.first().chunk_ids[0]
+    base = f"/study/quizzes/{alices_quiz.pk}/"
+
+    for url, methods in [
+        (base, ["get"]),
+        (base + "answer/", ["post"]),
+        (base + "submit/", ["post"]),
+        (base + "retake/", ["post"]),
+        (f"{base}attempts/{attempt.pk}/", ["get"]),
+        (base + "export.md", ["get"]),
+        (base + "export.pdf", ["get"]),
+        (f"/study/sources/{chunk_id}/", ["get"]),
+        (f"/api/v1/study/quizzes/{alices_quiz.pk}", ["get"]),
+        (f"/api/v1/study/quizzes/{alices_quiz.pk}/export", ["get"]),
+    ]:
+        assert_only_owner_can_reach(url, bob_client, methods)
+    assert bob_client.get("/api/v1/study/quizzes").json() == []
+    attempt_api = f"/api/v1/study/quizzes/{alices_quiz.pk}/attempts"
+    bob_try = bob_client.post(attempt_api, {"answers": [1, 0, 1, 0, 1]},
+                              content_type="application/json")  # fmt: skip
+    assert bob_try.status_code == 404
+    assert alices_quiz.attempts.count() == 1
+
+
+def test_only_asked_for_question_types_are_kept(alice, model):
+    make_studied_document(alice)
+    model.answer({"questions": [mcq(0), true_false(1), mcq(2), true_false(3)]})
+
+    made = create_quiz(alice, num_questions=5, difficulty="beginner", types=["true_false"])
+
+    assert list(made.questions.values_list("kind", flat=True)) == ["true_false", "true_false"]
+
+
+def test_a_submitted_quiz_is_recorded_for_progress_with_the_missed_questions(
+    alices_quiz, alice_client
+):
+    from apps.progress.models import EarnedBadge, MissedQuestion
+
+    alice_client.post(f"/study/quizzes/{alices_quiz.pk}/submit/", {"q0": 1, "q1": 1})
+
+    missed = MissedQuestion.objects.filter(event__user=alices_quiz.owner)
+    assert missed.count() == 4
+    assert missed.first().source_url.startswith("/study/sources/")
+    assert EarnedBadge.objects.filter(user=alices_quiz.owner, badge__code="first_quiz").exists()

@@ -1,0 +1,13 @@
+from django.urls import path
+
+from apps.study.quizzes import views
+
+urlpatterns = [
+    path("", views.quiz_list, name="quiz-list"),
+    path("<int:pk>/", views.quiz_detail, name="quiz-detail"),
+    path("<int:pk>/answer/", views.quiz_answer, name="quiz-answer"),
+    path("<int:pk>/submit/", views.quiz_submit, name="quiz-submit"),
+    path("<int:pk>/retake/", views.quiz_retake, name="quiz-retake"),
+    path("<int:pk>/attempts/<int:attempt_pk>/", views.attempt_detail, name="attempt-detail"),
+    path("<int:pk>/export.<fmt>", views.quiz_export, name="quiz-export"),
+]

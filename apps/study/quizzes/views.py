@@ -1,0 +1,164 @@
+"""Quiz pages: the tab (list and generate), playing one question or all at once, review."""
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from apps.study import errors
+from apps.study.errors import InvalidAnswers, StudyError
+from apps.study.quizzes import exports, generation
+from apps.study.quizzes.forms import QuizForm
+from apps.study.quizzes.models import Attempt, Quiz
+from apps.study.sources import sources_for
+from apps.study.views import MARKDOWN, announce, download, report_shortfall, study_tab
+
+EXPORTS = {"md": (MARKDOWN, exports.as_markdown), "pdf": ("application/pdf", exports.as_pdf)}
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def quiz_list(request: HttpRequest) -> HttpResponse:
+    form = QuizForm(request.POST or None, user=request.user)
+    if request.method == "POST" and form.is_valid():
+        try:
+            made = generation.create_quiz(
+                request.user,
+                num_questions=form.cleaned_data["num_questions"],
+                difficulty=form.cleaned_data["difficulty"],
+                types=form.cleaned_data["types"],
+                scope=form.scope,
+            )
+        except StudyError as error:
+            errors.show(request, error, form)
+        else:
+            report_shortfall(request, made.questions.count(), made.requested, "questions")
+            return redirect("study:quiz-detail", made.pk)
+    context = {
+        "form": form,
+        "quizzes": Quiz.objects.visible_to(request.user).prefetch_related("attempts"),
+    }
+    status = errors.PAGE_STATUS if request.method == "POST" else 200
+    return study_tab(request, "study/quizzes/list.html", context, status)
+
+
+def own_quiz(request: HttpRequest, pk: int) -> Quiz:
+    return get_object_or_404(Quiz.objects.visible_to(request.user), pk=pk)
+
+
+def render_player(
+    request: HttpRequest, quiz: Quiz, attempt: Attempt, status: int = 200
+) -> HttpResponse:
+    questions = list(quiz.questions.all())
+    one_at_a_time = request.GET.get("mode", request.POST.get("mode", "one")) != "all"
+    current = min(attempt.current, len(questions) - 1)
+    answers = (list(attempt.answers) + [None] * len(questions))[: len(questions)]
+    context = {
+        "quiz": quiz,
+        "attempt": attempt,
+        "mode": "one" if one_at_a_time else "all",
+        "rows": list(zip(questions, answers, strict=True)),
+        "current": current,
+        "question": questions[current],
+        "chosen": answers[current],
+        "answered": sum(answer is not None for answer in answers),
+        "is_last": current == len(questions) - 1,
+    }
+    template = "study/quizzes/play.html#quiz-player" if request.htmx else "study/quizzes/play.html"
+    return render(request, template, context, status=status)
+
+
+def posted_choice(value: str | None) -> int | None:
+    """A radio button's value as an option index; nothing chosen is None."""
+    if value in (None, ""):
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise InvalidAnswers(f"“{value}” is not an option of this quiz.") from None
+
+
+@require_GET
+@login_required
+def quiz_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """Play the quiz, resuming the unfinished attempt if there is one."""
+    quiz = own_quiz(request, pk)
+    if not quiz.questions.exists():
+        raise Http404("This quiz has no questions.")
+    return render_player(request, quiz, quiz.start_attempt())
+
+
+@require_POST
+@login_required
+def quiz_answer(request: HttpRequest, pk: int) -> HttpResponse:
+    """Save one answer (so a refresh loses nothing) and move to the asked-for question."""
+    quiz = own_quiz(request, pk)
+    attempt = quiz.start_attempt()
+    try:
+        position = posted_choice(request.POST.get("position"))
+        if position is None:
+            raise InvalidAnswers("Say which question this answer is for.")
+        attempt.answer(position, posted_choice(request.POST.get("choice")))
+    except InvalidAnswers as error:
+        errors.show(request, error)
+        return render_player(request, quiz, attempt, status=errors.PAGE_STATUS)
+    go = request.POST.get("go", "")
+    if go.lstrip("-").isdigit():
+        attempt.current = max(0, min(int(go), quiz.questions.count() - 1))
+        attempt.save(update_fields=["current"])
+    if request.POST.get("save_only"):
+        return HttpResponse(status=204)
+    if request.htmx:
+        return render_player(request, quiz, attempt)
+    mode = request.POST.get("mode", "one")
+    return redirect(f"{reverse('study:quiz-detail', args=[pk])}?mode={mode}")
+
+
+@require_POST
+@login_required
+def quiz_submit(request: HttpRequest, pk: int) -> HttpResponse:
+    """Submit the quiz: what is posted now over what was saved while playing."""
+    quiz = own_quiz(request, pk)
+    attempt = quiz.start_attempt()
+    answers = list(attempt.answers)
+    try:
+        for position in range(len(answers)):
+            posted = request.POST.get(f"q{position}")
+            if request.POST.get("position") == str(position):  # the one-at-a-time form
+                posted = request.POST.get("choice")
+            if posted not in (None, ""):
+                answers[position] = posted_choice(posted)
+        attempt, badges = quiz.submit(answers)
+    except InvalidAnswers as error:
+        errors.show(request, error)
+        return render_player(request, quiz, attempt, status=errors.PAGE_STATUS)
+    announce(request, badges)
+    return redirect("study:attempt-detail", pk, attempt.pk)
+
+
+@require_POST
+@login_required
+def quiz_retake(request: HttpRequest, pk: int) -> HttpResponse:
+    own_quiz(request, pk).retake()
+    return redirect("study:quiz-detail", pk)
+
+
+@require_GET
+@login_required
+def attempt_detail(request: HttpRequest, pk: int, attempt_pk: int) -> HttpResponse:
+    quiz = own_quiz(request, pk)
+    attempt = get_object_or_404(quiz.attempts, pk=attempt_pk, submitted_at__isnull=False)
+    rows = [
+        (question, chosen, right, sources_for(request.user, question.chunk_ids))
+        for question, chosen, right in attempt.results()
+    ]
+    context = {"quiz": quiz, "attempt": attempt, "rows": rows}
+    return render(request, "study/quizzes/review.html", context)
+
+
+@require_GET
+@login_required
+def quiz_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
+    quiz = own_quiz(request, pk)
+    return download(quiz, fmt, EXPORTS, f"quiz-{quiz.pk}")

@@ -1,0 +1,20 @@
+"""The vault excerpts a generated question, lesson or card was built from."""
+
+from apps.study import generator
+from apps.vault.models import Chunk, Document
+
+
+def sources_for(user, chunk_ids: list[int]) -> list[Chunk]:
+    """The chunks behind a generated item that `user` may still see, in the given order."""
+    visible = Document.objects.visible_to(user)
+    chunks = Chunk.objects.filter(pk__in=chunk_ids, document__in=visible).select_related("document")
+    by_id = {chunk.pk: chunk for chunk in chunks}
+    return [by_id[pk] for pk in chunk_ids if pk in by_id]
+
+
+def as_prompt_sources(chunks: list[Chunk]) -> list[generator.Source]:
+    """Chunks as the generator shows them to the model again (a lesson, a recap quiz)."""
+    return [
+        generator.Source(c.pk, c.document_id, c.document.filename, c.page, c.section, c.text)
+        for c in chunks
+    ]

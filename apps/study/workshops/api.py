@@ -1,0 +1,119 @@
+"""Workshops under /api/v1/study/workshops: plan, write and complete lessons, recap, export."""
+
+from datetime import datetime
+from typing import Literal
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+from ninja import Router, Schema, Status
+
+from apps.study.quizzes.api import QuizOut, quiz_out
+from apps.study.schemas import ScopeIn
+from apps.study.workshops import exports, generation
+from apps.study.workshops.models import Lesson, Workshop
+
+router = Router(tags=["study"])
+
+
+class WorkshopIn(ScopeIn):
+    num_lessons: Literal[5, 10] = 5
+
+
+class LessonOut(Schema):
+    number: int
+    title: str
+    summary: str
+    status: str
+    content: str
+    error: str
+    chunk_ids: list[int]
+    completed_at: datetime | None
+
+
+class WorkshopOut(Schema):
+    id: int
+    title: str
+    summary: str
+    requested: int
+    scope: dict
+    backend: str
+    model: str
+    created_at: datetime
+    completed_at: datetime | None
+    recap_quiz_id: int | None
+    lessons: list[LessonOut]
+
+
+class CompletionOut(Schema):
+    number: int
+    workshop_completed: bool
+    badges: list[str]
+
+
+def workshop_out(item: Workshop) -> dict:
+    recap = item.recap_quiz
+    return {
+        **{
+            f: getattr(item, f)
+            for f in WorkshopOut.model_fields
+            if f not in ("lessons",) and hasattr(item, f)
+        },  # fmt: skip
+        "recap_quiz_id": recap.pk if recap else None,
+        "lessons": list(item.lessons.all()),
+    }
+
+
+def own_workshop(request: HttpRequest, workshop_id: int) -> Workshop:
+    return get_object_or_404(Workshop.objects.visible_to(request.auth), pk=workshop_id)
+
+
+def own_lesson(request: HttpRequest, workshop_id: int, number: int) -> Lesson:
+    return get_object_or_404(own_workshop(request, workshop_id).lessons, number=number)
+
+
+@router.get("/workshops", response=list[WorkshopOut])
+def list_workshops(request: HttpRequest):
+    return [workshop_out(item) for item in Workshop.objects.visible_to(request.auth)]
+
+
+@router.post("/workshops", response={201: WorkshopOut})
+def create_workshop(request: HttpRequest, payload: WorkshopIn):
+    made, _badges = generation.create_workshop(
+        request.auth, num_lessons=payload.num_lessons, scope=payload.scope
+    )
+    return Status(201, workshop_out(made))
+
+
+@router.get("/workshops/{workshop_id}", response=WorkshopOut)
+def get_workshop(request: HttpRequest, workshop_id: int):
+    return workshop_out(own_workshop(request, workshop_id))
+
+
+@router.post("/workshops/{workshop_id}/lessons/{number}", response=LessonOut)
+def write_lesson(request: HttpRequest, workshop_id: int, number: int):
+    """The lesson, written by the model first if this is the first time it is opened."""
+    return generation.write_lesson(own_lesson(request, workshop_id, number))
+
+
+@router.post("/workshops/{workshop_id}/lessons/{number}/complete", response=CompletionOut)
+def complete_lesson(request: HttpRequest, workshop_id: int, number: int):
+    lesson = own_lesson(request, workshop_id, number)
+    finished, badges = lesson.workshop.complete_lesson(lesson)
+    return {
+        "number": number,
+        "workshop_completed": finished,
+        "badges": [getattr(badge, "code", str(badge)) for badge in badges],
+    }
+
+
+@router.post("/workshops/{workshop_id}/recap", response={201: QuizOut})
+def create_recap(request: HttpRequest, workshop_id: int):
+    return Status(201, quiz_out(generation.recap_quiz(own_workshop(request, workshop_id))))
+
+
+@router.get("/workshops/{workshop_id}/export", response={200: None})
+def export_workshop(request: HttpRequest, workshop_id: int, format: Literal["md", "pdf"] = "md"):
+    item = own_workshop(request, workshop_id)
+    if format == "pdf":
+        return HttpResponse(exports.as_pdf(item), content_type="application/pdf")
+    return HttpResponse(exports.as_markdown(item), content_type="text/markdown; charset=utf-8")

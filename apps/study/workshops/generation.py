@@ -1,0 +1,207 @@
+"""Workshops: an outline first (JSON, one stricter retry), then each lesson as Markdown the
+first time it is opened, cleaned of chatty filler; and the recap quiz."""
+
+import re
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+from pydantic import BaseModel, StrictInt, ValidationError, field_validator
+
+from apps.llm import jsonparse, prompts
+from apps.progress import tracking
+from apps.study import generator
+from apps.study.errors import GenerationError, InvalidInput, WorkshopNotDone
+from apps.study.quizzes.generation import create_quiz, scope_title
+from apps.study.quizzes.models import Quiz
+from apps.study.sources import as_prompt_sources, sources_for
+from apps.study.workshops.models import Lesson, Workshop
+
+RECAP_QUESTIONS = 5
+# A lesson claimed longer ago than this was abandoned by a request that died; take it over.
+STALE_GENERATION = timedelta(minutes=10)
+MAX_LESSON_CHARS = 20_000
+
+_FILLER = re.compile(
+    r"^\s*(?:"
+    r"(?:sure|certainly|of course|absolutely|great|okay|ok)[!,.]?\s*(?:here(?:'s| is)\b.*)?"
+    r"|here(?:'s| is) (?:the|your|a) (?:lesson|content|markdown)\b.*"
+    r"|i hope (?:this|that) helps\b.*"
+    r"|(?:please )?let me know if\b.*"
+    r"|feel free to\b.*"
+    r"|(?:happy (?:learning|studying)|good luck)\b.*"
+    r"|if you have any (?:other |more |further )?questions\b.*"
+    r"|(?:do you|would you like)\b.*\?\s*"
+    r")$",
+    re.IGNORECASE,
+)
+_WRAPPING_FENCE = re.compile(r"^\s*```(?:markdown|md)?\s*\n(.*?)\n```\s*$", re.DOTALL)
+
+
+class OutlineLesson(BaseModel):
+    title: str
+    summary: str = ""
+    sources: list[StrictInt] = []
+
+    @field_validator("title")
+    @classmethod
+    def _title(cls, value: str) -> str:
+        value = re.sub(r"^\s*(?:lesson\s*)?\d{1,2}\s*[.):-]\s*", "", value.strip(), flags=re.I)
+        if not value:
+            raise ValueError("empty title")
+        return value[:200]
+
+
+class Outline(BaseModel):
+    title: str
+    summary: str = ""
+    lessons: list[dict]
+
+    @field_validator("title")
+    @classmethod
+    def _title(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("empty title")
+        return value.strip()[:200]
+
+
+def create_workshop(
+    user, *, num_lessons: int, scope: generator.Scope = generator.WHOLE_VAULT
+) -> tuple[Workshop, list]:
+    """Retrieve, ask for the outline (once more, stricter, if unparseable), store it and record
+    it for progress; (the workshop, badges just earned)."""
+    if num_lessons not in Workshop.SIZES:
+        raise InvalidInput("A workshop has 5 or 10 lessons.")
+    sources = generator.retrieve(user, scope)
+    context = generator.context_block(sources)
+    outline = lessons = answer = None
+    for template in ("workshop_outline", "workshop_outline_retry"):
+        answer = generator.ask(prompts.render(template, count=num_lessons, context=context))
+        outline, lessons = _parse_outline(answer.text, num_lessons, sources)
+        if outline is not None:
+            break
+    if outline is None:
+        raise generator.NothingValid(
+            "The model could not produce a workshop outline, even on a second try. "
+            "Pick a narrower scope (fewer documents or one category) and try again."
+        )
+    with transaction.atomic():
+        workshop = Workshop.objects.create(
+            owner=user,
+            title=outline.title or f"Workshop on {scope_title(user, scope)}",
+            summary=outline.summary.strip(),
+            requested=num_lessons,
+            scope=scope.as_dict(),
+            chunk_ids=[source.chunk_id for source in sources],
+            backend=answer.backend,
+            model=answer.model,
+        )
+        Lesson.objects.bulk_create(
+            Lesson(
+                workshop=workshop,
+                number=number,
+                title=item.value.title,
+                summary=item.value.summary.strip(),
+                chunk_ids=item.chunk_ids,
+            )
+            for number, item in enumerate(lessons, start=1)
+        )
+    return workshop, tracking.record_outline(user)
+
+
+def _parse_outline(text: str, count: int, sources) -> tuple[Outline | None, list]:
+    data = jsonparse.extract_json(text)
+    if not isinstance(data, dict):
+        return None, []
+    try:
+        outline = Outline.model_validate(data)
+    except ValidationError:
+        return None, []
+    # `sources` on a lesson are excerpt numbers; validate_items maps them to chunk ids.
+    items = generator.validate_items(
+        outline.lessons,
+        schema=OutlineLesson,
+        count=count,
+        sources=sources,
+        identity=lambda lesson: lesson.title.casefold(),
+    )
+    if not items:
+        return None, []
+    return outline, items
+
+
+def clean_lesson(text: str) -> str:
+    """The lesson without a wrapping code fence or chatty lines like "I hope this helps!"."""
+    fenced = _WRAPPING_FENCE.match(text)
+    if fenced:
+        text = fenced.group(1)
+    lines = [line for line in text.splitlines() if not _FILLER.match(line)]
+    return "\n".join(lines).strip()[:MAX_LESSON_CHARS]
+
+
+def claim(lesson: Lesson) -> bool:
+    """Take the lesson for generation; False when another request is writing it."""
+    stale = timezone.now() - STALE_GENERATION
+    claimable = Lesson.objects.filter(pk=lesson.pk).exclude(status=Lesson.Status.READY)
+    claimable = claimable.exclude(status=Lesson.Status.GENERATING, generated_at__gt=stale)
+    claimed = claimable.update(status=Lesson.Status.GENERATING, generated_at=timezone.now())
+    lesson.refresh_from_db()
+    return claimed == 1
+
+
+def write_lesson(lesson: Lesson) -> Lesson:
+    """Generate the lesson's Markdown if nobody has; failures are stored, then raised."""
+    if lesson.status == Lesson.Status.READY or not claim(lesson):
+        return lesson
+    workshop = lesson.workshop
+    try:
+        sources = as_prompt_sources(
+            sources_for(workshop.owner, lesson.chunk_ids or workshop.chunk_ids)
+        )
+        if not sources:
+            raise generator.EmptyScope(
+                "The documents this lesson was based on are no longer in your vault."
+            )
+        outline = "; ".join(f"{other.number}. {other.title}" for other in workshop.lessons.all())
+        prompt = prompts.render(
+            "workshop_lesson",
+            workshop_title=workshop.title,
+            number=lesson.number,
+            total=workshop.lessons.count(),
+            title=lesson.title,
+            summary=lesson.summary or lesson.title,
+            outline=outline,
+            context=generator.context_block(sources),
+        )
+        content = clean_lesson(generator.ask(prompt, json=False, temperature=0.3).text)
+        if not content:
+            raise generator.NothingValid("The model returned an empty lesson. Try again.")
+    except GenerationError as error:
+        lesson.status, lesson.error = Lesson.Status.FAILED, str(error)
+        lesson.save(update_fields=["status", "error"])
+        raise
+    lesson.content, lesson.status, lesson.error = content, Lesson.Status.READY, ""
+    lesson.generated_at = timezone.now()
+    lesson.save(update_fields=["content", "status", "error", "generated_at"])
+    return lesson
+
+
+def recap_quiz(workshop: Workshop) -> Quiz:
+    """The workshop's recap quiz, made the first time it is asked for: a short quiz over the
+    chunks the workshop was built from, once every lesson is done."""
+    if workshop.completed_at is None:
+        raise WorkshopNotDone("Complete every lesson first; the recap quiz comes at the end.")
+    if workshop.recap_quiz:
+        return workshop.recap_quiz
+    sources = as_prompt_sources(sources_for(workshop.owner, workshop.chunk_ids))
+    if not sources:
+        raise generator.EmptyScope("The workshop's documents are no longer in your vault.")
+    return create_quiz(
+        workshop.owner,
+        num_questions=RECAP_QUESTIONS,
+        difficulty="intermediate",
+        types=["mcq", "true_false"],
+        scope=generator.Scope(**workshop.scope),
+        workshop=workshop,
+        sources=sources,
+    )

@@ -1,0 +1,89 @@
+"""Workshops: an outline of lessons, each written as Markdown the first time it is opened."""
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from apps.progress import tracking
+from apps.study.errors import LessonNotWritten
+from apps.study.ownership import OwnedQuerySet
+from apps.study.quizzes.models import Quiz
+
+
+class Workshop(models.Model):
+    SIZES = (5, 10)
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="workshops"
+    )
+    title = models.CharField(max_length=200)
+    summary = models.TextField(blank=True)
+    requested = models.PositiveSmallIntegerField(help_text="Lessons asked of the model.")
+    scope = models.JSONField(default=dict)
+    chunk_ids = models.JSONField(default=list, help_text="The chunks the outline was built from.")
+    backend = models.CharField(max_length=20, blank=True)
+    model = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    objects = OwnedQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return self.title
+
+    @property
+    def progress(self) -> tuple[int, int]:
+        lessons = list(self.lessons.all())
+        return sum(1 for lesson in lessons if lesson.completed_at), len(lessons)
+
+    def complete_lesson(self, lesson: "Lesson") -> tuple[bool, list]:
+        """Mark one written lesson done and record it for progress; (True when that completed
+        the whole workshop just now, badges just earned)."""
+        if lesson.status != Lesson.Status.READY:
+            raise LessonNotWritten("Open the lesson first: it has not been written yet.")
+        badges = []
+        if lesson.completed_at is None:
+            lesson.completed_at = timezone.now()
+            lesson.save(update_fields=["completed_at"])
+            badges += tracking.record_lesson_completed(self.owner)
+        done, total = self.progress
+        if done == total and self.completed_at is None:
+            self.completed_at = timezone.now()
+            self.save(update_fields=["completed_at"])
+            return True, badges + tracking.record_workshop_completed(self.owner)
+        return False, badges
+
+    @property
+    def recap_quiz(self) -> Quiz | None:
+        return self.recap_quizzes.order_by("-pk").first()
+
+
+class Lesson(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        GENERATING = "generating"
+        READY = "ready"
+        FAILED = "failed"
+
+    workshop = models.ForeignKey(Workshop, on_delete=models.CASCADE, related_name="lessons")
+    number = models.PositiveSmallIntegerField(help_text="From 1.")
+    title = models.CharField(max_length=200)
+    summary = models.TextField(blank=True)
+    content = models.TextField(blank=True, help_text="Markdown, written when first opened.")
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
+    error = models.TextField(blank=True)
+    chunk_ids = models.JSONField(default=list)
+    generated_at = models.DateTimeField(null=True, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["workshop_id", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["workshop", "number"], name="unique_lesson_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.number}. {self.title}"

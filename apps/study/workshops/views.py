@@ -1,0 +1,132 @@
+"""Workshop pages: the tab (list and plan), reading and completing lessons, the recap quiz."""
+
+from contextlib import suppress
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from apps.llm.rendering import render_markdown
+from apps.study import errors
+from apps.study.errors import GenerationError, StudyError
+from apps.study.sources import sources_for
+from apps.study.views import MARKDOWN, announce, download, study_tab
+from apps.study.workshops import exports, generation
+from apps.study.workshops.forms import WorkshopForm
+from apps.study.workshops.models import Lesson, Workshop
+
+EXPORTS = {"md": (MARKDOWN, exports.as_markdown), "pdf": ("application/pdf", exports.as_pdf)}
+LESSON = "study/workshops/lesson.html"
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def workshop_list(request: HttpRequest) -> HttpResponse:
+    form = WorkshopForm(request.POST or None, user=request.user)
+    if request.method == "POST" and form.is_valid():
+        try:
+            made, badges = generation.create_workshop(
+                request.user, num_lessons=form.cleaned_data["num_lessons"], scope=form.scope
+            )
+        except StudyError as error:
+            errors.show(request, error, form)
+        else:
+            announce(request, badges)
+            return redirect("study:lesson-detail", made.pk, 1)
+    context = {
+        "form": form,
+        "workshops": Workshop.objects.visible_to(request.user).prefetch_related("lessons"),
+    }
+    status = errors.PAGE_STATUS if request.method == "POST" else 200
+    return study_tab(request, "study/workshops/list.html", context, status)
+
+
+def own_workshop(request: HttpRequest, pk: int) -> Workshop:
+    return get_object_or_404(Workshop.objects.visible_to(request.user), pk=pk)
+
+
+@require_GET
+@login_required
+def workshop_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """A workshop opens at its first lesson not completed yet (the last one when all are)."""
+    lessons = own_workshop(request, pk).lessons
+    lesson = lessons.filter(completed_at__isnull=True).first() or lessons.last()
+    return redirect("study:lesson-detail", pk, lesson.number)
+
+
+def own_lesson(request: HttpRequest, pk: int, number: int) -> Lesson:
+    lessons = own_workshop(request, pk).lessons.select_related("workshop")
+    return get_object_or_404(lessons, number=number)
+
+
+def render_lesson(
+    request: HttpRequest, lesson: Lesson, template: str = LESSON, status: int = 200
+) -> HttpResponse:
+    workshop = lesson.workshop
+    context = {
+        "workshop": workshop,
+        "lesson": lesson,
+        "lessons": workshop.lessons.all(),
+        "body": render_markdown(lesson.content),
+        "sources": sources_for(request.user, lesson.chunk_ids),
+        "next": workshop.lessons.filter(number=lesson.number + 1).first(),
+        "done": workshop.progress[0],
+    }
+    return render(request, template, context, status=status)
+
+
+@require_GET
+@login_required
+def lesson_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    """Read a lesson; one not written yet is written right after the page arrives."""
+    return render_lesson(request, own_lesson(request, pk, number))
+
+
+@require_POST
+@login_required
+def lesson_write(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    lesson = own_lesson(request, pk, number)
+    # A failure is stored on the lesson; the partial shows it with a retry button.
+    with suppress(GenerationError):
+        generation.write_lesson(lesson)
+    return render_lesson(request, lesson, f"{LESSON}#lesson-body")
+
+
+@require_POST
+@login_required
+def lesson_complete(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    lesson = own_lesson(request, pk, number)
+    try:
+        finished, badges = lesson.workshop.complete_lesson(lesson)
+    except StudyError as error:
+        errors.show(request, error)
+        return render_lesson(request, lesson, status=errors.PAGE_STATUS)
+    announce(request, badges)
+    if finished:
+        messages.success(request, "Workshop complete. Check yourself with the recap quiz.")
+    following = lesson.workshop.lessons.filter(number=number + 1).first()
+    if following and not finished:
+        return redirect("study:lesson-detail", pk, following.number)
+    return redirect("study:lesson-detail", pk, number)
+
+
+@require_POST
+@login_required
+def workshop_recap(request: HttpRequest, pk: int) -> HttpResponse:
+    workshop = own_workshop(request, pk)
+    try:
+        recap = generation.recap_quiz(workshop)
+    except StudyError as error:
+        errors.show(request, error)
+        last = workshop.lessons.select_related("workshop").last()
+        return render_lesson(request, last, status=errors.PAGE_STATUS)
+    return redirect("study:quiz-detail", recap.pk)
+
+
+@require_GET
+@login_required
+def workshop_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
+    workshop = own_workshop(request, pk)
+    return download(workshop, fmt, EXPORTS, f"workshop-{workshop.pk}")
