@@ -15,6 +15,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import close_old_connections
 from django.utils import timezone
+from redis.exceptions import RedisError
 
 from apps.chat import agent
 from apps.chat.agent import Event
@@ -61,7 +62,7 @@ class Group:
             message["final"] = True
         try:
             self.loop.run_until_complete(self.layer.group_send(self.name, message))
-        except Exception:  # Redis gone for a moment: the page catches up from the saved answer
+        except (RedisError, OSError):  # Redis gone for a moment: pages catch up from the save
             log.warning("could not push to %s", self.name, exc_info=True)
 
     def close(self) -> None:
@@ -167,9 +168,9 @@ class Answer:
             log.exception("relaying answer %s failed", self.answer_id)
             self.cancel.set()
         finally:
+            producer.join()  # after "end" only progress tracking is left; else it has stopped
             if not self.finished:
                 self._finish()
-            producer.join()
             self.group.close()
             close_old_connections()
 
