@@ -130,6 +130,17 @@ class RunningApp:
             return json.load(response)
 
 
+def another_web_server(app: RunningApp, port: int) -> subprocess.Popen:
+    """One more daphne for `app` (same DATA_DIR, same Redis) on `port`, once it answers."""
+    daphne = [Path(sys.executable).parent / "daphne", "-b", "127.0.0.1", "-p", str(port)]
+    log = app.data_dir / "logs" / f"web-{port}.log"
+    env = {**app.env, "PORT": str(port)}
+    process = spawn([*daphne, "cognivault_site.asgi:application"], env, log)
+    url = f"http://127.0.0.1:{port}/api/v1/health"
+    wait_until(lambda: urllib.request.urlopen(url, timeout=5), timeout=60, what="daphne")
+    return process
+
+
 def worker_command(queue: str, port: int) -> list:
     """A Celery worker of the Procfile's: `celery` for jobs, `chat` for answers (threads)."""
     command = [Path(sys.executable).parent / "celery", "-A", "cognivault_site", "worker"]

@@ -8,7 +8,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -19,9 +18,9 @@ import pytest
 from apps.llm.tests.fake_ollama import FakeOllama, part
 from tests.conftest import (
     RunningApp,
+    another_web_server,
     celery_workers,
     free_port,
-    spawn,
     stop,
     wait_until,
     worker_command,
@@ -54,17 +53,8 @@ class Classroom:
     chat_worker: subprocess.Popen | None = None
 
     def start_web(self, port: int) -> subprocess.Popen:
-        daphne = [Path(sys.executable).parent / "daphne", "-b", "127.0.0.1", "-p", str(port)]
-        env = {**self.app.env, "PORT": str(port)}
-        log = self.app.data_dir / "logs" / f"web-{port}.log"
-        process = spawn([*daphne, "cognivault_site.asgi:application"], env, log)
+        process = another_web_server(self.app, port)
         self.processes.append(process)
-        url = f"http://127.0.0.1:{port}"
-        wait_until(
-            lambda: urllib.request.urlopen(url + "/api/v1/health", timeout=5),
-            timeout=60,
-            what="daphne",
-        )
         return process
 
     def start_chat_worker(self) -> None:
