@@ -17,12 +17,19 @@ HTTP_METHODS = ("get", "post", "put", "patch", "delete")
 
 @pytest.fixture(autouse=True)
 def _isolated_environment(settings, tmp_path):
-    """Each test gets its own DATA_DIR, an in-memory channel layer and a fast password hash
+    """Each test gets its own DATA_DIR, an in-memory channel layer and cache, a fast password hash
     (the tests create many people; a slow hash only costs time here)."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.DATA_DIR = tmp_path / "data"
     settings.DATA_DIR.mkdir()
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # Rate-limit counters in memory, fresh for each test (its own location).
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": str(tmp_path),
+        }
+    }
 
 
 # An ordinary Wednesday at noon UTC: no hour badge (night owl, early bird), no midnight and no

@@ -1,11 +1,19 @@
-"""Readiness of the parts the app needs: database, Redis, a Celery worker."""
+"""Readiness of the parts the app needs: database, Redis, a Celery worker, the models.
 
+Anyone may ask whether each part is ok (`GET /api/v1/health`); only a logged-in teacher sees the
+details, which name the Redis URL, the model host, paths and worker names. The slow checks (a
+worker ping waits up to a second, the model probe asks Ollama) are reused for a few seconds, so
+polling the endpoint cannot keep the server busy.
+"""
+
+import time
 from typing import TypedDict
 
 import redis
 from django.conf import settings
 from django.db import connection
 
+from apps.llm import gateway
 from cognivault_site.celery import app as celery_app
 
 
@@ -39,3 +47,56 @@ def check_worker() -> Check:
     if not replies:
         return {"status": "down", "detail": "no Celery worker answered"}
     return {"status": "ok", "detail": ", ".join(sorted(name for r in replies for name in r))}
+
+
+_cached: dict[tuple, tuple[float, dict]] = {}
+
+
+def _slow_checks() -> dict:
+    """Redis, worker and models, reused for HEALTH_CACHE_SECONDS. Keyed by what they depend on,
+    so a changed configuration is never answered from an old look."""
+    key = (
+        settings.REDIS_URL,
+        settings.OLLAMA_HOST,
+        settings.LLM_BACKEND,
+        settings.EMBEDDING_BACKEND,
+        settings.SPEECH_ENABLED,
+        str(settings.DATA_DIR),
+    )
+    now = time.monotonic()
+    hit = _cached.get(key)
+    if hit is not None and now - hit[0] < settings.HEALTH_CACHE_SECONDS:
+        return hit[1]
+    checks: dict = {"redis": check_redis()}
+    checks["worker"] = (
+        check_worker()
+        if checks["redis"]["status"] == "ok"
+        else {"status": "down", "detail": "Redis is down"}
+    )
+    checks["models"] = gateway.health()
+    _cached.clear()
+    _cached[key] = (now, checks)
+    return checks
+
+
+def report() -> dict:
+    """Every part with its details, and the overall status ("ok" or "degraded")."""
+    checks = {"database": check_database(), **_slow_checks()}
+    models = checks["models"]
+    ready = all(checks[part]["status"] == "ok" for part in ("database", "redis", "worker")) and all(
+        models[part]["ready"] for part in ("chat", "embeddings")
+    )
+    return {"status": "ok" if ready else "degraded", **checks}
+
+
+def summary(full: dict) -> dict:
+    """The same report without details: each part's status only."""
+    models = full["models"]
+    return {
+        "status": full["status"],
+        **{part: {"status": full[part]["status"]} for part in ("database", "redis", "worker")},
+        "models": {
+            part: {"status": "ok" if models[part]["ready"] else "down"}
+            for part in ("chat", "embeddings", "speech")
+        },
+    }

@@ -87,6 +87,9 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "template_partials",
+    # Serves Swagger UI for /api/v1/docs from its own static files instead of public CDNs.
+    "ninja",
+    "csp",
     "channels",
     "axes",
     "apps.accounts",
@@ -99,6 +102,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Another machine on plain HTTP goes to HTTPS_PORT; cookies are Secure over TLS.
+    "cognivault_site.middleware.LanHttpsMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -110,6 +116,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "apps.accounts.middleware.RememberSectionMiddleware",
+    # RateLimited (apps/accounts/ratelimits.py) from a page becomes a 429 with a message.
+    "apps.accounts.ratelimits.RateLimitMiddleware",
     # Last, as django-axes asks: it turns lockouts into a clear page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -165,10 +173,12 @@ LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "accounts:login"
 
-# Five wrong passwords for one account from one address lock it for 15 minutes.
+# Five wrong passwords for one account lock it for 15 minutes, from whatever address they come:
+# a laptop that changes its IP gets no new guesses. Five from one address for any accounts
+# lock that address too.
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = 0.25  # hours
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "apps.accounts.views.locked_out"
 
@@ -194,23 +204,46 @@ CSRF_COOKIE_SAMESITE = "Lax"
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
-# The classroom reaches the app over plain http://<lan-ip>:8000 (and https on HTTPS_PORT with
-# a self-signed certificate), so cookies cannot be HTTPS-only and HSTS would lock the plain
-# port out. SECURE_COOKIES=true turns them on behind a real TLS proxy.
+# The classroom uses https://<lan-ip>:HTTPS_PORT with a self-signed certificate: plain HTTP
+# from another machine is redirected there (cognivault_site/middleware.py), while this
+# machine's own browser may stay on http://localhost:PORT. So the redirect and the cookies'
+# Secure flag are decided per request by that middleware, not by Django's global switches,
+# and HSTS stays off: a self-signed LAN certificate must never be pinned by browsers.
+HTTPS_REDIRECT = env_bool("HTTPS_REDIRECT", True)
+# SECURE_COOKIES=true makes every cookie HTTPS-only, e.g. behind a real TLS proxy.
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SILENCED_SYSTEM_CHECKS = [
-    # HSTS: see above; a self-signed LAN certificate must never be pinned by browsers.
+    # HSTS: see above.
     "security.W004",
-    # SSL redirect: students on http://<lan-ip> must not be forced onto a certificate warning.
+    # SSL redirect: LanHttpsMiddleware redirects other machines; localhost stays plain.
     "security.W008",
+    # Django's own Redis cache: atomic add/incr, which is all django-ratelimit needs.
+    "django_ratelimit.W001",
 ]
 if not SESSION_COOKIE_SECURE:
     SILENCED_SYSTEM_CHECKS += [
-        # Secure cookies would never be sent over the classroom's plain-http address.
+        # LanHttpsMiddleware marks them Secure on every response sent over TLS.
         "security.W012",
         "security.W016",
     ]
+
+# Content-Security-Policy on every response (django-csp): scripts only from this server, no
+# inline script, no plugins, no framing. Styles may be inline (style attributes, htmx's
+# indicator style); images may be data: URLs (the QR code, exported previews).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:", "blob:"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 
 # --- Jobs and realtime -----------------------------------------------------------------------
 
@@ -229,6 +262,11 @@ CELERY_RESULT_EXPIRES = 24 * 3600
 # Chat answers wait on the model, not the CPU: their own queue, served by a thread-pool worker
 # (`celery ... worker -Q chat --pool=threads`), so ingestion never holds a chat up.
 CELERY_TASK_ROUTES = {"apps.chat.tasks.*": {"queue": "chat"}}
+
+# The cache holds the rate-limit counters (shared by every web process) and nothing else.
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+}
 
 # The layer's receive is a blocking pop of 5 s on Redis; the socket must wait longer than that,
 # or every idle websocket fails with a read timeout (redis-py 8 defaults socket_timeout to 5 s).
@@ -280,6 +318,18 @@ LOGGING = {
 
 # A chat message more than this many seconds after the last one opens a new study session.
 STUDY_SESSION_IDLE_GAP_SECONDS = env_int("STUDY_SESSION_IDLE_GAP_SECONDS", 900)
+
+# --- Quotas and rate limits ---------------------------------------------------------------------
+
+# Bytes a student may keep in vault documents and chat attachments together; teachers have none.
+STUDENT_QUOTA_MB = env_int("STUDENT_QUOTA_MB", 1024)
+# django-ratelimit rates per person ("30/m", "100/h"); an empty value turns the limit off.
+RATE_LIMIT_UPLOADS = env_str("RATE_LIMIT_UPLOADS", "30/m")
+RATE_LIMIT_URL_IMPORTS = env_str("RATE_LIMIT_URL_IMPORTS", "10/m")
+# Chat attachments never sent with a question are deleted after this many hours.
+CHAT_UNSENT_ATTACHMENT_HOURS = env_int("CHAT_UNSENT_ATTACHMENT_HOURS", 24)
+# How long /api/v1/health reuses its Redis, worker and model checks.
+HEALTH_CACHE_SECONDS = env_int("HEALTH_CACHE_SECONDS", 5)
 
 # --- Vault ------------------------------------------------------------------------------------
 

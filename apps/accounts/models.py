@@ -3,10 +3,15 @@
 import hashlib
 import secrets
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractUser, UserManager
 from django.db import models, transaction
+from django.db.models import Sum
+from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
 from django.utils.text import slugify
+
+from apps.accounts.sessions import end_sessions
 
 PASSWORD_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: read aloud in class
 
@@ -51,6 +56,43 @@ class User(AbstractUser):
     @property
     def is_teacher(self) -> bool:
         return self.is_staff
+
+    # --- Storage quota: a student's vault documents and chat attachments together ----------
+
+    @property
+    def quota_bytes(self) -> int | None:
+        """None: no limit (teachers, or STUDENT_QUOTA_MB=0)."""
+        if self.is_teacher or settings.STUDENT_QUOTA_MB <= 0:
+            return None
+        return settings.STUDENT_QUOTA_MB * 1024 * 1024
+
+    def stored_bytes(self) -> int:
+        documents = self.documents.aggregate(total=Sum("size_bytes"))["total"] or 0
+        attachments = self.chat_attachments.aggregate(total=Sum("size_bytes"))["total"] or 0
+        return documents + attachments
+
+    def room_bytes(self, freed: int = 0) -> int | None:
+        """Bytes this person may still store (after `freed` bytes are replaced), None: any."""
+        if self.quota_bytes is None:
+            return None
+        return max(self.quota_bytes - self.stored_bytes() + freed, 0)
+
+    def over_quota_message(self, name: str) -> str:
+        return (
+            f"{name}: this would go over your storage quota of "
+            f"{filesizeformat(self.quota_bytes)} ({filesizeformat(self.stored_bytes())} used). "
+            "Delete documents you no longer need, or ask your teacher."
+        )
+
+    def save(self, *args, **kwargs) -> None:
+        # set_password() keeps the new raw password until the save; an existing account whose
+        # password changes (a reset, the person's own change, the admin, `changepassword`)
+        # loses its API tokens, sessions and websockets: whoever knew the old one is out.
+        changed = self._password is not None and self.pk is not None
+        super().save(*args, **kwargs)
+        if changed:
+            self.api_tokens.all().delete()
+            end_sessions(self)
 
     def reset_password(self) -> str:
         password = generate_password()

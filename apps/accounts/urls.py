@@ -19,4 +19,14 @@ urlpatterns = [
     path("classroom/", views.classroom, name="classroom"),
     path("classroom/students/", views.create_students, name="create_students"),
     path("classroom/students/<int:pk>/reset/", views.reset_student_password, name="reset_password"),
+    path(
+        "classroom/students/<int:pk>/tokens/<int:token_pk>/revoke/",
+        views.revoke_student_token,
+        name="revoke_student_token",
+    ),
+    path(
+        "classroom/students/<int:pk>/sessions/end/",
+        views.end_student_sessions,
+        name="end_student_sessions",
+    ),
 ]

@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
+from apps.accounts import sessions, tls
 from apps.accounts.forms import StudentListForm, TokenForm
 from apps.accounts.middleware import SECTIONS
 from apps.accounts.models import ApiToken, User
@@ -41,8 +42,11 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 def join_urls(request: HttpRequest) -> list[str]:
+    """The classroom's addresses: HTTPS, where plain HTTP from another machine is sent anyway."""
     login = reverse("accounts:login")
     hosts = lan_addresses() or [request.get_host().split(":")[0]]
+    if settings.HTTPS_REDIRECT:
+        return [f"https://{host}:{settings.HTTPS_PORT}{login}" for host in hosts]
     return [f"http://{host}:{settings.PORT}{login}" for host in hosts]
 
 
@@ -56,15 +60,20 @@ def locked_out(request: HttpRequest, response, credentials) -> HttpResponse:
 
 def render_classroom(request: HttpRequest, form: StudentListForm, status: int = 200):
     urls = join_urls(request)
+    students = list(User.objects.students().prefetch_related("api_tokens"))
+    logged_in = sessions.sessions_by_user(student.pk for student in students)
+    for student in students:
+        student.sessions = logged_in.get(student.pk, [])
     return render(
         request,
         "accounts/classroom.html",
         {
-            "students": User.objects.students(),
+            "students": students,
             "form": form,
             "join_urls": urls,
             # segno writes the SVG from the URL alone; no user input reaches it.
             "join_qr": mark_safe(segno.make(urls[0]).svg_inline(scale=5)),
+            "fingerprint": tls.fingerprint(),
         },
         status=status,
     )
@@ -83,28 +92,60 @@ def create_students(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return render_classroom(request, form, status=422)
     created = User.objects.create_students(form.cleaned_data["names"])
-    return render(request, "accounts/credentials.html", {"credentials": created})
+    return render_credentials(request, created)
+
+
+def render_credentials(request: HttpRequest, credentials: list[tuple[User, str]]):
+    context = {
+        "credentials": credentials,
+        "join_url": join_urls(request)[0],
+        "fingerprint": tls.fingerprint(),
+    }
+    return render(request, "accounts/credentials.html", context)
 
 
 @require_POST
 @teacher_required
 def reset_student_password(request: HttpRequest, pk: int) -> HttpResponse:
     student = get_object_or_404(User.objects.students(), pk=pk)
-    password = student.reset_password()
-    return render(request, "accounts/credentials.html", {"credentials": [(student, password)]})
+    password = student.reset_password()  # also ends the student's tokens and sessions
+    return render_credentials(request, [(student, password)])
+
+
+@require_POST
+@teacher_required
+def revoke_student_token(request: HttpRequest, pk: int, token_pk: int) -> HttpResponse:
+    student = get_object_or_404(User.objects.students(), pk=pk)
+    token = get_object_or_404(ApiToken.objects.visible_to(student), pk=token_pk)
+    token.delete()
+    messages.success(request, f"Revoked {student.username}’s token {token.name}.")
+    return redirect("accounts:classroom")
+
+
+@require_POST
+@teacher_required
+def end_student_sessions(request: HttpRequest, pk: int) -> HttpResponse:
+    """Log a student out: one session (`session`, as listed) or, without it, all of them."""
+    student = get_object_or_404(User.objects.students(), pk=pk)
+    ref = request.POST.get("session")
+    ended = sessions.end_sessions(student, {ref} if ref else None)
+    messages.success(request, f"Logged {student.username} out of {ended} session(s).")
+    return redirect("accounts:classroom")
+
+
+def settings_context(request: HttpRequest, **extra) -> dict:
+    return {
+        "tokens": ApiToken.objects.visible_to(request.user),
+        "form": TokenForm(),
+        "stored_bytes": request.user.stored_bytes(),
+        **extra,
+    }
 
 
 @require_GET
 @login_required
 def account_settings(request: HttpRequest) -> HttpResponse:
-    return render(
-        request,
-        "accounts/settings.html",
-        {
-            "tokens": ApiToken.objects.visible_to(request.user),
-            "form": TokenForm(),
-        },
-    )
+    return render(request, "accounts/settings.html", settings_context(request))
 
 
 @require_POST
@@ -116,15 +157,7 @@ def create_token(request: HttpRequest) -> HttpResponse:
         _, new_token = ApiToken.objects.issue(request.user, form.cleaned_data["name"])
         form = TokenForm()
     template = "accounts/settings.html#token-list" if request.htmx else "accounts/settings.html"
-    return render(
-        request,
-        template,
-        {
-            "tokens": ApiToken.objects.visible_to(request.user),
-            "form": form,
-            "new_token": new_token,
-        },
-    )
+    return render(request, template, settings_context(request, form=form, new_token=new_token))
 
 
 @require_POST
@@ -133,10 +166,6 @@ def revoke_token(request: HttpRequest, pk: int) -> HttpResponse:
     token = get_object_or_404(ApiToken.objects.visible_to(request.user), pk=pk)
     token.delete()
     if request.htmx:
-        return render(
-            request,
-            "accounts/settings.html#token-list",
-            {"tokens": ApiToken.objects.visible_to(request.user), "form": TokenForm()},
-        )
+        return render(request, "accounts/settings.html#token-list", settings_context(request))
     messages.success(request, f"Revoked {token.name}.")
     return redirect("accounts:settings")

@@ -1,7 +1,6 @@
 """Chat threads over the API, asking with an NDJSON stream, and speech-to-text."""
 
 import asyncio
-import io
 import json
 from collections.abc import AsyncIterator
 from datetime import datetime
@@ -184,7 +183,7 @@ def transcribe(request: HttpRequest, file: File[UploadedFile]):
     if file.size > limit:
         raise HttpError(413, f"Audio is limited to {settings.CHAT_MAX_AUDIO_MB} MB.")
     audio = file.read()
-    seconds = audio_seconds(audio)
+    seconds = gateway.audio_seconds(audio, limit=settings.CHAT_MAX_AUDIO_SECONDS)
     if seconds is None:
         raise HttpError(400, "That file is not audio we can read.")
     if seconds > settings.CHAT_MAX_AUDIO_SECONDS:
@@ -197,14 +196,3 @@ def transcribe(request: HttpRequest, file: File[UploadedFile]):
         raise HttpError(503, str(error)) from error
     except gateway.ModelError as error:
         raise HttpError(400, str(error)) from error
-
-
-def audio_seconds(audio: bytes) -> float | None:
-    """Duration from the decoded samples (16 kHz mono), or None for something not audio."""
-    try:
-        from faster_whisper.audio import decode_audio
-
-        samples = decode_audio(io.BytesIO(audio), sampling_rate=16_000)
-    except Exception:  # PyAV raises its own error types for anything it cannot decode
-        return None
-    return len(samples) / 16_000

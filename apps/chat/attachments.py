@@ -5,10 +5,12 @@ a generated name. "Save to vault" copies it into the vault and starts normal ing
 """
 
 import logging
+from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
+from django.utils import timezone
 from PIL import Image
 
 from apps.chat.errors import AttachmentError
@@ -69,6 +71,12 @@ def accept(user, upload: UploadedFile | None) -> Attachment:
     name = Path(upload.name or "file").name[:255]
     if upload.size > limit:
         raise AttachmentError(f"{name} is larger than {settings.CHAT_MAX_ATTACHMENT_MB} MB.")
+    # There is no scheduler (Celery beat): each new attachment clears out the old unsent ones,
+    # which also gives their room back to the quota checked next.
+    delete_unsent()
+    room = user.room_bytes()
+    if room is not None and upload.size > room:
+        raise AttachmentError(user.over_quota_message(name))
     head = upload.read(16)
     upload.seek(0)
     kind = kind_of(name, head)
@@ -91,6 +99,17 @@ def accept(user, upload: UploadedFile | None) -> Attachment:
         raise
     attachment.save()
     return attachment
+
+
+def delete_unsent() -> int:
+    """Delete everyone's attachments never sent with a question, older than
+    CHAT_UNSENT_ATTACHMENT_HOURS, with their files."""
+    cutoff = timezone.now() - timedelta(hours=settings.CHAT_UNSENT_ATTACHMENT_HOURS)
+    stale = list(Attachment.objects.filter(message__isnull=True, created_at__lt=cutoff))
+    for attachment in stale:
+        attachment.path.unlink(missing_ok=True)
+    Attachment.objects.filter(pk__in=[attachment.pk for attachment in stale]).delete()
+    return len(stale)
 
 
 def check_image(path: Path, name: str) -> None:

@@ -14,6 +14,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
+from apps.accounts.sessions import account_group
 from apps.chat import answering, tasks, turns
 from apps.chat.conversation import (
     ASK_PARTS,
@@ -49,6 +50,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         # In the group before the conversation is read: nothing pushed in between is missed
         # (what overlaps is put right by the worker's next whole-answer frame).
         await self.channel_layer.group_add(self.group, self.channel_name)
+        # A password change or a revoked session closes this socket (apps/accounts/sessions.py).
+        await self.channel_layer.group_add(account_group(user.pk), self.channel_name)
         await self.send(text_data=await self._render(CONNECT_PARTS))
         self.watchdog = asyncio.create_task(self._watch())
 
@@ -69,6 +72,15 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         if getattr(self, "group", None):
             self.watchdog.cancel()
             await self.channel_layer.group_discard(self.group, self.channel_name)
+            await self.channel_layer.group_discard(
+                account_group(self.scope["user"].pk), self.channel_name
+            )
+
+    async def account_signed_out(self, event: dict) -> None:
+        session = self.scope.get("session")
+        keys = event["session_keys"]
+        if keys is None or (session is not None and session.session_key in keys):
+            await self.close()
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
         # Not JSON, or a binary frame: answered like any other unusable message, not a crash.

@@ -22,6 +22,7 @@ class ConnectionOut(Schema):
     port: int
     kind: str
     detail: str
+    user_id: int | None
     flagged: bool
 
 

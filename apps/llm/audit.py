@@ -70,9 +70,16 @@ def start_recording() -> None:
     egress.install(record_path, allowed=ollama_addresses(), role=role)
 
 
-def connections(limit: int = 100) -> list[egress.Connection]:
-    """The most recent recorded connections, newest first."""
-    return list(reversed(egress.read(record_path())))[:limit]
+def visible_to(user, connection: egress.Connection) -> bool:
+    """Teachers see every connection; a student sees the app's own and their own URL imports,
+    never another person's (an imported URL may carry a secret)."""
+    return user.is_teacher or connection.user_id == user.pk or not connection.detail
+
+
+def connections(user, limit: int = 100) -> list[egress.Connection]:
+    """The most recent recorded connections this person may see, newest first."""
+    recorded = [c for c in egress.read(record_path()) if visible_to(user, c)]
+    return list(reversed(recorded))[:limit]
 
 
 _external_counts: dict[Path, tuple[tuple[int, int], int]] = {}
@@ -119,7 +126,7 @@ def vault_stats(user) -> dict:
     documents = Document.objects.visible_to(user)
     chunks = Chunk.objects.filter(document__in=documents)
     storage = storage_map()
-    recorded = egress.read(record_path())
+    recorded = [c for c in egress.read(record_path()) if visible_to(user, c)]
     by_kind: dict[str, int] = {}
     for connection in recorded:
         by_kind[connection.kind] = by_kind.get(connection.kind, 0) + 1

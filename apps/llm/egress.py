@@ -29,8 +29,9 @@ LAN_NETWORKS = [
     for network in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16")
 ] + [ipaddress.ip_network(network) for network in ("fc00::/7", "fe80::/10")]
 
-_requested_url: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "egress_requested_url", default=None
+# The URL import under way in this context, and the id of the person who asked for it.
+_requested: contextvars.ContextVar[tuple[str, int | None] | None] = contextvars.ContextVar(
+    "egress_requested", default=None
 )
 _recording = threading.local()
 _lock = threading.Lock()
@@ -46,6 +47,7 @@ class Connection:
     port: int
     kind: str  # "ollama" | "lan" | "url-import" | "external"
     detail: str = ""
+    user_id: int | None = None  # who asked for it (URL imports); None: the app itself
 
     @property
     def when(self) -> datetime:
@@ -80,13 +82,13 @@ def _hooked(name: str, original: Callable) -> Callable:
 
 
 @contextlib.contextmanager
-def user_requested(url: str) -> Iterator[None]:
-    """Connections opened inside this block belong to a URL import the user asked for."""
-    token = _requested_url.set(url)
+def user_requested(url: str, user_id: int | None = None) -> Iterator[None]:
+    """Connections opened inside this block belong to a URL import this user asked for."""
+    token = _requested.set((url, user_id))
     try:
         yield
     finally:
-        _requested_url.reset(token)
+        _requested.reset(token)
 
 
 def classify(host: str, port: int, allowed: set[tuple[str, int]]) -> str | None:
@@ -105,7 +107,7 @@ def classify(host: str, port: int, allowed: set[tuple[str, int]]) -> str | None:
             return None
     if (host, port) in allowed:
         return "ollama"
-    if _requested_url.get() is not None:
+    if _requested.get() is not None:
         return "url-import"
     if address is not None and any(address in network for network in LAN_NETWORKS):
         return "lan"
@@ -123,6 +125,7 @@ def _note(sock: socket.socket, address: object) -> None:
     kind = classify(host, port, _state["allowed"])
     if kind is None:
         return
+    url, user_id = _requested.get() or ("", None)
     entry = Connection(
         at=time.time(),
         pid=os.getpid(),
@@ -130,7 +133,8 @@ def _note(sock: socket.socket, address: object) -> None:
         host=host,
         port=port,
         kind=kind,
-        detail=_requested_url.get() or "",
+        detail=url,
+        user_id=user_id,
     )
     _recording.busy = True
     try:

@@ -112,6 +112,11 @@ def transcribe(audio: bytes | str | os.PathLike) -> str:
     return speech.transcribe(audio)
 
 
+def audio_seconds(audio: bytes, limit: float) -> float | None:
+    """How long a recording is, decoding at most `limit` seconds of it; None if not audio."""
+    return speech.audio_seconds(audio, limit)
+
+
 def speech_available() -> bool:
     return settings.SPEECH_ENABLED and speech.problem() == ""
 

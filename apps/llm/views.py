@@ -12,14 +12,18 @@ from apps.llm import audit, prompts
 @require_GET
 @login_required
 def privacy(request: HttpRequest) -> HttpResponse:
-    context = {"stats": audit.vault_stats(request.user), "connections": audit.connections()}
+    context = {
+        "stats": audit.vault_stats(request.user),
+        "connections": audit.connections(request.user),
+    }
     return render(request, "llm/privacy.html", context)
 
 
 @require_GET
 @login_required
 def connection_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "llm/privacy.html#connection-list", {"connections": audit.connections()})
+    connections = audit.connections(request.user)
+    return render(request, "llm/privacy.html#connection-list", {"connections": connections})
 
 
 @require_GET

@@ -16,10 +16,24 @@ class ScopeForm(forms.Form):
         queryset=Document.objects.none(), required=False, widget=forms.CheckboxSelectMultiple
     )
 
+    method = forms.ChoiceField(
+        label="Made by",
+        required=False,
+        choices=[
+            ("", "Automatic (from the text when no large model answers)"),
+            ("model", "The language model"),
+            ("extractive", "From the text itself (no model)"),
+        ],
+    )
+
     def __init__(self, *args, user, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.fields["categories"].queryset = Category.objects.all()
         self.fields["documents"].queryset = Document.objects.visible_to(user).order_by("filename")
+
+    @property
+    def chosen_method(self) -> str | None:
+        return self.cleaned_data.get("method") or None
 
     @property
     def scope(self) -> Scope:

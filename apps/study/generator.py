@@ -333,6 +333,20 @@ def answer_schema(key: str, schema: type[BaseModel], count: int) -> dict:
     return {"type": "object", "properties": {key: answer}, "required": [key]}
 
 
+# Study material cut from the documents (apps/study/extractive), by no model: what the
+# embedded model's answers are replaced with, and what fills an Ollama answer's shortfall.
+EXTRACTIVE = "extractive"
+METHODS = ("model", EXTRACTIVE)
+
+
+def choose_method(asked: str | None = None) -> str:
+    """The generator to use: the one asked for, else the extractive one when the embedded
+    model would answer (it is too small to write study material), else the model."""
+    if asked in METHODS:
+        return asked
+    return EXTRACTIVE if gateway.current_backend().name == "embedded" else "model"
+
+
 def generate_items(
     user,
     *,

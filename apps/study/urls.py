@@ -8,6 +8,7 @@ app_name = "study"
 urlpatterns = [
     path("", quizzes.quiz_list, name="index"),  # the hub opens on its first tab
     path("sources/<int:chunk_pk>/", views.source_detail, name="source-detail"),
+    path("stale/<str:kind>/<int:pk>/refresh/", views.stale_refresh, name="stale-refresh"),
     path("quizzes/", include("apps.study.quizzes.urls")),
     path("workshops/", include("apps.study.workshops.urls")),
     path("decks/", include("apps.study.flashcards.urls")),

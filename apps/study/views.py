@@ -6,9 +6,14 @@ from typing import TypeVar
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
-from django.views.decorators.http import require_GET
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
 
+from apps.study import stale
+from apps.study.flashcards.models import Deck
+from apps.study.mindmaps.models import Mindmap
+from apps.study.quizzes.models import Quiz
+from apps.study.workshops.models import Workshop
 from apps.vault.models import Chunk, Document
 
 T = TypeVar("T")
@@ -20,18 +25,28 @@ def announce(request: HttpRequest, badges: list) -> None:
         messages.success(request, f"New badge: {getattr(badge, 'name', badge)}")
 
 
-def report_shortfall(request: HttpRequest, made: int, asked: int, things: str) -> None:
+def report_shortfall(
+    request: HttpRequest, made: int, asked: int, things: str, filled: int = 0, model: bool = True
+) -> None:
+    """Say when fewer items came than were asked for, and how many the text filled in."""
+    if model and filled:
+        messages.info(
+            request,
+            f"The model gave {made - filled} usable {things} of {asked}; {filled} more were "
+            "cut from your documents' text (marked “from the text”).",
+        )
     if made < asked:
         messages.info(
             request,
-            f"The model gave {made} usable {things} of {asked}; "
-            "the rest were malformed and left out.",
+            f"Only {made} {things} of {asked} could be made: the documents in this scope hold "
+            "no more that fit. Add documents or widen the scope.",
         )
 
 
 def study_tab(request: HttpRequest, template: str, context: dict, status: int) -> HttpResponse:
     """A Study Hub tab; its generate form needs to know whether there is anything to use."""
     context["has_documents"] = Document.objects.visible_to(request.user).exists()
+    context["stale"] = stale.counts(request.user)
     return render(request, template, context, status=status)
 
 
@@ -55,3 +70,26 @@ def source_detail(request: HttpRequest, chunk_pk: int) -> HttpResponse:
     chunk = get_object_or_404(Chunk.objects.select_related("document"), pk=chunk_pk,
                               document__in=visible)  # fmt: skip
     return render(request, "study/source.html", {"chunk": chunk})
+
+
+# What each kind of study item refreshes with, and the page it goes back to.
+REFRESH = {
+    "quiz": (Quiz, stale.refresh_quiz, "study:quiz-list"),
+    "deck": (Deck, stale.refresh_deck, "study:deck-detail"),
+    "workshop": (Workshop, stale.refresh_workshop, "study:workshop-detail"),
+    "mindmap": (Mindmap, stale.refresh_mindmap, "study:mindmap-detail"),
+}
+
+
+@require_POST
+@login_required
+def stale_refresh(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
+    """Refresh only the items of one quiz, deck, workshop or mindmap whose source changed."""
+    if kind not in REFRESH:
+        raise Http404("No such kind of study material.")
+    model, refresh, page = REFRESH[kind]
+    item = get_object_or_404(model.objects.visible_to(request.user), pk=pk)
+    refreshed = refresh(item)
+    messages.success(request, f"Refreshed {refreshed} item{'s' if refreshed != 1 else ''} "
+                              "from their changed sources.")  # fmt: skip
+    return redirect(page) if kind == "quiz" else redirect(page, pk)

@@ -11,8 +11,9 @@ from ninja import Field, File, Form, Query, Router, Schema, Status
 from ninja.errors import HttpError
 from ninja.files import UploadedFile
 
+from apps.accounts import ratelimits
 from apps.accounts.api import require_teacher
-from apps.vault import imports, index, pipeline, tasks
+from apps.vault import imports, index, pipeline, selftest, tasks
 from apps.vault.models import Category, Document, IngestRun
 from apps.vault.scope import Scope
 from apps.vault.uploads import store
@@ -126,6 +127,7 @@ def upload_document(
     """Store the file (validated) as a new document or a new version of the same filename;
     start ingestion with POST /ingest. Without `scope`, a teacher's file goes to the class and
     a student's is personal, as on the Knowledge Base page."""
+    ratelimits.check(request, "RATE_LIMIT_UPLOADS", "uploads")
     chosen = category_or_404(category)
     stored = store(request.auth, file.name, file.chunks(), scope=scope, category=chosen)
     return Status(200 if stored.outcome == "unchanged" else 201, stored.document)
@@ -159,6 +161,7 @@ def reingest_document(request: HttpRequest, document_id: int):
 def import_url(request: HttpRequest, payload: UrlIn):
     """Fetch a public web page (behind the SSRF guard), keep it as an HTML document and start
     its ingestion."""
+    ratelimits.check(request, "RATE_LIMIT_URL_IMPORTS", "web page imports")
     chosen = category_or_404(payload.category)
     stored = imports.import_url(request.auth, payload.url, scope=payload.scope, category=chosen)
     if stored.outcome == "unchanged":
@@ -238,3 +241,44 @@ def search(request: HttpRequest, params: Query[SearchIn]):
 
 
 # --- End of search -----------------------------------------------------------------------------
+
+
+class SelfTestRunOut(Schema):
+    id: int
+    run_id: int | None
+    created_at: datetime
+    questions: int
+    recall_at_7: float
+    mrr: float
+
+
+class SelfTestDocumentOut(Schema):
+    document_id: int
+    filename: str
+    questions: int
+    recall_at_7: float
+    mrr: float
+    tested_at: datetime
+
+
+class SelfTestOut(Schema):
+    runs: list[SelfTestRunOut]
+    documents: list[SelfTestDocumentOut]
+
+
+@router.get("/selftest", response=SelfTestOut)
+def get_selftest(request: HttpRequest):
+    """Search self-test figures: the last runs (oldest first) and each document's newest
+    figures, worst first. Teachers see the class vault's, students their own documents'."""
+    documents = [
+        {
+            "document_id": row.document_id,
+            "filename": row.document.filename,
+            "questions": row.questions,
+            "recall_at_7": row.recall_at_7,
+            "mrr": row.mrr,
+            "tested_at": row.selftest.created_at,
+        }
+        for row in selftest.latest_by_document(request.auth)
+    ]
+    return {"runs": selftest.trend(request.auth), "documents": documents}

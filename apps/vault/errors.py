@@ -20,6 +20,12 @@ class UploadRefused(VaultError):
     status = 422
 
 
+class OverQuota(UploadRefused):
+    """A student's storage quota (User.room_bytes) is used up."""
+
+    status = 413
+
+
 class FetchError(VaultError):
     """A URL that was refused or could not be fetched."""
 

@@ -28,7 +28,8 @@ def import_url(
     owner, url: str, *, scope: str | None = None, category: Category | None = None
 ) -> Stored:
     url = url.strip()
-    with egress.user_requested(url):  # the privacy audit shows it as asked for, not flagged
+    # The privacy audit shows it as asked for (not flagged), and only to this person.
+    with egress.user_requested(url, owner.pk):
         page = fetch.fetch(url, resolver=resolver, connector=connector)
     return store(
         owner, label_for(url), [page.content], scope=scope, category=category, source_url=url

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import faiss
 import numpy as np
+from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.db.models.functions import Length
@@ -626,12 +627,19 @@ def reembed_stale(batch_size: int = 64) -> int:
         done += len(batch)
 
 
-def _request_reembed() -> None:
-    """Ask the worker to re-embed in the background; searching goes on meanwhile."""
-    from apps.vault.tasks import reembed_chunks
+# Named, not imported: tasks.py imports this module to run the re-embedding.
+REEMBED_TASK = "apps.vault.tasks.reembed_chunks"
 
+
+def _request_reembed() -> None:
+    """Ask the worker to re-embed in the background (once the transaction commits); searching
+    goes on meanwhile."""
+    transaction.on_commit(_send_reembed)
+
+
+def _send_reembed() -> None:
     try:
-        reembed_chunks.delay_on_commit()
+        current_app.send_task(REEMBED_TASK)
     except Exception:  # no broker must not break a search; the next switch check retries
         logger.warning("Could not enqueue the re-embedding of stale chunks.", exc_info=True)
 

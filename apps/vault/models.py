@@ -259,3 +259,56 @@ class IngestStep(models.Model):
         if not self.started_at:
             return None
         return ((self.finished_at or timezone.now()) - self.started_at).total_seconds()
+
+
+class SelfTestQuerySet(models.QuerySet):
+    def visible_to(self, user) -> "SelfTestQuerySet":
+        """A student sees the tests of their own documents; teachers the class vault's."""
+        if not user.is_authenticated:
+            return self.none()
+        if user.is_staff:
+            return self.filter(owner__is_staff=True)
+        return self.filter(owner=user)
+
+
+class SelfTest(models.Model):
+    """How well search finds the vault's own sentences after an ingestion run: cloze
+    questions from a fixed sample of chunks, searched as chat and study search."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="vault_selftests"
+    )
+    run = models.OneToOneField(
+        IngestRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="selftest"
+    )
+    generation = models.PositiveBigIntegerField(help_text="Index generation it tested.")
+    questions = models.PositiveIntegerField(default=0)
+    recall_at_7 = models.FloatField(default=0.0)
+    mrr = models.FloatField(default=0.0, help_text="Mean reciprocal rank within the top 20.")
+    seconds = models.FloatField(default=0.0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = SelfTestQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"Self-test {self.pk}: recall@7 {self.recall_at_7:.2f}"
+
+
+class SelfTestDocument(models.Model):
+    selftest = models.ForeignKey(SelfTest, on_delete=models.CASCADE, related_name="documents")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="selftests")
+    questions = models.PositiveIntegerField()
+    recall_at_7 = models.FloatField()
+    mrr = models.FloatField()
+
+    class Meta:
+        ordering = ["recall_at_7", "mrr", "document_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["selftest", "document"], name="unique_selftest_doc")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.document_id}: recall@7 {self.recall_at_7:.2f}"

@@ -16,14 +16,16 @@ from django.conf import settings
 from django.db import close_old_connections, transaction
 from django.utils import timezone
 
-from apps.vault import index, pipeline
+from apps.vault import index, pipeline, selftest
 from apps.vault.models import IngestRun, IngestStep
 
 logger = logging.getLogger(__name__)
 
 
 def start_chain(run_id: int, attempt: int, steps: tuple[str, ...] | list[str]) -> None:
-    chain(*(ingest_step.si(run_id, name, attempt) for name in steps)).apply_async()
+    """The run's steps, then its search self-test (a failed step stops the chain before it)."""
+    steps_then_test = [ingest_step.si(run_id, name, attempt) for name in steps]
+    chain(*steps_then_test, vault_selftest.si(run_id)).apply_async()
 
 
 @transaction.atomic
@@ -122,6 +124,13 @@ def on_worker_ready(sender, **kwargs) -> None:
         logger.exception("Could not resume unfinished ingestion runs")
     finally:
         close_old_connections()
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def vault_selftest(run_id: int) -> int | None:
+    """Search's recall@7 and MRR on cloze questions from the vault, once the run is done."""
+    test = selftest.run(run_id)
+    return test.pk if test else None
 
 
 @shared_task

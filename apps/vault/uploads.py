@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import transaction
 
-from apps.vault.errors import UploadRefused
+from apps.vault.errors import OverQuota, UploadRefused
 from apps.vault.extract import EXTENSIONS, format_for, looks_like
 from apps.vault.models import Category, Document, upload_dir
 from apps.vault.pipeline import on_chunks_changed
@@ -61,6 +61,9 @@ def store(
     if scope == Document.Scope.CLASS and not owner.is_staff:
         raise UploadRefused("Only teachers add class documents.")
 
+    # What this upload replaces (same name, same scope) frees its room in the quota.
+    replaced = Document.objects.filter(owner=owner, scope=scope, filename=label)
+    room = owner.room_bytes(freed=sum(replaced.values_list("size_bytes", flat=True)))
     folder = upload_dir()
     folder.mkdir(parents=True, exist_ok=True)
     stored_name = f"{uuid.uuid4().hex}.{fmt}"
@@ -74,6 +77,8 @@ def store(
                     raise UploadRefused(
                         f"{label}: larger than the {settings.MAX_UPLOAD_MB} MB limit."
                     )
+                if room is not None and size > room:
+                    raise OverQuota(owner.over_quota_message(label))
                 if len(head) < 8192:
                     head += block[: 8192 - len(head)]
                 digest.update(block)

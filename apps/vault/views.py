@@ -10,8 +10,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from apps.accounts.ratelimits import rate_limited
 from apps.accounts.views import teacher_required
-from apps.vault import imports, pipeline, tasks
+from apps.vault import imports, pipeline, selftest, tasks
 from apps.vault.errors import ScopeError, VaultError
 from apps.vault.forms import SearchForm
 from apps.vault.index import search as search_chunks
@@ -30,8 +31,27 @@ def page_context(request: HttpRequest, **extra) -> dict:
         "run": extra.pop("run", None) or runs.first(),
         "max_upload_mb": settings.MAX_UPLOAD_MB,
         "max_files": settings.MAX_FILES_PER_UPLOAD,
+        "selftest_documents": selftest.latest_by_document(user),
+        "selftest_trend": trend_bars(selftest.trend(user)),
+        "selftest_width": (TREND_BAR + 4) * len(selftest.trend(user)),
         **extra,
     }
+
+
+TREND_BAR, TREND_HEIGHT = 14, 36
+
+
+def trend_bars(tests) -> list[dict]:
+    """Bars of recall@7 across the last runs, for the small SVG chart."""
+    return [
+        {
+            "test": test,
+            "x": i * (TREND_BAR + 4),
+            "height": max(1, round(test.recall_at_7 * TREND_HEIGHT)),
+            "y": TREND_HEIGHT - max(1, round(test.recall_at_7 * TREND_HEIGHT)),
+        }
+        for i, test in enumerate(tests)
+    ]
 
 
 def respond(request: HttpRequest, *, notices=(), errors=(), run=None, status=200):
@@ -64,6 +84,7 @@ def index(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
+@rate_limited("RATE_LIMIT_UPLOADS", "uploads")
 def upload(request: HttpRequest) -> HttpResponse:
     files = request.FILES.getlist("files")
     if not files:
@@ -98,6 +119,7 @@ def upload(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
+@rate_limited("RATE_LIMIT_URL_IMPORTS", "web page imports")
 def import_url(request: HttpRequest) -> HttpResponse:
     category, missing = chosen_category(request)
     if missing:

@@ -130,3 +130,28 @@ def transcribe(audio: bytes | str | os.PathLike) -> str:
         return " ".join(segment.text.strip() for segment in segments).strip()
     except Exception as error:  # PyAV and CTranslate2 raise their own types for bad audio
         raise ModelError(f"could not transcribe the audio: {error}") from error
+
+
+def audio_seconds(audio: bytes, limit: float) -> float | None:
+    """How long a recording is, never decoding more than `limit` seconds of it (an 8 MB FLAC
+    can hold twelve hours of silence, gigabytes once decoded). A length the container states
+    beyond `limit` is believed without decoding; any other is checked by decoding frame by frame,
+    kept only as a running total and stopped once past `limit`, since a header can lie short.
+    Returns a value over `limit` for anything too long, None for something that is not audio."""
+    import av  # PyAV, bundled with faster-whisper
+
+    try:
+        with av.open(io.BytesIO(audio), mode="r") as container:
+            if not container.streams.audio:
+                return None
+            stated = container.duration / av.time_base if container.duration else 0.0
+            if stated > limit:
+                return stated
+            seconds = 0.0
+            for frame in container.decode(audio=0):
+                seconds += frame.samples / (frame.sample_rate or 1)
+                if seconds > limit:
+                    break
+    except (av.FFmpegError, UnicodeDecodeError, ValueError):
+        return None
+    return seconds if seconds > 0 else None

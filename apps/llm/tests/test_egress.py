@@ -39,7 +39,7 @@ CHILD = textwrap.dedent(
     try_connect(("localhost", 9))
     try_connect(("198.51.100.7", 11434))
     try_connect(("192.168.1.20", 80))
-    with egress.user_requested("https://example.org/article"):
+    with egress.user_requested("https://example.org/article", 7):
         try_connect(("203.0.113.80", 443))
     print(len(attempts))
     """
@@ -72,6 +72,8 @@ def test_it_records_outbound_connections_and_flags_the_external_one(tmp_path):
         ("203.0.113.80", 443, "url-import", "https://example.org/article"),
     ]
     assert [c.flagged for c in egress.read(record)] == [True, False, False, False]
+    # The import is the person's who asked for it (the privacy page shows it only to them).
+    assert [c.user_id for c in egress.read(record)] == [None, None, None, 7]
 
 
 @pytest.mark.parametrize(

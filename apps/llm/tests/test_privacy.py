@@ -15,7 +15,7 @@ def _embedded(settings):
     settings.EMBEDDING_BACKEND = "embedded"
 
 
-def record(settings, host: str, kind: str, detail: str = "") -> None:
+def record(settings, host: str, kind: str, detail: str = "", user_id: int | None = None) -> None:
     path = audit.record_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     entry = {
@@ -26,6 +26,7 @@ def record(settings, host: str, kind: str, detail: str = "") -> None:
         "port": 443,
         "kind": kind,
         "detail": detail,
+        "user_id": user_id,
     }
     with path.open("a") as handle:
         handle.write(json.dumps(entry) + "\n")
@@ -70,11 +71,11 @@ def test_the_indicator_fragment_refreshes_on_its_own(alice_client, settings):
     assert "egress-alert" in fragment
 
 
-def test_the_privacy_page_lists_models_storage_and_connections(alice_client, settings):
+def test_the_privacy_page_lists_models_storage_and_connections(alice, alice_client, settings):
     (settings.DATA_DIR / "uploads").mkdir()
     (settings.DATA_DIR / "uploads" / "a.pdf").write_bytes(b"x" * 2048)
     (settings.DATA_DIR / "mystery").mkdir()
-    record(settings, "203.0.113.80", "url-import", "https://example.org/article")
+    record(settings, "203.0.113.80", "url-import", "https://example.org/article", alice.pk)
 
     page = alice_client.get("/privacy/").text
 
@@ -121,8 +122,8 @@ def test_vault_stats_need_authentication(client):
     assert client.get("/api/v1/vault/stats").status_code == 401
 
 
-def test_health_includes_the_model_backends(client):
-    health = client.get("/api/v1/health").json()
+def test_health_includes_the_model_backends_for_a_teacher(tess_client):
+    health = tess_client.get("/api/v1/health").json()
 
     assert health["models"]["chat"]["backend"] == "embedded"
     assert health["models"]["chat"]["limits"][:2] == ["no thinking mode", "English only"]
@@ -142,3 +143,20 @@ def test_teachers_see_the_effective_prompts_and_students_do_not(
     assert "Our own wording for" in page
     assert "customised" in page
     assert alice_client.get("/privacy/prompts/").status_code == 403
+
+
+def test_bob_never_sees_the_address_alice_imported(alice, bob, bob_client, tess_client, settings):
+    secret = "https://intranet.example/report?token=alices-secret"
+    record(settings, "203.0.113.80", "url-import", secret, alice.pk)
+    record(settings, "203.0.113.81", "url-import", "https://example.org/bobs", bob.pk)
+    record(settings, "203.0.113.9", "external")
+
+    page = bob_client.get("/privacy/").text
+    fragment = bob_client.get("/privacy/connections/", HTTP_HX_REQUEST="true").text
+    stats = bob_client.get("/api/v1/vault/stats").json()
+
+    for shown in (page, fragment, str(stats)):
+        assert "alices-secret" not in shown and "203.0.113.80" not in shown
+        assert "https://example.org/bobs" in shown
+        assert "203.0.113.9" in shown  # the app's own connections are everyone's business
+    assert "alices-secret" in tess_client.get("/privacy/").text  # teachers see every one

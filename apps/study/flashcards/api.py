@@ -8,9 +8,10 @@ from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from ninja import Field, Router, Schema, Status
 
+from apps.study import stale
 from apps.study.flashcards import anki, csv_files, decks, generation, scheduling
 from apps.study.flashcards.models import Card, Deck
-from apps.study.schemas import ScopeIn
+from apps.study.schemas import RefreshOut, ScopeIn
 
 router = Router(tags=["study"])
 
@@ -46,6 +47,8 @@ class CardOut(Schema):
     front: str
     back: str
     chunk_id: int | None
+    extractive: bool  # cut from its chunk by the extractive generator
+    source_changed: bool = False  # the passage it was made from was retired by re-ingestion
     state: Literal["learning", "review", "relearning"]
     due_at: datetime
     last_review_at: datetime | None
@@ -85,6 +88,9 @@ class ReviewOut(Schema):
 def deck_out(deck: Deck) -> dict:
     now = timezone.now()
     cards = list(deck.cards.all())
+    changed = {card.pk for card in stale.stale_cards(deck)}
+    for card in cards:
+        card.source_changed = card.pk in changed
     return {
         "id": deck.pk,
         "title": deck.title,
@@ -128,6 +134,7 @@ def create_deck(request: HttpRequest, payload: DeckIn):
             request.auth,
             num_cards=payload.num_cards,
             scope=payload.scope,
+            method=payload.method,
             now=timezone.now(),
             title=payload.title.strip(),
         )
@@ -201,3 +208,12 @@ def export_deck(request: HttpRequest, deck_id: int, fmt: Literal["csv", "apkg"])
         response = HttpResponse(anki.export_apkg(deck), content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="deck-{deck.pk}.{fmt}"'
     return response
+
+
+@router.post("/decks/{deck_id}/refresh", response=RefreshOut)
+def refresh_deck(request: HttpRequest, deck_id: int):
+    """Cut again (or point to the new passage) only the cards whose source changed; their
+    review history stays."""
+    deck = own_deck(request, deck_id)
+    refreshed = stale.refresh_deck(deck)
+    return {"refreshed": refreshed, "stale": len(stale.stale_cards(deck))}

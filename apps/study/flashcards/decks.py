@@ -23,6 +23,8 @@ def clean_cards(items: list) -> list[dict]:
                     "front": front,
                     "back": back,
                     "chunk_id": chunk_id if isinstance(chunk_id, int) else None,
+                    # Only the generator marks a card it cut from its chunk.
+                    **({"extractive": True} if item.get("extractive") is True else {}),
                 }
             )
     return cards
@@ -39,6 +41,7 @@ def create_deck(owner, title: str, items: list, *, now: datetime, **fields) -> t
     with transaction.atomic():
         deck = Deck.objects.create(owner=owner, title=title.strip()[:200] or "Deck", **fields)
         Card.objects.bulk_create(
-            Card(deck=deck, position=i, due_at=now, **card) for i, card in enumerate(cards)
+            Card(deck=deck, position=i, due_at=now, source_chunk_id=card["chunk_id"], **card)
+            for i, card in enumerate(cards)
         )
     return deck, tracking.record_deck_created(owner)

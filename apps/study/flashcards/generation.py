@@ -4,8 +4,11 @@ from datetime import datetime
 
 from pydantic import BaseModel, field_validator
 
+from apps.llm import gateway
 from apps.study import generator
-from apps.study.errors import InvalidInput
+from apps.study.errors import InvalidInput, NothingValid
+from apps.study.extractive import cards as extractive_cards
+from apps.study.extractive import material
 from apps.study.flashcards.decks import create_deck
 from apps.study.flashcards.models import Card, Deck
 from apps.study.quizzes.generation import scope_title
@@ -31,21 +34,65 @@ def same_card(item: CardItem) -> str:
 
 
 def generate_deck(
-    user, *, num_cards: int, scope: generator.Scope, now: datetime, title: str = ""
+    user,
+    *,
+    num_cards: int,
+    scope: generator.Scope,
+    now: datetime,
+    title: str = "",
+    method: str | None = None,
 ) -> tuple[Deck, list]:
     """Generate, store and record a deck; (the deck, badges just earned). Raises a StudyError
-    with a readable message."""
+    with a readable message.
+
+    `method` "extractive" cuts every card from the documents; "model" asks the model and fills
+    what it fell short of with extractive cards (marked `extractive`); not given, extractive
+    when the embedded model would answer."""
     if num_cards not in Deck.SIZES:
         raise InvalidInput(f"A deck has {', '.join(map(str, Deck.SIZES))} cards.")
-    result = generator.generate_items(
+    if generator.choose_method(method) == generator.EXTRACTIVE:
+        sources, items, label = material.passages(user, scope, num_cards), [], TEXT_LABEL
+    else:
+        sources, items, label = _from_model(user, scope, num_cards)
+    items += _from_text(user, scope, sources, have=items, count=num_cards)
+    if not items:
+        raise NothingValid(
+            "No card could be made: the documents in this scope hold too few sentences with "
+            "key terms. Pick more documents, or another scope."
+        )
+    return create_deck(
         user,
-        template="flashcards",
-        schema=CardItem,
-        count=num_cards,
-        key="cards",
-        scope=scope,
-        identity=same_card,
+        title or f"Cards on {scope_title(user, scope)}",
+        items,
+        now=now,
+        category_ids=list(scope.category_ids),
+        document_ids=list(scope.document_ids),
+        model_label=label,
     )
+
+
+# How material cut from the documents is labelled where a model name would stand.
+TEXT_LABEL = f"{generator.EXTRACTIVE} · from the documents' text"
+
+
+def _from_model(user, scope, count: int) -> tuple[list, list[dict], str]:
+    """(the excerpts shown, the model's valid cards, its label); no cards, to be filled from
+    the text, when it gave nothing usable."""
+    sources = generator.retrieve(user, scope)
+    try:
+        result = generator.generate_items(
+            user,
+            template="flashcards",
+            schema=CardItem,
+            count=count,
+            key="cards",
+            scope=scope,
+            sources=sources,
+            identity=same_card,
+        )
+    except NothingValid:
+        backend = gateway.current_backend()
+        return sources, [], f"{backend.name} · {backend.model}"
     items = [
         {
             "front": item.value.front,
@@ -54,12 +101,28 @@ def generate_deck(
         }
         for item in result.items
     ]
-    return create_deck(
-        user,
-        title or f"Cards on {scope_title(user, scope)}",
-        items,
-        now=now,
-        category_ids=list(scope.category_ids),
-        document_ids=list(scope.document_ids),
-        model_label=f"{result.backend} · {result.model}".strip(" ·"),
-    )
+    return sources, items, f"{result.backend} · {result.model}".strip(" ·")
+
+
+def _from_text(user, scope, sources, *, have: list[dict], count: int) -> list[dict]:
+    """Extractive cards for what `have` lacks of `count`, none repeating one of their fronts."""
+    missing = count - len(have)
+    if missing <= 0:
+        return []
+    passages = list(sources)
+    if len(passages) < 3 * count:
+        seen = {source.chunk_id for source in passages}
+        more = material.passages(user, scope, count)
+        passages += [source for source in more if source.chunk_id not in seen]
+    vocabulary = material.vocabulary(user, scope, passages)
+    taken = {same_card(CardItem(front=item["front"], back=item["back"])) for item in have}
+    made = []
+    for card in extractive_cards.cards(passages, vocabulary, count=count + len(have)):
+        key = same_card(CardItem(front=card["front"], back=card["back"]))
+        if key in taken:
+            continue
+        taken.add(key)
+        made.append({**card, "extractive": True})
+        if len(made) == missing:
+            break
+    return made

@@ -111,6 +111,14 @@ class Card(models.Model):
         related_name="+",
         help_text="The passage the card was made from.",
     )
+    extractive = models.BooleanField(
+        default=False, help_text="Cut from its chunk by the extractive generator, not a model."
+    )
+    source_chunk_id = models.PositiveBigIntegerField(
+        null=True,
+        blank=True,
+        help_text="The passage's id, kept when re-ingestion retires it (and `chunk` empties).",
+    )
     state = models.PositiveSmallIntegerField(choices=State.choices, default=State.LEARNING)
     step = models.PositiveSmallIntegerField(null=True, blank=True, default=0)
     stability = models.FloatField(null=True, blank=True)

@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
-from apps.study import errors
+from apps.study import errors, generator, stale
 from apps.study.errors import StudyError
 from apps.study.flashcards import anki, csv_files, decks, generation, scheduling
 from apps.study.flashcards.forms import (
@@ -53,13 +53,24 @@ def deck_generate(request: HttpRequest) -> HttpResponse:
         asked = form.cleaned_data["num_cards"]
         try:
             deck, badges = generation.generate_deck(
-                request.user, num_cards=asked, scope=form.scope, now=timezone.now()
+                request.user,
+                num_cards=asked,
+                scope=form.scope,
+                now=timezone.now(),
+                method=form.chosen_method,
             )
         except StudyError as error:
             errors.show(request, error, form)
         else:
             announce(request, badges)
-            report_shortfall(request, deck.cards.count(), asked, "cards")
+            report_shortfall(
+                request,
+                deck.cards.count(),
+                asked,
+                "cards",
+                filled=deck.cards.filter(extractive=True).count(),
+                model=not deck.model_label.startswith(generator.EXTRACTIVE),
+            )
             return redirect("study:deck-detail", pk=deck.pk)
     return render_deck_list(request, generate_form=form, status=errors.PAGE_STATUS)
 
@@ -111,7 +122,11 @@ def own_card(request: HttpRequest, pk: int, card_pk: int) -> Card:
 
 def render_deck(request: HttpRequest, deck: Deck, partial: str = "", status: int = 200, **extra):
     mastered, total = deck.mastery()
+    changed = stale.stale_cards(deck)
     context = {
+        "stale_ids": {card.pk for card in changed},
+        **{"stale_count": len(changed), "stale_kind": "deck", "stale_pk": deck.pk},
+        "stale_what": "card",
         "deck": deck,
         "cards": deck.cards.all(),
         "mastered": mastered,

@@ -2,15 +2,32 @@
 
 from datetime import datetime
 
+from csp.decorators import csp_replace
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
 
+from apps.study import stale
 from apps.study.mindmaps import generation, svg
 from apps.study.mindmaps.models import Mindmap
-from apps.study.schemas import ScopeIn
+from apps.study.schemas import RefreshOut, ScopeIn
 
 router = Router(tags=["study"])
+
+# Opened directly in a tab the SVG is a document of its own: nothing in it may run or load, and
+# it gets an origin of its own (sandbox).
+svg_policy = csp_replace(
+    {
+        "default-src": ["'none'"],
+        "script-src": ["'none'"],
+        "style-src": ["'unsafe-inline'"],
+        "img-src": ["data:"],
+        "connect-src": None,
+        "base-uri": ["'none'"],
+        "form-action": ["'none'"],
+        "sandbox": [""],
+    }
+)
 
 
 class MindmapIn(ScopeIn):
@@ -64,7 +81,9 @@ def list_mindmaps(request: HttpRequest):
 def create_mindmap(request: HttpRequest, payload: MindmapIn):
     title = (payload.title or "").strip()
     if payload.tree is None:
-        mindmap, _badges = generation.generate(request.auth, payload.scope, title)
+        mindmap, _badges = generation.generate(
+            request.auth, payload.scope, title, method=payload.method
+        )
     else:
         mindmap, _badges = Mindmap.objects.create_from(request.auth, payload.tree, title)
     return Status(201, mindmap)
@@ -76,6 +95,7 @@ def get_mindmap(request: HttpRequest, mindmap_id: int):
 
 
 @router.get("/mindmaps/{int:mindmap_id}.svg", response={200: None})
+@svg_policy
 def mindmap_svg(request: HttpRequest, mindmap_id: int):
     """The same SVG the page shows, in the saved layout and arrangement."""
     drawn = svg.render_svg(own_mindmap(request, mindmap_id))
@@ -116,3 +136,11 @@ def toggle_branch(request: HttpRequest, mindmap_id: int, payload: NodeIn | None 
     mindmap = own_mindmap(request, mindmap_id)
     mindmap.toggle((payload or NodeIn()).node)
     return mindmap
+
+
+@router.post("/mindmaps/{int:mindmap_id}/refresh", response=RefreshOut)
+def refresh_mindmap(request: HttpRequest, mindmap_id: int):
+    """Only the nodes whose source changed cite the passage that answers them now."""
+    mindmap = own_mindmap(request, mindmap_id)
+    refreshed = stale.refresh_mindmap(mindmap)
+    return {"refreshed": refreshed, "stale": len(stale.stale_nodes(mindmap))}

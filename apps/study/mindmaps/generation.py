@@ -2,7 +2,8 @@
 
 from apps.llm import jsonparse, prompts
 from apps.study import generator
-from apps.study.errors import MindmapError
+from apps.study.errors import MindmapError, NothingValid
+from apps.study.extractive import structure
 from apps.study.mindmaps.models import Mindmap
 from apps.study.mindmaps.tree import (
     MAX_CHILDREN,
@@ -13,6 +14,7 @@ from apps.study.mindmaps.tree import (
     tree_schema,
     walk,
 )
+from apps.study.quizzes.generation import scope_title
 
 
 def generate_tree(user, scope: generator.Scope, title: str = "") -> tuple[dict, generator.Answer]:
@@ -47,15 +49,44 @@ def generate_tree(user, scope: generator.Scope, title: str = "") -> tuple[dict, 
     return tree, answer
 
 
-def generate(user, scope: generator.Scope, title: str = "") -> tuple[Mindmap, list]:
+def generate(
+    user, scope: generator.Scope, title: str = "", method: str | None = None
+) -> tuple[Mindmap, list]:
     """Generate a mindmap from the vault, store and record it; (the mindmap, badges just
-    earned). Raises a GenerationError with a readable message."""
-    tree, answer = generate_tree(user, scope, title)
+    earned). Raises a GenerationError with a readable message.
+
+    `method` "extractive" draws it from the documents' own structure; "model" asks the model
+    and falls back to the structure when its answer held no usable tree; not given,
+    extractive when the embedded model would answer."""
+    if generator.choose_method(method) == generator.EXTRACTIVE:
+        tree, label = from_structure(user, scope, title), TEXT_LABEL
+    else:
+        try:
+            tree, answer = generate_tree(user, scope, title)
+            label = f"{answer.backend} · {answer.model}".strip(" ·")
+        except NothingValid:
+            tree = from_structure(user, scope, title)
+            label = f"{TEXT_LABEL} (the model's tree was unusable)"
     return Mindmap.objects.create_from(
         user,
         tree,
         title,
         category_ids=list(scope.category_ids),
         document_ids=list(scope.document_ids),
-        model_label=f"{answer.backend} · {answer.model}".strip(" ·"),
+        model_label=label,
     )
+
+
+TEXT_LABEL = f"{generator.EXTRACTIVE} · the documents' structure"
+
+
+def from_structure(user, scope: generator.Scope, title: str = "") -> dict:
+    """The scope's documents as one tree: their outlines, or key terms by page."""
+    generator.retrieve(user, scope, limit=1)  # raises EmptyScope with the reason
+    documents = []
+    for document in scope.documents(user).order_by("filename", "pk"):
+        rows = structure.rows_of(document)
+        if rows:
+            documents.append((document, rows))
+    name = documents[0][0].filename if len(documents) == 1 else scope_title(user, scope)
+    return structure.mindmap(clean_text(title or name, MAX_TITLE), documents)

@@ -90,30 +90,73 @@ def outline(tree: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-BULLET = re.compile(r"^(?P<indent>[ \t]*)[-*+]\s+(?P<text>.+)$")
+BULLET = re.compile(r"^(?P<indent>[ \t]*)(?:[-*+]|\d{1,3}[.)])\s+(?P<text>.+)$")
+HEADING = re.compile(r"^(?P<hashes>#{1,6})\s+(?P<text>.+?)\s*#*\s*$")
+# Sort keys of the open nodes: headings by their level, bullets below any heading by indent.
+_BULLET_KEY = 100
 
 
 def parse_outline(text: str, fallback_title: str = "Mindmap") -> dict:
-    """The reverse of `outline`: `# Root` then nested `- bullets` (any consistent indent)."""
+    """The tree of a Markdown outline (see read_outline), without the report."""
+    return read_outline(text, fallback_title)[0]
+
+
+def read_outline(text: str, fallback_title: str = "Mindmap") -> tuple[dict, list[str]]:
+    """The reverse of `outline`, and more: headings (`#`, `##`, `###` …) are levels as well as
+    nested `-`/`*`/`1.` bullets (any consistent indent) under them; a lone `# Title` first is
+    the root; a plain line right after a node (or after the root's
+    heading) is its note. Returns the tree and what was left out
+    (lines that are none of these, nodes beyond the levels and children a mindmap keeps),
+    so the page can say so."""
+    lines = text.splitlines()
+    headings = [HEADING.match(line) for line in lines]
+    levels = [len(m["hashes"]) for m in headings if m]
+    titled = bool(levels) and levels[0] == 1 and levels.count(1) == 1 and bool(headings[0])
+    top = min((level for level in levels if not (titled and level == 1)), default=2)
     root: dict = {"title": fallback_title, "children": []}
     stack: list[tuple[int, dict]] = [(-1, root)]
-    for line in text.splitlines():
-        if line.startswith("# ") and not root["children"]:
-            root["title"] = line[2:].strip() or fallback_title
+    last: dict | None = None
+    unused: list[str] = []
+    for number, line in enumerate(lines):
+        heading, bullet = headings[number], BULLET.match(line)
+        if titled and heading and len(heading["hashes"]) == 1:
+            root["title"], last = heading["text"].strip() or fallback_title, root
             continue
-        match = BULLET.match(line)
-        if not match:
+        if heading:
+            key, title = len(heading["hashes"]) - top, heading["text"]
+        elif bullet:
+            key, title = _BULLET_KEY + len(bullet["indent"].expandtabs(4)), bullet["text"]
+        elif line.strip() and last is not None and "note" not in last:
+            last["note"] = line.strip()
             continue
-        indent = len(match["indent"].expandtabs(4))
-        title, _, note = match["text"].partition(" — ")
+        else:
+            if line.strip():
+                unused.append(line.strip())
+            elif last is not root:  # a note follows its node directly (the root's may not)
+                last = None
+            continue
+        title, _, note = title.partition(" — ")
         node = {"title": title, "children": []}
         if note:
             node["note"] = note
-        while stack[-1][0] >= indent:
+        while stack[-1][0] >= key:
             stack.pop()
         stack[-1][1]["children"].append(node)
-        stack.append((indent, node))
-    return clean_tree(root)
+        stack.append((key, node))
+        last = node
+    tree = clean_tree(root)
+    left_out = [f"not part of the outline: {line}" for line in unused]
+    dropped = _count(root) - _count(tree)
+    if dropped:
+        left_out.append(
+            f"{dropped} item{'s' if dropped != 1 else ''} beyond {MAX_LEVELS} levels or "
+            f"{MAX_CHILDREN} children per item (or without a title)"
+        )
+    return tree, left_out
+
+
+def _count(node: dict) -> int:
+    return 1 + sum(_count(child) for child in node.get("children", []))
 
 
 def tree_schema(level: int = 1) -> dict:

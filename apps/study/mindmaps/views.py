@@ -8,7 +8,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.progress import tracking
-from apps.study import errors
+from apps.study import errors, stale
 from apps.study.errors import StudyError
 from apps.study.mindmaps import generation, svg, tree
 from apps.study.mindmaps.forms import MindmapGenerateForm, MindmapOutlineForm, NodePositionForm
@@ -41,7 +41,7 @@ def mindmap_generate(request: HttpRequest) -> HttpResponse:
     if form.is_valid():
         try:
             mindmap, badges = generation.generate(
-                request.user, form.scope, form.cleaned_data["title"]
+                request.user, form.scope, form.cleaned_data["title"], method=form.chosen_method
             )
         except StudyError as error:
             errors.show(request, error, form)
@@ -65,18 +65,23 @@ def mindmap_create(request: HttpRequest) -> HttpResponse:
     if form.is_valid():
         title = form.cleaned_data["title"]
         try:
-            outline = tree.parse_outline(form.cleaned_data["outline"], title or "Mindmap")
+            outline, left_out = tree.read_outline(form.cleaned_data["outline"], title or "Mindmap")
             mindmap, badges = Mindmap.objects.create_from(request.user, outline, title)
         except StudyError as error:
             errors.show(request, error, form)
         else:
             announce(request, badges)
+            if left_out:
+                messages.warning(request, "Left out of the mindmap: " + "; ".join(left_out))
             return redirect("study:mindmap-detail", pk=mindmap.pk)
     return render_mindmap_list(request, form, status=errors.PAGE_STATUS)
 
 
 def render_mindmap(request: HttpRequest, mindmap: Mindmap, status: int = 200) -> HttpResponse:
+    changed = stale.stale_nodes(mindmap)
     context = {
+        **{"stale_count": len(changed), "stale_kind": "mindmap", "stale_pk": mindmap.pk},
+        "stale_what": "node",
         "mindmap": mindmap,
         "svg": svg.render_svg(mindmap),
         "layouts": Mindmap.Layout.choices,

@@ -7,9 +7,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
 
+from apps.study import stale
 from apps.study.quizzes import exports, generation
 from apps.study.quizzes.models import Quiz
-from apps.study.schemas import ScopeIn
+from apps.study.schemas import RefreshOut, ScopeIn
 
 router = Router(tags=["study"])
 
@@ -28,6 +29,8 @@ class QuestionOut(Schema):
     question: str
     options: list[str]
     chunk_ids: list[int]
+    extractive: bool  # cut from its chunk to fill what the model fell short of (or no model)
+    source_changed: bool  # a chunk it cites was retired by re-ingestion
 
 
 class AttemptSummaryOut(Schema):
@@ -85,6 +88,7 @@ class AttemptOut(Schema):
 
 
 def quiz_out(item: Quiz) -> dict:
+    changed = {question.pk for question in stale.stale_questions(item)}
     return {
         **{field: getattr(item, field) for field in QuizOut.model_fields if hasattr(item, field)},
         "questions": [
@@ -94,6 +98,8 @@ def quiz_out(item: Quiz) -> dict:
                 "question": q.text,
                 "options": q.options,
                 "chunk_ids": q.chunk_ids,
+                "extractive": q.extractive,
+                "source_changed": q.pk in changed,
             }
             for q in item.questions.all()
         ],
@@ -136,6 +142,7 @@ def create_quiz(request: HttpRequest, payload: QuizIn):
         difficulty=payload.difficulty,
         types=list(payload.types),
         scope=payload.scope,
+        method=payload.method,
     )
     return Status(201, quiz_out(made))
 
@@ -177,3 +184,11 @@ def export_quiz(request: HttpRequest, quiz_id: int, format: Literal["md", "pdf"]
     if format == "pdf":
         return HttpResponse(exports.as_pdf(item), content_type="application/pdf")
     return HttpResponse(exports.as_markdown(item), content_type="text/markdown; charset=utf-8")
+
+
+@router.post("/quizzes/{quiz_id}/refresh", response=RefreshOut)
+def refresh_quiz(request: HttpRequest, quiz_id: int):
+    """Cut again (or point to the new passage) only the questions whose source changed."""
+    quiz = own_quiz(request, quiz_id)
+    refreshed = stale.refresh_quiz(quiz)
+    return {"refreshed": refreshed, "stale": len(stale.stale_questions(quiz))}

@@ -6,8 +6,11 @@ from typing import Literal
 from django.db import transaction
 from pydantic import BaseModel, StrictInt, ValidationInfo, field_validator, model_validator
 
+from apps.llm import gateway
 from apps.study import generator
-from apps.study.errors import InvalidInput
+from apps.study.errors import InvalidInput, NothingValid
+from apps.study.extractive import material
+from apps.study.extractive import quizzes as extractive_quizzes
 from apps.study.quizzes.models import Difficulty, Question, Quiz
 
 TYPES = ("mcq", "true_false")
@@ -81,8 +84,13 @@ def create_quiz(
     scope: generator.Scope = generator.WHOLE_VAULT,
     workshop=None,
     sources: list[generator.Source] | None = None,
+    method: str | None = None,
 ) -> Quiz:
-    """Generate and store a quiz; raises a StudyError with a readable message."""
+    """Generate and store a quiz; raises a StudyError with a readable message.
+
+    `method` "extractive" cuts every question from the documents; "model" asks the model and
+    fills what it fell short of with extractive questions (marked `extractive`); not given,
+    extractive when the embedded model would answer."""
     if num_questions not in Quiz.SIZES:
         raise InvalidInput(f"A quiz has {', '.join(map(str, Quiz.SIZES))} questions.")
     if difficulty not in Difficulty.values:
@@ -90,23 +98,18 @@ def create_quiz(
     types = [kind for kind in TYPES if kind in types]
     if not types:
         raise InvalidInput("Choose multiple choice, true/false or both.")
-    names = {"mcq": "multiple choice (mcq)", "true_false": "true/false (true_false)"}
-    result = generator.generate_items(
-        user,
-        template="quiz",
-        schema=QuestionItem,
-        count=num_questions,
-        key="questions",
-        scope=scope,
-        sources=sources,
-        values={
-            "difficulty": difficulty,
-            "difficulty_hint": DIFFICULTY_HINTS[difficulty],
-            "types": " and ".join(names[kind] for kind in types),
-        },
-        identity=same_question,
-        context={"types": types},
-    )
+    asked = dict(count=num_questions, types=types, difficulty=difficulty)
+    if generator.choose_method(method) == generator.EXTRACTIVE:
+        passages = sources or material.passages(user, scope, num_questions)
+        result = generator.Result([], passages, generator.EXTRACTIVE, TEXT_LABEL)
+    else:
+        result = _from_model(user, scope, sources, **asked)
+    filled = _from_text(user, scope, result.sources, have=result.items, **asked)
+    if not result.items and not filled:
+        raise NothingValid(
+            "No question could be made: the documents in this scope hold too few sentences "
+            "with key terms. Pick more documents, or another scope."
+        )
     title = f"Recap: {workshop.title}" if workshop else f"Quiz on {scope_title(user, scope)}"
     with transaction.atomic():
         quiz = Quiz.objects.create(
@@ -121,6 +124,7 @@ def create_quiz(
             backend=result.backend,
             model=result.model,
         )
+        made = [(item, False) for item in result.items] + [(item, True) for item in filled]
         Question.objects.bulk_create(
             Question(
                 quiz=quiz,
@@ -131,7 +135,67 @@ def create_quiz(
                 correct_index=item.value.correct_index,
                 explanation=item.value.explanation,
                 chunk_ids=item.chunk_ids,
+                extractive=extractive,
             )
-            for position, item in enumerate(result.items)
+            for position, (item, extractive) in enumerate(made)
         )
     return quiz
+
+
+# How material cut from the documents is labelled where a model name would stand.
+TEXT_LABEL = "from the documents' text"
+
+
+def _from_model(user, scope, sources, *, count, types, difficulty) -> generator.Result:
+    """The model's valid questions; none (to be filled from the text) when it gave nothing
+    usable."""
+    names = {"mcq": "multiple choice (mcq)", "true_false": "true/false (true_false)"}
+    sources = sources or generator.retrieve(user, scope)
+    try:
+        return generator.generate_items(
+            user,
+            template="quiz",
+            schema=QuestionItem,
+            count=count,
+            key="questions",
+            scope=scope,
+            sources=sources,
+            values={
+                "difficulty": difficulty,
+                "difficulty_hint": DIFFICULTY_HINTS[difficulty],
+                "types": " and ".join(names[kind] for kind in types),
+            },
+            identity=same_question,
+            context={"types": types},
+        )
+    except NothingValid:
+        backend = gateway.current_backend()
+        return generator.Result([], list(sources), backend.name, backend.model)
+
+
+def _from_text(user, scope, sources, *, have, count, types, difficulty) -> list[generator.Item]:
+    """Extractive questions for what `have` lacks of `count`, none repeating one of them."""
+    missing = count - len(have)
+    if missing <= 0:
+        return []
+    passages = list(sources)
+    if len(passages) < 3 * count:  # the model's excerpts are few: read more of the scope
+        seen = {source.chunk_id for source in passages}
+        more = material.passages(user, scope, count)
+        passages += [source for source in more if source.chunk_id not in seen]
+    vocabulary = material.vocabulary(user, scope, passages)
+    taken = {same_question(item.value) for item in have}
+    answers = {item.value.options[item.value.correct_index].casefold() for item in have}
+    made: list[generator.Item] = []
+    for raw in extractive_quizzes.questions(
+        passages, vocabulary, count=count + len(have), types=types, difficulty=difficulty
+    ):
+        value = QuestionItem.model_validate(raw, context={"types": types})
+        answer = value.options[value.correct_index].casefold()
+        if same_question(value) in taken or (value.type == "mcq" and answer in answers):
+            continue
+        taken.add(same_question(value))
+        made.append(generator.Item(value, raw["chunk_ids"]))
+        if len(made) == missing:
+            break
+    return made

@@ -114,6 +114,9 @@ class Question(models.Model):
     correct_index = models.PositiveSmallIntegerField()
     explanation = models.TextField(blank=True)
     chunk_ids = models.JSONField(default=list)
+    extractive = models.BooleanField(
+        default=False, help_text="Cut from its chunk by the extractive generator, not a model."
+    )
 
     class Meta:
         ordering = ["quiz_id", "position"]

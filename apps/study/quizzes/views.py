@@ -6,7 +6,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from apps.study import errors
+from apps.study import errors, generator, stale
 from apps.study.errors import InvalidAnswers, StudyError
 from apps.study.quizzes import exports, generation
 from apps.study.quizzes.forms import QuizForm
@@ -29,11 +29,19 @@ def quiz_list(request: HttpRequest) -> HttpResponse:
                 difficulty=form.cleaned_data["difficulty"],
                 types=form.cleaned_data["types"],
                 scope=form.scope,
+                method=form.chosen_method,
             )
         except StudyError as error:
             errors.show(request, error, form)
         else:
-            report_shortfall(request, made.questions.count(), made.requested, "questions")
+            report_shortfall(
+                request,
+                made.questions.count(),
+                made.requested,
+                "questions",
+                filled=made.questions.filter(extractive=True).count(),
+                model=made.backend != generator.EXTRACTIVE,
+            )
             return redirect("study:quiz-detail", made.pk)
     context = {
         "form": form,
@@ -149,11 +157,21 @@ def quiz_retake(request: HttpRequest, pk: int) -> HttpResponse:
 def attempt_detail(request: HttpRequest, pk: int, attempt_pk: int) -> HttpResponse:
     quiz = own_quiz(request, pk)
     attempt = get_object_or_404(quiz.attempts, pk=attempt_pk, submitted_at__isnull=False)
+    changed = stale.stale_questions(quiz)
+    scope = stale.scope_of(request.user, quiz.scope)
+    new = stale.replacements(request.user, {q.pk: q.explanation or q.text for q in changed}, scope)
     rows = [
-        (question, chosen, right, sources_for(request.user, question.chunk_ids))
+        (question, chosen, right, sources_for(request.user, question.chunk_ids), question.pk in new,
+         new.get(question.pk))
         for question, chosen, right in attempt.results()
-    ]
-    context = {"quiz": quiz, "attempt": attempt, "rows": rows}
+    ]  # fmt: skip
+    context = {
+        "quiz": quiz,
+        "attempt": attempt,
+        "rows": rows,
+        **{"stale_count": len(changed), "stale_kind": "quiz", "stale_pk": quiz.pk},
+        "stale_what": "question",
+    }
     return render(request, "study/quizzes/review.html", context)
 
 

@@ -7,8 +7,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import Router, Schema, Status
 
+from apps.study import stale
 from apps.study.quizzes.api import QuizOut, quiz_out
-from apps.study.schemas import ScopeIn
+from apps.study.schemas import RefreshOut, ScopeIn
 from apps.study.workshops import exports, generation
 from apps.study.workshops.models import Lesson, Workshop
 
@@ -27,6 +28,7 @@ class LessonOut(Schema):
     content: str
     error: str
     chunk_ids: list[int]
+    extractive: bool  # cut from the documents' passages, not written by the model
     completed_at: datetime | None
 
 
@@ -79,7 +81,10 @@ def list_workshops(request: HttpRequest):
 @router.post("/workshops", response={201: WorkshopOut})
 def create_workshop(request: HttpRequest, payload: WorkshopIn):
     made, _badges = generation.create_workshop(
-        request.auth, num_lessons=payload.num_lessons, scope=payload.scope
+        request.auth,
+        num_lessons=payload.num_lessons,
+        scope=payload.scope,
+        method=payload.method,
     )
     return Status(201, workshop_out(made))
 
@@ -117,3 +122,11 @@ def export_workshop(request: HttpRequest, workshop_id: int, format: Literal["md"
     if format == "pdf":
         return HttpResponse(exports.as_pdf(item), content_type="application/pdf")
     return HttpResponse(exports.as_markdown(item), content_type="text/markdown; charset=utf-8")
+
+
+@router.post("/workshops/{workshop_id}/refresh", response=RefreshOut)
+def refresh_workshop(request: HttpRequest, workshop_id: int):
+    """Only the lessons whose sources changed: cut again, or written again when next opened."""
+    workshop = own_workshop(request, workshop_id)
+    refreshed = stale.refresh_workshop(workshop)
+    return {"refreshed": refreshed, "stale": len(stale.stale_lessons(workshop))}

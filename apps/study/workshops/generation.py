@@ -12,15 +12,22 @@ from apps.llm import jsonparse, prompts
 from apps.progress import tracking
 from apps.study import generator
 from apps.study.errors import GenerationError, InvalidInput, WorkshopNotDone
+from apps.study.extractive import lessons as extractive_lessons
+from apps.study.extractive import structure
 from apps.study.quizzes.generation import create_quiz, scope_title
 from apps.study.quizzes.models import Quiz
 from apps.study.sources import as_prompt_sources, sources_for
 from apps.study.workshops.models import Lesson, Workshop
+from apps.vault.keyterms import Vocabulary
 
 RECAP_QUESTIONS = 5
 # A lesson claimed longer ago than this was abandoned by a request that died; take it over.
 STALE_GENERATION = timedelta(minutes=10)
 MAX_LESSON_CHARS = 20_000
+# Chunks a lesson cut from the documents reads at most: its section's, evenly spaced.
+MAX_LESSON_CHUNKS = 12
+TEXT_LABEL = "the documents' structure and text"
+UNUSABLE = "the model's outline was unusable"
 
 _FILLER = re.compile(
     r"^\s*(?:"
@@ -66,12 +73,20 @@ class Outline(BaseModel):
 
 
 def create_workshop(
-    user, *, num_lessons: int, scope: generator.Scope = generator.WHOLE_VAULT
+    user,
+    *,
+    num_lessons: int,
+    scope: generator.Scope = generator.WHOLE_VAULT,
+    method: str | None = None,
 ) -> tuple[Workshop, list]:
     """Retrieve, ask for the outline (once more, stricter, if unparseable), store it and record
-    it for progress; (the workshop, badges just earned)."""
+    it for progress; (the workshop, badges just earned). With `method` "extractive" (the
+    default when the embedded model would answer) the outline follows the documents'
+    structure and every lesson is written at once from their passages."""
     if num_lessons not in Workshop.SIZES:
         raise InvalidInput("A workshop has 5 or 10 lessons.")
+    if generator.choose_method(method) == generator.EXTRACTIVE:
+        return from_structure(user, num_lessons, scope), tracking.record_outline(user)
     sources = generator.retrieve(user, scope)
     context = generator.context_block(sources)
     outline = lessons = answer = None
@@ -81,10 +96,15 @@ def create_workshop(
         if outline is not None:
             break
     if outline is None:
-        raise generator.NothingValid(
-            "The model could not produce a workshop outline, even on a second try. "
-            "Pick a narrower scope (fewer documents or one category) and try again."
-        )
+        # The model gave no outline, even on a second try: the documents' own structure does.
+        workshop = from_structure(user, num_lessons, scope, label=f"{TEXT_LABEL} ({UNUSABLE})")
+        return workshop, tracking.record_outline(user)
+    titles = {item.value.title.casefold() for item in lessons}
+    filled = [
+        fields
+        for fields in cut_lessons(user, scope, num_lessons)[0]
+        if fields["title"].casefold() not in titles
+    ][: num_lessons - len(lessons)]
     with transaction.atomic():
         workshop = Workshop.objects.create(
             owner=user,
@@ -96,17 +116,81 @@ def create_workshop(
             backend=answer.backend,
             model=answer.model,
         )
+        written = [
+            {"title": i.value.title, "summary": i.value.summary.strip(), "chunk_ids": i.chunk_ids}
+            for i in lessons
+        ]
         Lesson.objects.bulk_create(
-            Lesson(
-                workshop=workshop,
-                number=number,
-                title=item.value.title,
-                summary=item.value.summary.strip(),
-                chunk_ids=item.chunk_ids,
-            )
-            for number, item in enumerate(lessons, start=1)
+            Lesson(workshop=workshop, number=number, **fields)
+            for number, fields in enumerate(written + filled, start=1)
         )
     return workshop, tracking.record_outline(user)
+
+
+def from_structure(
+    user, num_lessons: int, scope: generator.Scope, label: str = TEXT_LABEL
+) -> Workshop:
+    """A workshop whose outline is the documents' sections and whose lessons are their
+    passages (see apps/study/extractive/lessons.py), all written now."""
+    lessons, documents, title = cut_lessons(user, scope, num_lessons)
+    with transaction.atomic():
+        workshop = Workshop.objects.create(
+            owner=user,
+            title=f"Workshop on {title}"[:200],
+            summary=f"{len(lessons)} lessons following the sections of {documents} "
+            f"document{'s' if documents != 1 else ''}, in their own words.",
+            requested=num_lessons,
+            scope=scope.as_dict(),
+            chunk_ids=[chunk_id for fields in lessons for chunk_id in fields["chunk_ids"]],
+            backend=generator.EXTRACTIVE,
+            model=label,
+        )
+        Lesson.objects.bulk_create(
+            Lesson(workshop=workshop, number=number, **fields)
+            for number, fields in enumerate(lessons, start=1)
+        )
+    return workshop
+
+
+def cut_lessons(user, scope: generator.Scope, count: int) -> tuple[list[dict], int, str]:
+    """Up to `count` lessons cut from the scope's documents, as the fields of written,
+    extractive Lesson rows; with how many documents they follow and a title for them."""
+    generator.retrieve(user, scope, limit=1)  # raises EmptyScope with the reason
+    documents = []
+    for document in scope.documents(user).order_by("filename", "pk"):
+        rows = structure.rows_of(document)
+        if rows:
+            documents.append((document, rows))
+    parts = structure.lesson_plan(documents, count)
+    texts = {row.chunk_id: row for _, rows in documents for row in rows}
+    names = {document.pk: document.filename for document, _ in documents}
+    owners = {row.chunk_id: document.pk for document, rows in documents for row in rows}
+    vocabulary = Vocabulary({chunk_id: row.text for chunk_id, row in texts.items()})
+    now = timezone.now()
+    lessons = []
+    for part in parts:
+        step = max(1, len(part.chunk_ids) / MAX_LESSON_CHUNKS)
+        count_read = min(MAX_LESSON_CHUNKS, len(part.chunk_ids))
+        chosen = [part.chunk_ids[int(i * step)] for i in range(count_read)]
+        sources = [
+            generator.Source(
+                c, owners[c], names[owners[c]], texts[c].page, texts[c].section, texts[c].text
+            )
+            for c in chosen
+        ]
+        lessons.append(
+            {
+                "title": part.title[:200],
+                "summary": f"Also: {', '.join(part.also)}"[:500] if part.also else "",
+                "content": extractive_lessons.lesson(sources, vocabulary)[:MAX_LESSON_CHARS],
+                "status": Lesson.Status.READY,
+                "chunk_ids": chosen,
+                "generated_at": now,
+                "extractive": True,
+            }
+        )
+    title = names[documents[0][0].pk] if len(documents) == 1 else scope_title(user, scope)
+    return lessons, len(documents), title
 
 
 def _parse_outline(text: str, count: int, sources) -> tuple[Outline | None, list]:
@@ -198,6 +282,7 @@ def recap_quiz(workshop: Workshop) -> Quiz:
         raise generator.EmptyScope("The workshop's documents are no longer in your vault.")
     return create_quiz(
         workshop.owner,
+        method=generator.EXTRACTIVE if workshop.backend == generator.EXTRACTIVE else None,
         num_questions=RECAP_QUESTIONS,
         difficulty="intermediate",
         types=["mcq", "true_false"],

@@ -76,6 +76,9 @@ class Lesson(models.Model):
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
     error = models.TextField(blank=True)
     chunk_ids = models.JSONField(default=list)
+    extractive = models.BooleanField(
+        default=False, help_text="Cut from the documents' passages, not written by a model."
+    )
     generated_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
 

@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from apps.llm.rendering import render_markdown
-from apps.study import errors
+from apps.study import errors, stale
 from apps.study.errors import GenerationError, StudyError
 from apps.study.sources import sources_for
 from apps.study.views import MARKDOWN, announce, download, study_tab
@@ -28,7 +28,10 @@ def workshop_list(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             made, badges = generation.create_workshop(
-                request.user, num_lessons=form.cleaned_data["num_lessons"], scope=form.scope
+                request.user,
+                num_lessons=form.cleaned_data["num_lessons"],
+                scope=form.scope,
+                method=form.chosen_method,
             )
         except StudyError as error:
             errors.show(request, error, form)
@@ -65,7 +68,11 @@ def render_lesson(
     request: HttpRequest, lesson: Lesson, template: str = LESSON, status: int = 200
 ) -> HttpResponse:
     workshop = lesson.workshop
+    changed = stale.stale_lessons(workshop)
     context = {
+        **{"stale_count": len(changed), "stale_kind": "workshop", "stale_pk": workshop.pk},
+        "stale_what": "lesson",
+        "lesson_changed": lesson in changed,
         "workshop": workshop,
         "lesson": lesson,
         "lessons": workshop.lessons.all(),

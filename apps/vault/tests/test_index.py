@@ -286,7 +286,8 @@ def test_switching_the_embedding_model_rebuilds_and_reembeds_in_the_background(
             switched = index.current()
         # The old vectors are never mixed into the new model's space.
         assert (switched.model, switched.dim, len(switched)) == ("ollama/embeddinggemma", 16, 0)
-        assert len(enqueued) == 1  # reembed_chunks.delay_on_commit()
+        assert len(enqueued) == 1  # the re-embedding task, by name
+        assert reembed_chunks.name == index.REEMBED_TASK
         assert reembed_chunks() == 2
         assert reembed_chunks() == 0  # idempotent
         caught_up = index.current()

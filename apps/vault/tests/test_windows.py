@@ -166,7 +166,7 @@ def test_chunks_with_one_vector_stay_searchable_and_are_re_embedded_with_windows
         snapshot = index.current()
     assert snapshot.ids.tolist() == [chunk.pk]
     assert snapshot.vector_counts().tolist() == [1]
-    assert len(enqueued) == 1  # reembed_chunks.delay_on_commit()
+    assert len(enqueued) == 1  # the re-embedding task, by name
     assert reembed_chunks() == 1
     assert reembed_chunks() == 0  # idempotent
     caught_up = index.current()

@@ -5,6 +5,7 @@ import os
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from apps.accounts import tls
 from apps.accounts.models import User, generate_password
 from cognivault_site.network import lan_addresses
 
@@ -27,8 +28,19 @@ class Command(BaseCommand):
         port, https_port = settings.PORT, settings.HTTPS_PORT
         self.stdout.write(f"\nCogniVault on this machine:  http://localhost:{port}/")
         for address in lan_addresses():
+            if settings.HTTPS_REDIRECT:
+                self.stdout.write(
+                    f"For the classroom (LAN):     https://{address}:{https_port}/"
+                    f"  (http://{address}:{port}/ redirects there)"
+                )
+            else:
+                self.stdout.write(
+                    f"For the classroom (LAN):     http://{address}:{port}/"
+                    f"  or  https://{address}:{https_port}/ (microphone)"
+                )
+        if lan_addresses() and tls.fingerprint():
             self.stdout.write(
-                f"For the classroom (LAN):     http://{address}:{port}/"
-                f"  or  https://{address}:{https_port}/ (microphone; self-signed certificate)"
+                "The browser warns once about the self-signed certificate; its SHA-256 "
+                f"fingerprint is\n    {tls.fingerprint()}"
             )
         self.stdout.write("")

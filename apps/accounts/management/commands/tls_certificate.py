@@ -8,9 +8,9 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
-from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from apps.accounts import tls
 from cognivault_site.network import lan_addresses
 
 
@@ -18,12 +18,12 @@ class Command(BaseCommand):
     help = "Write DATA_DIR/tls/{key,cert}.pem for this machine's addresses (kept if valid)."
 
     def handle(self, *args, **options) -> None:
-        tls_dir = settings.DATA_DIR / "tls"
-        key_path, cert_path = tls_dir / "key.pem", tls_dir / "cert.pem"
+        key_path, cert_path = tls.key_path(), tls.certificate_path()
         addresses = ["127.0.0.1", *lan_addresses()]
         if cert_path.exists() and self.covers(cert_path, addresses):
+            self.stdout.write(f"Certificate SHA-256 fingerprint: {tls.fingerprint()}")
             return
-        tls_dir.mkdir(parents=True, exist_ok=True)
+        tls.tls_dir().mkdir(parents=True, exist_ok=True)
         key = ec.generate_private_key(ec.SECP256R1())
         name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "CogniVault on this LAN")])
         now = datetime.datetime.now(datetime.UTC)
@@ -50,6 +50,7 @@ class Command(BaseCommand):
         key_path.chmod(0o600)
         cert_path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
         self.stdout.write(f"Wrote a self-signed certificate for {', '.join(addresses)}.")
+        self.stdout.write(f"Certificate SHA-256 fingerprint: {tls.fingerprint()}")
 
     @staticmethod
     def covers(cert_path, addresses: list[str]) -> bool:

@@ -42,13 +42,20 @@ def test_generation_errors_are_shown_on_the_page(alice, alice_client, model):
     empty = alice_client.post("/study/decks/generate/", {"num_cards": "10"})
     assert empty.status_code == 400
     make_studied_document(alice)
-    model.answer("I cannot make cards today.")
-    garbage = alice_client.post("/study/decks/generate/", {"num_cards": "20"})
-    assert garbage.status_code == 400 and "nothing usable" in garbage.content.decode()
     model.fail_with = (500, "boom")
     down = alice_client.post("/study/decks/generate/", {"num_cards": "20"})
     assert down.status_code == 400 and "language model" in down.content.decode()
     assert not Deck.objects.exists()
+
+
+def test_a_model_answer_with_no_card_is_filled_from_the_text(alice, alice_client, model):
+    make_studied_document(alice)
+    model.answer("I cannot make cards today.")
+    filled = alice_client.post("/study/decks/generate/", {"num_cards": "10"})
+    assert filled.status_code == 302
+    cards = list(Deck.objects.get().cards.all())
+    assert cards and all(card.extractive and card.chunk_id for card in cards)
+    assert all(card.back in card.chunk.text for card in cards)
 
 
 def test_the_api_generates_a_deck_and_maps_errors_to_json(alice, alice_client, model):

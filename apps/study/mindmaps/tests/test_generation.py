@@ -36,16 +36,20 @@ def test_generating_a_mindmap_validates_the_tree_and_maps_sources_to_chunks(
     assert "Mitochondria" in svg and "Lipid bilayer" in svg
 
 
-def test_a_mindmap_answer_without_a_tree_is_a_clear_error(alice, alice_client, model):
+def test_a_mindmap_answer_without_a_tree_falls_back_to_the_documents_structure(
+    alice, alice_client, model
+):
     make_studied_document(alice)
     model.answer({"nodes": ["a", "b"]})
     response = alice_client.post(
         "/api/v1/study/mindmaps", {"title": "Cells"}, content_type="application/json"
     )
-    assert response.status_code == 502 and "no usable mindmap" in response.json()["detail"]
-    page = alice_client.post("/study/mindmaps/generate/", {"title": "Cells"})
-    assert page.status_code == 400 and "no usable mindmap" in page.content.decode()
-    assert not Mindmap.objects.exists()
+    assert response.status_code == 201
+    mindmap = Mindmap.objects.get()
+    assert "unusable" in mindmap.model_label and mindmap.tree["title"] == "Cells"
+    assert mindmap.tree["children"] and all(
+        isinstance(child["source"], int) for child in mindmap.tree["children"]
+    )
 
 
 def test_the_title_asked_for_names_the_root(alice, alice_client, model):

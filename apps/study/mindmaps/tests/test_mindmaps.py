@@ -437,3 +437,47 @@ def test_bob_cannot_reach_alices_mindmap(alices_map, bob_client):
 def test_a_title_of_control_characters_only_is_no_title():
     assert trees.clean_text("\x08 \x1b", 100) == ""
     assert trees.clean_text("Zell\x07kern\nteilung", 100) == "Zellkern teilung"
+
+
+def test_headings_are_levels_of_a_typed_outline():
+    text = "# Zelle\n\n## Organellen\n### Kern\n### Mitochondrien\n## Membran\n- Lipide\n"
+    tree, left_out = trees.read_outline(text)
+    assert tree["title"] == "Zelle" and left_out == []
+    assert [c["title"] for c in tree["children"]] == ["Organellen", "Membran"]
+    assert [c["title"] for c in tree["children"][0]["children"]] == ["Kern", "Mitochondrien"]
+    assert tree["children"][1]["children"][0]["title"] == "Lipide"
+
+
+def test_several_top_headings_hang_under_the_fallback_root():
+    tree, _ = trees.read_outline("# A\n## A1\n# B\n", "Notes")
+    assert tree["title"] == "Notes"
+    assert [c["title"] for c in tree["children"]] == ["A", "B"]
+    assert tree["children"][0]["children"][0]["title"] == "A1"
+
+
+def test_bullets_under_headings_nest_below_them():
+    tree, _ = trees.read_outline("# Root\n## Topic\n- one\n  - deeper\n- two\n## Other\n1. first\n")
+    topic, other = tree["children"]
+    assert [c["title"] for c in topic["children"]] == ["one", "two"]
+    assert topic["children"][0]["children"][0]["title"] == "deeper"
+    assert other["children"][0]["title"] == "first"
+
+
+def test_what_a_typed_outline_loses_is_reported():
+    text = (
+        "# Root\n"
+        + "".join(f"- item {i}\n" for i in range(10))
+        + "- a\n  - b\n    - c\n      - d\n"
+    )
+    text += "\nsome stray paragraph\n"
+    tree, left_out = trees.read_outline(text)
+    assert len(tree["children"]) == 8
+    assert any("beyond 4 levels" in note for note in left_out)
+    assert any("some stray paragraph" in note for note in left_out)
+
+
+@pytest.mark.django_db
+def test_the_page_says_what_was_left_out(alice_client):
+    outline = "# Zelle\n" + "".join(f"- Teil {i}\n" for i in range(9))
+    response = alice_client.post("/study/mindmaps/new/", {"outline": outline}, follow=True)
+    assert "Left out of the mindmap" in response.content.decode()

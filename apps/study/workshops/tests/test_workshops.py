@@ -59,14 +59,39 @@ def test_an_unparseable_outline_is_retried_once_with_a_stricter_prompt(alice, mo
     assert "previous response was unparseable" in model.prompt(-1)
 
 
-def test_two_unparseable_outlines_suggest_a_narrower_scope(alice, model):
+def test_two_unparseable_outlines_leave_the_outline_to_the_documents(alice, model):
     make_studied_document(alice)
     model.answer("nope", "still nope")
 
-    with pytest.raises(generator.NothingValid, match="narrower scope"):
-        workshop.create_workshop(alice, num_lessons=10)
+    made, _badges = workshop.create_workshop(alice, num_lessons=10)
+
     assert len(model.chats) == 2
-    assert not Workshop.objects.exists()
+    assert made.backend == generator.EXTRACTIVE and "unusable" in made.model
+    lessons = list(made.lessons.all())
+    assert lessons and all(lesson.extractive and lesson.content for lesson in lessons)
+
+
+def test_an_outline_with_too_few_lessons_is_filled_from_the_documents(alice, model):
+    make_studied_document(alice, chunks=6)
+    model.answer(outline(count=2))
+
+    made, _badges = workshop.create_workshop(alice, num_lessons=5)
+
+    lessons = list(made.lessons.all())
+    assert len(lessons) == 5 and made.backend == "ollama"
+    assert [lesson.extractive for lesson in lessons] == [False] * 2 + [True] * 3
+    assert all(lesson.status == "ready" and lesson.content for lesson in lessons[2:])
+    assert lessons[0].status == "pending"  # the model writes its own when first opened
+
+
+def test_the_api_marks_lessons_cut_from_the_text(alice, alice_client, model):
+    make_studied_document(alice, chunks=6)
+    model.answer(outline(count=4))
+    response = alice_client.post(
+        "/api/v1/study/workshops", {"num_lessons": 5}, content_type="application/json"
+    )
+    assert response.status_code == 201
+    assert [lesson["extractive"] for lesson in response.json()["lessons"]] == [False] * 4 + [True]
 
 
 def test_a_lesson_is_written_when_first_opened_without_filler_and_sanitised(

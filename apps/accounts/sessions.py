@@ -1,0 +1,101 @@
+"""Where a person is logged in: their browser sessions, listed and ended, and the websockets
+those sessions opened.
+
+Sessions live in the database (Django's session table); each one notes when and from where it
+logged in, so the Classroom page can tell them apart. Every websocket of a person joins the
+channel-layer group `account_group(user_id)`; ending sessions sends it a message on which the
+sockets of those sessions close.
+"""
+
+import hashlib
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+
+import redis
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.contrib.auth.signals import user_logged_in
+from django.contrib.sessions.models import Session
+from django.db import transaction
+from django.dispatch import receiver
+from django.http import HttpRequest
+from django.utils import timezone
+
+log = logging.getLogger(__name__)
+
+SIGNED_OUT = "account.signed_out"  # the channel-layer message type; ChatConsumer handles it
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    ref: str  # a digest of the session key: names the session in a form without revealing it
+    key: str
+    logged_in: str  # ISO time
+    address: str
+    browser: str
+    expires: datetime
+
+
+def account_group(user_id: int) -> str:
+    return f"account-{user_id}"
+
+
+def ref_for(session_key: str) -> str:
+    return hashlib.sha256(session_key.encode()).hexdigest()[:16]
+
+
+@receiver(user_logged_in)
+def note_login(sender, request: HttpRequest | None, user, **kwargs) -> None:
+    if request is None or not hasattr(request, "session"):
+        return
+    request.session["logged_in_at"] = timezone.now().isoformat(timespec="seconds")
+    request.session["address"] = request.META.get("REMOTE_ADDR", "")
+    request.session["browser"] = request.META.get("HTTP_USER_AGENT", "")[:200]
+
+
+def sessions_by_user(user_ids) -> dict[int, list[SessionInfo]]:
+    """The live sessions of these people. Session data is encoded, so every live session is
+    read; a classroom has a few hundred at most."""
+    wanted = {str(pk) for pk in user_ids}
+    found: dict[int, list[SessionInfo]] = {}
+    for session in Session.objects.filter(expire_date__gt=timezone.now()):
+        data = session.get_decoded()  # {} for a session that cannot be read
+        owner = data.get("_auth_user_id")
+        if owner not in wanted:
+            continue
+        found.setdefault(int(owner), []).append(
+            SessionInfo(
+                ref=ref_for(session.session_key),
+                key=session.session_key,
+                logged_in=data.get("logged_in_at", ""),
+                address=data.get("address", ""),
+                browser=data.get("browser", ""),
+                expires=session.expire_date,
+            )
+        )
+    return found
+
+
+def end_sessions(user, refs: set[str] | None = None) -> int:
+    """End this person's sessions (all, or those named by `refs`) and close their sockets."""
+    ended = [
+        info.key
+        for info in sessions_by_user([user.pk]).get(user.pk, [])
+        if refs is None or info.ref in refs
+    ]
+    Session.objects.filter(session_key__in=ended).delete()
+    keys = None if refs is None else ended
+    transaction.on_commit(lambda: close_sockets(user.pk, keys))
+    return len(ended)
+
+
+def close_sockets(user_id: int, session_keys: list[str] | None = None) -> None:
+    """Close the person's open websockets: all of them, or those of these sessions."""
+    try:
+        async_to_sync(get_channel_layer().group_send)(
+            account_group(user_id), {"type": SIGNED_OUT, "session_keys": session_keys}
+        )
+    except (redis.RedisError, OSError) as error:
+        # The sessions are gone already: a socket that stays open can read, not log in again.
+        log.warning("could not close the websockets of user %s: %s", user_id, error)

@@ -1,0 +1,99 @@
+"""Questions, cards, lessons and outlines cut from passages: verbatim, cited, no repeats."""
+
+import pytest
+
+from apps.study.extractive import cards, lessons, quizzes
+from apps.study.generator import Source
+from apps.vault.keyterms import Vocabulary, same_family
+
+TEXTS = [
+    "BM25 is a ranking function that scores passages by term frequency. The tokenizer keeps "
+    "identifiers like BZ_OUTBUFF_FULL whole. Reciprocal Rank Fusion combines two rankings.",
+    "FAISS is a library for similarity search over dense vectors. HNSW is a graph index for "
+    "approximate search. The dense retriever uses an exact inner product.",
+    "Mitochondrien sind die Kraftwerke der Zelle. Chloroplasten enthalten Chlorophyll, das "
+    "rotes und blaues Licht absorbiert. Die Photosynthese wandelt Lichtenergie um.",
+    "Glossary\nChunk: a piece of a document of about 1000 characters.\n"
+    "Scope – the categories and documents a quiz draws from.",
+    "Organell | Funktion\nRibosom | Proteinsynthese\nGolgi | Sortierung",
+    "Der Index ist eine Tabelle aller Begriffe. Enzyme sind Proteine, die Reaktionen "
+    "beschleunigen. Stemming is not used here at all, as the tokenizer explains.",
+]
+SOURCES = [Source(i + 1, i // 2 + 1, f"f{i // 2}.txt", None, "", t) for i, t in enumerate(TEXTS)]
+
+
+@pytest.fixture
+def vocabulary():
+    return Vocabulary({source.chunk_id: source.text for source in SOURCES})
+
+
+def text_of(chunk_id: int) -> str:
+    return TEXTS[chunk_id - 1]
+
+
+def test_questions_cite_their_sentence_and_offer_other_terms_of_its_kind(vocabulary):
+    made = quizzes.questions(SOURCES, vocabulary, count=8)
+    assert len(made) >= 6
+    assert len({q["question"] for q in made}) == len(made)
+    for question in made:
+        [chunk_id] = question["chunk_ids"]
+        assert question["explanation"] in text_of(chunk_id)
+        answer = question["options"][question["correct_index"]]
+        if question["type"] == "mcq":
+            assert answer in question["explanation"] and answer not in question["question"]
+            wrong = [o for o in question["options"] if o != answer]
+            assert len(wrong) == 3 and not any(same_family(w, answer) for w in wrong)
+            assert not any(w.casefold() in question["explanation"].casefold() for w in wrong)
+
+
+def test_only_the_asked_kinds_are_made(vocabulary):
+    assert {q["type"] for q in quizzes.questions(SOURCES, vocabulary, count=5, types=["mcq"])} == {
+        "mcq"
+    }
+    true_false = quizzes.questions(SOURCES, vocabulary, count=5, types=["true_false"])
+    assert true_false and {q["options"][0] for q in true_false} == {"True"}
+
+
+def test_the_same_material_gives_the_same_quiz(vocabulary):
+    assert quizzes.questions(SOURCES, vocabulary, count=5) == quizzes.questions(
+        SOURCES, vocabulary, count=5
+    )
+
+
+def test_cards_define_terms_in_english_and_german_with_a_verbatim_back(vocabulary):
+    made = cards.cards(SOURCES, vocabulary, count=20)
+    pairs = {card["front"]: card["back"] for card in made}
+    assert pairs["BM25"] == "a ranking function that scores passages by term frequency"
+    assert pairs["Mitochondrien"] == "die Kraftwerke der Zelle"
+    assert pairs["Chunk"] == "a piece of a document of about 1000 characters"
+    assert pairs["Scope"] == "the categories and documents a quiz draws from"
+    assert pairs["Ribosom"] == "Proteinsynthese" and "Organell" not in pairs  # the header
+    assert pairs["Index"] == "eine Tabelle aller Begriffe"
+    assert "Stemming" not in pairs  # "is not": no definition
+    for card in made:
+        assert card["back"] in text_of(card["chunk_id"])
+    assert len({card["front"].casefold() for card in made}) == len(made)
+
+
+def test_cloze_cards_fill_up_after_the_definitions(vocabulary):
+    made = cards.cards(SOURCES, vocabulary, count=20)
+    kinds = [card["kind"] for card in made]
+    assert "cloze" in kinds and kinds.index("cloze") > kinds.index("definition")
+    for card in made:
+        if card["kind"] == "cloze":
+            assert "_____" in card["front"] and card["back"] in text_of(card["chunk_id"])
+
+
+def test_a_lesson_is_the_passages_with_key_terms_marked_and_a_check(vocabulary):
+    content = lessons.lesson(SOURCES[:3], vocabulary)
+    assert "**BM25**" in content or "**FAISS**" in content
+    assert "BZ\\_OUTBUFF\\_FULL" in content  # Markdown-escaped, not italics
+    assert "### Check yourself" in content and "Answers: 1." in content
+    assert content.count("*— f0.txt*") == 2
+
+
+def test_overlapping_chunks_are_not_repeated():
+    previous = "x" * 50 + "the shared tail of twenty-five chars"
+    assert lessons.without_overlap(previous, "the shared tail of twenty-five chars and more") == (
+        "and more"
+    )

@@ -1,0 +1,45 @@
+// Small behaviours declared by data attributes, instead of inline handlers the
+// Content-Security-Policy forbids (script-src 'self', no eval):
+//   data-confirm="Question?"    on a form: asks before it is submitted
+//   data-print                  on a button: prints the page
+//   data-remove-parent          on a button: removes its parent element
+//   data-reset-on-success       on an htmx form: cleared after a successful request
+//   data-max-files="100"        on a file input: refuses picking more files than that
+//   data-back                   on a link: goes back in the history when there is one
+(function () {
+  document.addEventListener("submit", function (event) {
+    var form = event.target.closest("form[data-confirm]");
+    if (form && !window.confirm(form.dataset.confirm)) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+    }
+  }, true);
+
+  document.addEventListener("click", function (event) {
+    var target = event.target;
+    if (target.closest("[data-print]")) {
+      window.print();
+    } else if (target.closest("[data-remove-parent]")) {
+      target.closest("[data-remove-parent]").parentElement.remove();
+    } else if (target.closest("a[data-back]") && history.length > 1) {
+      event.preventDefault();
+      history.back();
+    }
+  });
+
+  document.addEventListener("change", function (event) {
+    var input = event.target;
+    if (!input.matches("input[type=file][data-max-files]")) return;
+    var limit = Number(input.dataset.maxFiles);
+    input.setCustomValidity(
+      input.files.length > limit ? "At most " + limit + " files at once." : ""
+    );
+  });
+
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var form = event.detail.elt;
+    if (event.detail.successful && form.matches && form.matches("form[data-reset-on-success]")) {
+      form.reset();
+    }
+  });
+})();

@@ -1,0 +1,89 @@
+"""daphne as the Procfile starts it, with the TLS endpoint and the certificate from
+`manage.py tls_certificate`: the fingerprint the Classroom page shows is the one the server
+presents, and cookies set over TLS are Secure."""
+
+import hashlib
+import os
+import ssl
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, free_port, spawn, stop, wait_until
+
+pytestmark = pytest.mark.services
+
+
+@pytest.fixture
+def tls_app(redis_url, tmp_path):
+    port, https_port = free_port(), free_port()
+    env = {
+        **os.environ,
+        "DATA_DIR": str(tmp_path),
+        "REDIS_URL": redis_url,
+        "HOST": "127.0.0.1",
+        "PORT": str(port),
+        "HTTPS_PORT": str(https_port),
+        "DJANGO_SETTINGS_MODULE": "cognivault_site.settings",
+    }
+
+    def manage(*args: str) -> str:
+        return subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+
+    manage("migrate", "--noinput")
+    printed = manage("tls_certificate")
+    tls = tmp_path / "tls"
+    endpoint = f"ssl:{https_port}:interface=127.0.0.1"
+    endpoint += f":privateKey={tls}/key.pem:certKey={tls}/cert.pem"  # as in the Procfile
+    daphne = [Path(sys.executable).parent / "daphne", "-b", "127.0.0.1", "-p", str(port)]
+    daphne += ["-e", endpoint, "cognivault_site.asgi:application"]
+    process = spawn(daphne, env, tmp_path / "web.log")
+    insecure = ssl.create_default_context()
+    insecure.check_hostname, insecure.verify_mode = False, ssl.CERT_NONE
+    https = f"https://127.0.0.1:{https_port}"
+    wait_until(
+        lambda: urllib.request.urlopen(https + "/api/v1/health", context=insecure, timeout=5),
+        timeout=60,
+        what="daphne over TLS",
+    )
+    yield {
+        "http": f"http://127.0.0.1:{port}",
+        "https": https,
+        "https_port": https_port,
+        "printed": printed,
+        "context": insecure,
+    }
+    stop(process)
+
+
+def cookies(response) -> list[str]:
+    return response.headers.get_all("Set-Cookie") or []
+
+
+def test_the_printed_fingerprint_is_the_served_certificates(tls_app):
+    served = ssl.get_server_certificate(("127.0.0.1", tls_app["https_port"]))
+    digest = hashlib.sha256(ssl.PEM_cert_to_DER_cert(served)).hexdigest().upper()
+    expected = ":".join(digest[i : i + 2] for i in range(0, len(digest), 2))
+    assert f"fingerprint: {expected}" in tls_app["printed"]
+
+
+def test_cookies_are_secure_over_tls_and_plain_on_this_machines_http(tls_app):
+    with urllib.request.urlopen(
+        tls_app["https"] + "/accounts/login/", context=tls_app["context"], timeout=10
+    ) as response:
+        over_tls = cookies(response)
+    with urllib.request.urlopen(tls_app["http"] + "/accounts/login/", timeout=10) as response:
+        plain = cookies(response)
+
+    assert any(c.startswith("csrftoken=") and "Secure" in c for c in over_tls)
+    assert any(c.startswith("csrftoken=") and "Secure" not in c for c in plain)
