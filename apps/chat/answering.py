@@ -20,7 +20,7 @@ from redis.exceptions import RedisError
 from apps.chat import agent
 from apps.chat.agent import Event
 from apps.chat.conversation import END_PARTS, fragment, group_for, render_parts
-from apps.chat.models import Message
+from apps.chat.models import Message, Thread
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +93,16 @@ def settle(answers) -> list[int]:
             group.push(answer_id, html, [line], final=True)
             group.close()
     return settled
+
+
+def stop(thread: Thread) -> None:
+    """Stop the thread's answer, from any process: the worker writing it reads the flag; one no
+    worker has taken yet ends here, on every page and API stream of the thread."""
+    for answer_id in thread.request_stop():
+        group = Group(thread.pk)
+        end = {"type": "metadata", "data": {"status": "stopped", "message_id": answer_id}}
+        group.push(answer_id, render_parts(thread.pk, END_PARTS, answer_id), [end], final=True)
+        group.close()
 
 
 class Answer:

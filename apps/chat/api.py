@@ -136,7 +136,7 @@ def ask(request: HttpRequest, session_id: int, payload: AskIn | None = None):
 @router.post("/sessions/{session_id}/stop", response={204: None})
 def stop(request: HttpRequest, session_id: int):
     """Stop the answer being written in the thread, whichever process asked for it."""
-    own_thread(request, session_id).request_stop()
+    answering.stop(own_thread(request, session_id))
     return Status(204, None)
 
 

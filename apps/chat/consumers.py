@@ -19,7 +19,6 @@ from apps.chat import answering, tasks, turns
 from apps.chat.conversation import (
     ASK_PARTS,
     CONNECT_PARTS,
-    END_PARTS,
     START_PARTS,
     fragment,
     group_for,
@@ -97,12 +96,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return
         action = content.get("action") or "ask"
         if action == "stop":
-            for answer_id in await database_sync_to_async(self.thread.request_stop)():
-                html = await database_sync_to_async(render_parts)(
-                    self.thread.pk, END_PARTS, answer_id
-                )
-                message = {"type": "chat.html", "html": html, "answer_id": answer_id}
-                await self.channel_layer.group_send(self.group, {**message, "final": True})
+            await database_sync_to_async(answering.stop)(self.thread)
             return
         try:
             answer_id, html = await ask_in_parallel(self._start)(action, content)

@@ -212,3 +212,10 @@ async def test_an_answer_no_worker_took_yet_waits_visibly_and_stops_at_once(
     await database_sync_to_async(answering.write)(answer.pk, "chat@late")
     await database_sync_to_async(answer.refresh_from_db)()
     assert answer.status == Message.Status.STOPPED and answer.worker == ""
+
+
+def test_the_api_stops_an_answer_no_worker_took_yet(chat_worker, alice, alice_client, alice_thread):
+    answer = alice_thread.ask("Stop me", {}, "")
+    assert alice_client.post(f"/api/v1/chat/sessions/{alice_thread.pk}/stop").status_code == 204
+    answer.refresh_from_db()
+    assert answer.status == Message.Status.STOPPED
