@@ -326,6 +326,7 @@ STUDENT_QUOTA_MB = env_int("STUDENT_QUOTA_MB", 1024)
 # django-ratelimit rates per person ("30/m", "100/h"); an empty value turns the limit off.
 RATE_LIMIT_UPLOADS = env_str("RATE_LIMIT_UPLOADS", "30/m")
 RATE_LIMIT_URL_IMPORTS = env_str("RATE_LIMIT_URL_IMPORTS", "10/m")
+RATE_LIMIT_GENERATION = env_str("RATE_LIMIT_GENERATION", "10/m")
 # Chat attachments never sent with a question are deleted after this many hours.
 CHAT_UNSENT_ATTACHMENT_HOURS = env_int("CHAT_UNSENT_ATTACHMENT_HOURS", 24)
 # How long /api/v1/health reuses its Redis, worker and model checks.

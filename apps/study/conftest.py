@@ -6,6 +6,7 @@ import pytest
 
 from apps.llm.tests.fake_ollama import FakeOllama, part
 from apps.vault.models import Chunk
+from apps.vault.tests.conftest import ingest, upload
 from conftest import make_document
 
 
@@ -78,3 +79,57 @@ def true_false(n: int = 0, **fields) -> dict:
 
 def questions(count: int) -> dict:
     return {"questions": [mcq(i) if i % 2 == 0 else true_false(i) for i in range(count)]}
+
+
+RETRIEVAL_NOTES = """# Retrieval
+
+BM25 is a ranking function that scores passages by term frequency. The tokenizer keeps
+identifiers like BZ_OUTBUFF_FULL whole, so an exact error code finds its passage.
+
+# Vectors
+
+FAISS is a library for similarity search over dense vectors. HNSW is a graph index for
+approximate search, and RRF fuses the dense and the keyword ranking with k = 60.
+"""
+
+CELL_NOTES = """# Zellen
+
+Mitochondrien sind die Kraftwerke der Zelle. Ribosomen bauen Proteine aus Aminosäuren.
+Lysosomen sind die Verdauungsorgane der Zelle.
+
+# Pflanzen
+
+Chloroplasten enthalten Chlorophyll, das rotes und blaues Licht absorbiert. Die Vakuole
+speichert Wasser und gibt der Pflanzenzelle Festigkeit.
+"""
+
+
+class Notes:
+    """Alice's two note files in her vault; `edit` ingests a new version of one, which retires
+    the chunks of the old one (and stales what cites them)."""
+
+    def __init__(self, owner, folder, capture) -> None:
+        self.owner, self.folder, self.capture = owner, folder, capture
+        for name, text in (("retrieval.md", RETRIEVAL_NOTES), ("cells.md", CELL_NOTES)):
+            (folder / name).write_text(text, encoding="utf-8")
+            upload(owner, folder / name)
+        ingest(owner, django_capture_on_commit_callbacks=capture)
+
+    def edit(self, name: str, text: str) -> None:
+        (self.folder / name).write_text(text, encoding="utf-8")
+        upload(self.owner, self.folder / name)  # the same name: the same document
+        ingest(self.owner, django_capture_on_commit_callbacks=self.capture)
+
+    def make(self, client, route: str, **body) -> int:
+        """A deck, workshop, quiz or mindmap cut from the notes; its id."""
+        response = client.post(
+            f"/api/v1/study/{route}", {"method": "extractive", **body},
+            content_type="application/json",
+        )  # fmt: skip
+        assert response.status_code == 201, response.content
+        return response.json()["id"]
+
+
+@pytest.fixture
+def notes(alice, model, tmp_path, django_capture_on_commit_callbacks) -> Notes:
+    return Notes(alice, tmp_path, django_capture_on_commit_callbacks)

@@ -8,6 +8,7 @@ lesson the model wrote, written again when it is next opened. Reviews, attempts 
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from django.db.models import F
 
@@ -27,6 +28,8 @@ from apps.vault import index
 from apps.vault.errors import ScopeError
 from apps.vault.keyterms import Vocabulary
 from apps.vault.models import Chunk
+
+K = TypeVar("K")
 
 
 def current(chunk_ids: Iterable[int]):
@@ -134,6 +137,31 @@ def scope_of(user, scope: dict) -> generator.Scope:
     return chosen
 
 
+def scope_for(material: Quiz | Deck | Workshop | Mindmap) -> generator.Scope:
+    """The scope a quiz, deck, workshop or mindmap was made from."""
+    if isinstance(material, Quiz | Workshop):
+        return scope_of(material.owner, material.scope)
+    chosen = {"category_ids": material.category_ids, "document_ids": material.document_ids}
+    return scope_of(material.owner, chosen)
+
+
+# What search is asked for each kind of item, on the page and when refreshing alike.
+def question_text(question: Question) -> str:
+    return question.explanation or question.text
+
+
+def card_text(card: Card) -> str:
+    return f"{card.front} {card.back}"
+
+
+def lesson_text(lesson: Lesson) -> str:
+    return f"{lesson.title} {lesson.summary}"
+
+
+def node_text(node: dict) -> str:
+    return node["title"]
+
+
 def replacement(user, text: str, scope: generator.Scope) -> generator.Source | None:
     """The live passage that best answers `text` now (None when search finds nothing)."""
     found = candidates(user, text, scope, k=1)
@@ -153,9 +181,13 @@ def candidates(user, text: str, scope: generator.Scope, k: int = 3) -> list[gene
     ]  # fmt: skip
 
 
-def replacements(user, items: dict, scope: generator.Scope) -> dict:
-    """{key: new passage} for {key: the item's text}."""
-    return {key: replacement(user, text, scope) for key, text in items.items()}
+def passages_now(
+    material: Quiz | Deck | Workshop | Mindmap, texts: dict[K, str]
+) -> dict[K, generator.Source | None]:
+    """{key: the live passage that best answers the item's text now} for {key: its text}: what
+    every page shows beside a stale item of `material` (searched within its scope)."""
+    scope = scope_for(material)
+    return {key: replacement(material.owner, text, scope) for key, text in texts.items()}
 
 
 # --- Refreshing only the stale items ---------------------------------------------------------
@@ -163,10 +195,10 @@ def replacements(user, items: dict, scope: generator.Scope) -> dict:
 
 def refresh_quiz(quiz: Quiz) -> int:
     """Point or cut again each question whose source changed; how many were refreshed."""
-    scope = scope_of(quiz.owner, quiz.scope)
+    scope = scope_for(quiz)
     refreshed = 0
     for question in stale_questions(quiz):
-        for passage in candidates(quiz.owner, question.explanation or question.text, scope):
+        for passage in candidates(quiz.owner, question_text(question), scope):
             if question.explanation and question.explanation in passage.text:
                 question.chunk_ids = [passage.chunk_id]
             else:
@@ -188,7 +220,7 @@ def _vocabulary(user, scope: generator.Scope, passages: list[generator.Source]) 
 
 
 def _question_from(quiz: Quiz, question: Question, passage: generator.Source) -> dict | None:
-    vocabulary = _vocabulary(quiz.owner, scope_of(quiz.owner, quiz.scope), [passage])
+    vocabulary = _vocabulary(quiz.owner, scope_for(quiz), [passage])
     taken = {other.text for other in quiz.questions.exclude(pk=question.pk)}
     for kinds in ([question.kind], list(quiz.types)):
         for made in extractive_quizzes.questions(
@@ -201,12 +233,11 @@ def _question_from(quiz: Quiz, question: Question, passage: generator.Source) ->
 
 def refresh_deck(deck: Deck) -> int:
     """Point or cut again each card whose source changed; its reviews and schedule stay."""
-    scope = scope_of(deck.owner, {"category_ids": deck.category_ids,
-                                  "document_ids": deck.document_ids})  # fmt: skip
+    scope = scope_for(deck)
     refreshed = 0
     fronts = {card.front.casefold() for card in deck.cards.all()}
     for card in stale_cards(deck):
-        for passage in candidates(deck.owner, f"{card.front} {card.back}", scope):
+        for passage in candidates(deck.owner, card_text(card), scope):
             if card.back not in passage.text:
                 vocabulary = _vocabulary(deck.owner, scope, [passage])
                 made = next(
@@ -228,13 +259,13 @@ def refresh_deck(deck: Deck) -> int:
 def refresh_workshop(workshop: Workshop) -> int:
     """Each stale lesson reads the passages that answer its title now: an extractive lesson is
     cut again at once, one the model wrote is written again when next opened."""
-    scope = scope_of(workshop.owner, workshop.scope)
+    scope = scope_for(workshop)
     refreshed = 0
     for lesson in stale_lessons(workshop):
         alive = live(lesson.chunk_ids)
         kept = [pk for pk in lesson.chunk_ids if pk in alive]
         try:
-            hits = index.search(workshop.owner, f"{lesson.title} {lesson.summary}", k=max(
+            hits = index.search(workshop.owner, lesson_text(lesson), k=max(
                 1, len(lesson.chunk_ids) - len(kept)), scope=scope)  # fmt: skip
         except (gateway.ModelUnavailable, gateway.ModelError, ScopeError):
             continue
@@ -261,12 +292,11 @@ def refresh_workshop(workshop: Workshop) -> int:
 
 def refresh_mindmap(mindmap: Mindmap) -> int:
     """Each stale node cites the passage that answers its title now; its note follows."""
-    scope = scope_of(mindmap.owner, {"category_ids": mindmap.category_ids,
-                                     "document_ids": mindmap.document_ids})  # fmt: skip
+    scope = scope_for(mindmap)
     refreshed = 0
     tree = mindmap.tree
     for _, node in stale_nodes(mindmap):
-        passage = replacement(mindmap.owner, node["title"], scope)
+        passage = replacement(mindmap.owner, node_text(node), scope)
         if passage is None:
             continue
         node["source"] = passage.chunk_id

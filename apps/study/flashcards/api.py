@@ -8,6 +8,7 @@ from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from ninja import Field, Router, Schema, Status
 
+from apps.accounts import ratelimits
 from apps.study import stale
 from apps.study.flashcards import anki, csv_files, decks, generation, scheduling
 from apps.study.flashcards.models import Card, Deck
@@ -130,6 +131,7 @@ def list_decks(request: HttpRequest):
 @router.post("/decks", response={201: DeckOut})
 def create_deck(request: HttpRequest, payload: DeckIn):
     if payload.cards is None:
+        ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
         deck, _badges = generation.generate_deck(
             request.auth,
             num_cards=payload.num_cards,

@@ -1,5 +1,6 @@
 """Decks from the vault: the shared generator recipe, each card keeping its passage."""
 
+import re
 from datetime import datetime
 
 from pydantic import BaseModel, field_validator
@@ -97,11 +98,29 @@ def _from_model(user, scope, count: int) -> tuple[list, list[dict], str]:
         {
             "front": item.value.front,
             "back": item.value.back,
-            "chunk_id": item.chunk_ids[0] if len(item.chunk_ids) == 1 else None,
+            "chunk_id": best_source(item.value, item.chunk_ids, sources),
         }
         for item in result.items
     ]
     return sources, items, f"{result.backend} · {result.model}".strip(" ·")
+
+
+def words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.casefold()))
+
+
+def best_source(card: CardItem, chunk_ids: list[int], sources) -> int | None:
+    """The one excerpt a card keeps (so it can tell when its source changed): of those it
+    cites (all the prompt's when it cites none), the one sharing most words with the card, the
+    first on a tie; none when several share no word with it."""
+    texts = {source.chunk_id: source.text for source in sources}
+    known = [pk for pk in chunk_ids if pk in texts]
+    if len(known) <= 1:
+        return known[0] if known else None
+    asked = words(f"{card.front} {card.back}")
+    shared = {pk: len(asked & words(texts[pk])) for pk in known}
+    best = max(known, key=shared.__getitem__)
+    return best if shared[best] else None
 
 
 def _from_text(user, scope, sources, *, have: list[dict], count: int) -> list[dict]:

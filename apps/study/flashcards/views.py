@@ -9,6 +9,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
+from apps.accounts.ratelimits import rate_limited
 from apps.study import errors, generator, stale
 from apps.study.errors import StudyError
 from apps.study.flashcards import anki, csv_files, decks, generation, scheduling
@@ -47,6 +48,7 @@ def deck_list(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
+@rate_limited("RATE_LIMIT_GENERATION", "study generations")
 def deck_generate(request: HttpRequest) -> HttpResponse:
     form = DeckGenerateForm(request.POST, user=request.user)
     if form.is_valid():
@@ -123,12 +125,14 @@ def own_card(request: HttpRequest, pk: int, card_pk: int) -> Card:
 def render_deck(request: HttpRequest, deck: Deck, partial: str = "", status: int = 200, **extra):
     mastered, total = deck.mastery()
     changed = stale.stale_cards(deck)
+    # Searching for the new passages only pays where the cards are shown.
+    new = stale.passages_now(deck, {c.pk: stale.card_text(c) for c in changed}) if partial in (
+        "", "card-list") else {}  # fmt: skip
     context = {
-        "stale_ids": {card.pk for card in changed},
         **{"stale_count": len(changed), "stale_kind": "deck", "stale_pk": deck.pk},
         "stale_what": "card",
         "deck": deck,
-        "cards": deck.cards.all(),
+        "rows": [(card, card.pk in new, new.get(card.pk)) for card in deck.cards.all()],
         "mastered": mastered,
         "total": total,
         "due_count": deck.cards.due(timezone.now()).count(),

@@ -7,6 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
 
+from apps.accounts import ratelimits
 from apps.study import stale
 from apps.study.mindmaps import generation, svg
 from apps.study.mindmaps.models import Mindmap
@@ -62,10 +63,15 @@ class MindmapOut(Schema):
     collapsed: list[str]
     created_at: datetime
     svg_url: str
+    stale_nodes: list[str]  # ids of the nodes whose cited passage re-ingestion retired
 
     @staticmethod
     def resolve_svg_url(mindmap: Mindmap) -> str:
         return f"/api/v1/study/mindmaps/{mindmap.pk}.svg"
+
+    @staticmethod
+    def resolve_stale_nodes(mindmap: Mindmap) -> list[str]:
+        return [node_id for node_id, _ in stale.stale_nodes(mindmap)]
 
 
 def own_mindmap(request: HttpRequest, mindmap_id: int) -> Mindmap:
@@ -81,6 +87,7 @@ def list_mindmaps(request: HttpRequest):
 def create_mindmap(request: HttpRequest, payload: MindmapIn):
     title = (payload.title or "").strip()
     if payload.tree is None:
+        ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
         mindmap, _badges = generation.generate(
             request.auth, payload.scope, title, method=payload.method
         )
@@ -98,7 +105,9 @@ def get_mindmap(request: HttpRequest, mindmap_id: int):
 @svg_policy
 def mindmap_svg(request: HttpRequest, mindmap_id: int):
     """The same SVG the page shows, in the saved layout and arrangement."""
-    drawn = svg.render_svg(own_mindmap(request, mindmap_id))
+    mindmap = own_mindmap(request, mindmap_id)
+    changed = [node_id for node_id, _ in stale.stale_nodes(mindmap)]
+    drawn = svg.render_svg(mindmap, changed=changed)
     return HttpResponse(drawn, content_type="image/svg+xml")
 
 

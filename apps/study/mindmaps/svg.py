@@ -1,5 +1,7 @@
 """A mindmap drawn as SVG (the page shows the very same markup), and its PNG and PDF exports."""
 
+from collections.abc import Collection
+
 import cairosvg
 from django.template.loader import render_to_string
 
@@ -14,8 +16,9 @@ def drawing_for(mindmap) -> Drawing:
     return draw(mindmap.tree, mindmap.layout, positions, mindmap.collapsed)
 
 
-def render_svg(mindmap, drawing: Drawing | None = None) -> str:
-    """The mindmap as a standalone SVG document (the page shows the very same markup)."""
+def render_svg(mindmap, drawing: Drawing | None = None, changed: Collection[str] = ()) -> str:
+    """The mindmap as a standalone SVG document (the page shows the very same markup); the
+    nodes in `changed` (ids whose source changed) are outlined as such, never in an export."""
     drawing = drawing or drawing_for(mindmap)
     rows = []
     for box in drawing.boxes:
@@ -36,6 +39,7 @@ def render_svg(mindmap, drawing: Drawing | None = None) -> str:
                     for i, line in enumerate(box.lines)
                 ],
                 "folded": box.hidden_children > 0,
+                "changed": box.id in changed,
                 "foldable": box.hidden_children > 0 or bool(box.children),
             }
         )

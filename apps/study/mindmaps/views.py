@@ -7,6 +7,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
+from apps.accounts.ratelimits import rate_limited
 from apps.progress import tracking
 from apps.study import errors, stale
 from apps.study.errors import StudyError
@@ -36,6 +37,7 @@ def render_mindmap_list(
 
 @require_POST
 @login_required
+@rate_limited("RATE_LIMIT_GENERATION", "study generations")
 def mindmap_generate(request: HttpRequest) -> HttpResponse:
     form = MindmapGenerateForm(request.POST, user=request.user)
     if form.is_valid():
@@ -79,11 +81,15 @@ def mindmap_create(request: HttpRequest) -> HttpResponse:
 
 def render_mindmap(request: HttpRequest, mindmap: Mindmap, status: int = 200) -> HttpResponse:
     changed = stale.stale_nodes(mindmap)
+    # An htmx swap redraws only the canvas; the stale nodes are listed outside it.
+    new = {} if request.htmx else stale.passages_now(
+        mindmap, {node_id: stale.node_text(node) for node_id, node in changed})  # fmt: skip
     context = {
         **{"stale_count": len(changed), "stale_kind": "mindmap", "stale_pk": mindmap.pk},
         "stale_what": "node",
+        "stale_nodes": [(node, new.get(node_id)) for node_id, node in changed],
         "mindmap": mindmap,
-        "svg": svg.render_svg(mindmap),
+        "svg": svg.render_svg(mindmap, changed=[node_id for node_id, _ in changed]),
         "layouts": Mindmap.Layout.choices,
         "export_formats": ("svg", "png", "pdf", "md"),
     }

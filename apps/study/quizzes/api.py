@@ -7,6 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
 
+from apps.accounts import ratelimits
 from apps.study import stale
 from apps.study.quizzes import exports, generation
 from apps.study.quizzes.models import Quiz
@@ -136,6 +137,7 @@ def list_quizzes(request: HttpRequest):
 
 @router.post("/quizzes", response={201: QuizOut})
 def create_quiz(request: HttpRequest, payload: QuizIn):
+    ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
     made = generation.create_quiz(
         request.auth,
         num_questions=payload.num_questions,

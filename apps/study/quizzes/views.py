@@ -6,6 +6,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from apps.accounts import ratelimits
 from apps.study import errors, generator, stale
 from apps.study.errors import InvalidAnswers, StudyError
 from apps.study.quizzes import exports, generation
@@ -22,6 +23,7 @@ EXPORTS = {"md": (MARKDOWN, exports.as_markdown), "pdf": ("application/pdf", exp
 def quiz_list(request: HttpRequest) -> HttpResponse:
     form = QuizForm(request.POST or None, user=request.user)
     if request.method == "POST" and form.is_valid():
+        ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
         try:
             made = generation.create_quiz(
                 request.user,
@@ -158,8 +160,7 @@ def attempt_detail(request: HttpRequest, pk: int, attempt_pk: int) -> HttpRespon
     quiz = own_quiz(request, pk)
     attempt = get_object_or_404(quiz.attempts, pk=attempt_pk, submitted_at__isnull=False)
     changed = stale.stale_questions(quiz)
-    scope = stale.scope_of(request.user, quiz.scope)
-    new = stale.replacements(request.user, {q.pk: q.explanation or q.text for q in changed}, scope)
+    new = stale.passages_now(quiz, {q.pk: stale.question_text(q) for q in changed})
     rows = [
         (question, chosen, right, sources_for(request.user, question.chunk_ids), question.pk in new,
          new.get(question.pk))

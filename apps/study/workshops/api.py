@@ -7,6 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import Router, Schema, Status
 
+from apps.accounts import ratelimits
 from apps.study import stale
 from apps.study.quizzes.api import QuizOut, quiz_out
 from apps.study.schemas import RefreshOut, ScopeIn
@@ -29,6 +30,7 @@ class LessonOut(Schema):
     error: str
     chunk_ids: list[int]
     extractive: bool  # cut from the documents' passages, not written by the model
+    source_changed: bool = False  # a passage it cites was retired by re-ingestion
     completed_at: datetime | None
 
 
@@ -54,6 +56,10 @@ class CompletionOut(Schema):
 
 def workshop_out(item: Workshop) -> dict:
     recap = item.recap_quiz
+    lessons = list(item.lessons.all())
+    changed = {lesson.pk for lesson in stale.stale_lessons(item)}
+    for lesson in lessons:
+        lesson.source_changed = lesson.pk in changed
     return {
         **{
             f: getattr(item, f)
@@ -61,7 +67,7 @@ def workshop_out(item: Workshop) -> dict:
             if f not in ("lessons",) and hasattr(item, f)
         },  # fmt: skip
         "recap_quiz_id": recap.pk if recap else None,
-        "lessons": list(item.lessons.all()),
+        "lessons": lessons,
     }
 
 
@@ -80,6 +86,7 @@ def list_workshops(request: HttpRequest):
 
 @router.post("/workshops", response={201: WorkshopOut})
 def create_workshop(request: HttpRequest, payload: WorkshopIn):
+    ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
     made, _badges = generation.create_workshop(
         request.auth,
         num_lessons=payload.num_lessons,
@@ -97,7 +104,10 @@ def get_workshop(request: HttpRequest, workshop_id: int):
 @router.post("/workshops/{workshop_id}/lessons/{number}", response=LessonOut)
 def write_lesson(request: HttpRequest, workshop_id: int, number: int):
     """The lesson, written by the model first if this is the first time it is opened."""
-    return generation.write_lesson(own_lesson(request, workshop_id, number))
+    lesson = own_lesson(request, workshop_id, number)
+    if lesson.status != Lesson.Status.READY:
+        ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
+    return generation.write_lesson(lesson)
 
 
 @router.post("/workshops/{workshop_id}/lessons/{number}/complete", response=CompletionOut)

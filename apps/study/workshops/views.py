@@ -8,6 +8,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from apps.accounts import ratelimits
+from apps.accounts.ratelimits import rate_limited
 from apps.llm.rendering import render_markdown
 from apps.study import errors, stale
 from apps.study.errors import GenerationError, StudyError
@@ -26,6 +28,7 @@ LESSON = "study/workshops/lesson.html"
 def workshop_list(request: HttpRequest) -> HttpResponse:
     form = WorkshopForm(request.POST or None, user=request.user)
     if request.method == "POST" and form.is_valid():
+        ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
         try:
             made, badges = generation.create_workshop(
                 request.user,
@@ -69,10 +72,15 @@ def render_lesson(
 ) -> HttpResponse:
     workshop = lesson.workshop
     changed = stale.stale_lessons(workshop)
+    # The lesson body a write swaps in sits below the notice: only the whole page searches.
+    shown = lesson in changed and template == LESSON
+    new = stale.passages_now(workshop, {lesson.pk: stale.lesson_text(lesson)} if shown else {})
     context = {
         **{"stale_count": len(changed), "stale_kind": "workshop", "stale_pk": workshop.pk},
         "stale_what": "lesson",
+        "stale_lessons": {item.pk for item in changed},
         "lesson_changed": lesson in changed,
+        "passage": new.get(lesson.pk),
         "workshop": workshop,
         "lesson": lesson,
         "lessons": workshop.lessons.all(),
@@ -93,6 +101,7 @@ def lesson_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 
 @require_POST
 @login_required
+@rate_limited("RATE_LIMIT_GENERATION", "study generations")
 def lesson_write(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     lesson = own_lesson(request, pk, number)
     # A failure is stored on the lesson; the partial shows it with a retry button.

@@ -2,8 +2,9 @@
 
 import pytest
 
-from apps.study.conftest import make_studied_document
+from apps.study.conftest import add_chunks, make_studied_document
 from apps.study.models import Deck
+from conftest import make_document
 
 pytestmark = pytest.mark.django_db
 
@@ -87,3 +88,25 @@ def test_a_scope_with_bobs_document_builds_nothing_for_alice(alice, bob, alice_c
     )
     assert response.status_code == 400
     assert not model.chats  # nothing of bob's reached a prompt
+
+
+def test_a_card_citing_several_excerpts_keeps_the_one_it_was_made_from(alice, alice_client, model):
+    document = make_document(alice, "organelles.txt", status="done")
+    mitochondria, ribosomes, _ = add_chunks(document, [
+        "Mitochondria make the energy of the cell.",
+        "Ribosomes build proteins from amino acids.",
+        "Chloroplasts capture the light of the sun.",
+    ])  # fmt: skip
+    model.answer({"cards": [
+        {"front": "What builds proteins?", "back": "Ribosomes do.", "source": [1, 2, 3]},
+        {"front": "What makes the energy?", "back": "Mitochondria."},  # cites nothing
+        {"front": "Xylem?", "back": "Vessels.", "source": [1, 2]},  # shares no word with them
+    ]})  # fmt: skip
+    created = alice_client.post(
+        "/api/v1/study/decks", {"num_cards": 10, "method": "model"}, content_type="application/json"
+    )
+    assert created.status_code == 201
+    chunk_of = {card["front"]: card["chunk_id"] for card in created.json()["cards"]}
+    assert chunk_of["What builds proteins?"] == ribosomes.pk
+    assert chunk_of["What makes the energy?"] == mitochondria.pk
+    assert chunk_of["Xylem?"] is None  # no guess rather than a wrong source
