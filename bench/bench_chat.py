@@ -1,38 +1,58 @@
-"""Chat streaming: time from send to the first pushed fragment, and the app's overhead per
-answer over the model's own streaming time, for 1 and 30 concurrent chats.
+"""Chat answers through the chat worker: for 1 and 30 concurrent chats, an answer's time over the
+model's own streaming time, and the first pushed answer fragment after the model's first answer
+token.
 
-The model is a fake Ollama server on loopback that streams at a fixed rate, so what is
-measured is the app: websocket consumer, agent loop, worker threads, batching, rendering.
+The parts are the real ones, each its own process as `make run` starts them: a Redis server
+(Celery broker and channel layer), daphne, a Celery chat worker (`-Q chat --pool=threads`);
+this process holds the websockets (one thread each) and a fake Ollama server on loopback
+streaming at a fixed rate, so what is measured is the app: consumer, queue, worker, agent loop,
+batching, rendering, the channel layer, the partial saves. Two paces: the old bench's (10 ms a
+part, an 8-word answer: 0.17 s of model time, which mostly measures the app's CPU per answer)
+and a model writing 20 tokens/s (the classroom bench's pace) a 58-word answer.
 """
 
-import asyncio
+import json
 import os
+import shutil
+import socket
 import statistics
+import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-os.environ["DATA_DIR"] = tempfile.mkdtemp(prefix="bench-chat-")
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cognivault_site.settings")
-os.environ["LOG_LEVEL"] = "WARNING"
 
-import django  # noqa: E402
+from apps.chat.tests.model_script import ANSWER, EMBEDDING, chat_script  # noqa: E402
+from apps.llm.tests.fake_ollama import FakeOllama, words  # noqa: E402
+from tests.wsclient import WebSocket  # noqa: E402
 
-django.setup()
-
-from channels.routing import URLRouter  # noqa: E402
-from channels.testing import WebsocketCommunicator  # noqa: E402
-from django.conf import settings  # noqa: E402
-from django.core.management import call_command  # noqa: E402
-
-from apps.chat.tests.model_script import EMBEDDING, chat_script  # noqa: E402
-from apps.llm.tests.fake_ollama import FakeOllama  # noqa: E402
-
-PART_DELAY = 0.01  # seconds between the model's parts
+PACES = [(0.01, ANSWER), (0.05, " ".join([ANSWER] * 8)[:400])]  # (seconds a part, answer)
 ROUNDS = 3
+CONCURRENCY = (1, 30)
+pace = {"answer": ANSWER}
+answer_calls: dict[str, float] = {}  # question -> when the model was asked for the answer
+
+
+def recording_script(body: dict) -> list[dict]:
+    """The chat's script with this pace's answer; notes when the answer call came in."""
+    messages = body.get("messages", [])
+    if messages and messages[-1].get("role") == "tool":
+        question = next(m["content"] for m in messages if m["role"] == "user")
+        answer_calls.setdefault(question.split("\n\n")[0], time.perf_counter())
+        return words(pace["answer"])
+    return chat_script(body)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def p95(values: list[float]) -> float:
@@ -40,10 +60,56 @@ def p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
-def model_time(model: FakeOllama) -> float:
-    """The model's own streaming time for one answer: the same three calls, nothing else."""
-    from apps.llm import gateway
+def wait_for(check, what: str, timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.2)
+    raise TimeoutError(f"{what} did not come up")
 
+
+model = FakeOllama(recording_script).start()
+model.embedding = EMBEDDING
+scratch = Path(tempfile.mkdtemp(prefix="bench-chat-"))
+redis_port, web_port = free_port(), free_port()
+web_url = f"http://127.0.0.1:{web_port}"
+os.environ |= {
+    "DATA_DIR": str(scratch / "data"),
+    "HOST": "127.0.0.1",
+    "PORT": str(web_port),
+    "REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
+    "OLLAMA_HOST": model.url,
+    "LLM_BACKEND": "ollama",
+    "EMBEDDING_BACKEND": "ollama",
+    "OLLAMA_RETRIES": "0",
+    "LOG_LEVEL": "WARNING",
+    "DJANGO_SETTINGS_MODULE": "cognivault_site.settings",
+}
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.core.management import call_command  # noqa: E402
+from django.test import Client  # noqa: E402
+
+from apps.accounts.models import User  # noqa: E402
+from apps.chat.models import Thread  # noqa: E402
+from apps.llm import gateway  # noqa: E402
+from cognivault_site.celery import app as celery_app  # noqa: E402
+
+
+def web_answers() -> bool:
+    try:
+        with urllib.request.urlopen(web_url + "/api/v1/health", timeout=5):
+            return True
+    except OSError:
+        return False
+
+
+def model_time() -> float:
+    """The model's own streaming time for one answer: the same three calls, nothing else."""
     start = time.perf_counter()
     for kwargs in (
         {"think": True},
@@ -51,82 +117,119 @@ def model_time(model: FakeOllama) -> float:
         {},
     ):
         messages = [{"role": "user", "content": "Why?"}]
+        if not kwargs:  # the answer call comes after the tool's result
+            messages.append({"role": "tool", "content": "[]"})
         for _ in gateway.chat(messages, stream=True, **kwargs):
             pass
     return time.perf_counter() - start
 
 
-async def one_chat(user, thread_id: int) -> tuple[float, float]:
-    from apps.chat.routing import websocket_urlpatterns
-
-    socket = WebsocketCommunicator(URLRouter(websocket_urlpatterns), f"/ws/chat/{thread_id}/")
-    socket.scope["user"] = user
-    await socket.connect()
-    await socket.receive_from(timeout=30)
+def one_chat(cookie: str, thread_id: int, question: str, go: threading.Barrier):
+    """(first answer fragment after the model's first answer token, whole answer time)."""
+    socket = WebSocket(web_url, f"/ws/chat/{thread_id}/", cookie, timeout=120)
+    socket.receive()
+    go.wait()
     sent = time.perf_counter()
-    await socket.send_json_to({"content": "What do mitochondria do?"})
+    socket.send_json(json.dumps({"content": question}))
     first = None
     while True:
-        frame = await socket.receive_from(timeout=60)
-        if first is None and 'hx-swap-oob="beforeend"' in frame:
-            first = time.perf_counter() - sent
+        frame = socket.receive(timeout=120)
+        if first is None and 'id="answer-tokens-' in frame and 'hx-swap-oob="beforeend"' in frame:
+            first = time.perf_counter()
         if 'class="message assistant done" hx-swap-oob' in frame:
             total = time.perf_counter() - sent
             break
         if 'class="message assistant failed" hx-swap-oob' in frame:
             raise RuntimeError(frame)
-    await socket.disconnect()
-    return first or total, total
+    socket.close()
+    return first - (answer_calls[question] + model.delay), total
 
 
-async def run(users_threads) -> list[tuple[float, float]]:
-    return await asyncio.gather(*(one_chat(user, thread) for user, thread in users_threads))
+def run(chats) -> list[tuple[float, float]]:
+    go = threading.Barrier(len(chats))
+    with ThreadPoolExecutor(len(chats)) as pool:
+        return list(pool.map(lambda chat: one_chat(*chat, go), chats))
+
+
+def measure(delay: float, answer: str) -> tuple[float, list]:
+    model.delay, pace["answer"] = delay, answer
+    baseline = statistics.median(model_time() for _ in range(3))
+    rows = []
+    for concurrent in CONCURRENCY:
+        firsts, ratios = [], []
+        for round_number in range(ROUNDS):
+            chats = []
+            for index in range(concurrent):
+                name = f"bench-{delay}-{concurrent}-{round_number}-{index}"
+                user = User.objects.create_user(name)
+                thread = Thread.objects.create(owner=user).pk
+                client = Client()
+                client.force_login(user)
+                cookie = f"sessionid={client.cookies['sessionid'].value}"
+                chats.append((cookie, thread, f"What do mitochondria do, {name}?"))
+            for first, total in run(chats):
+                firsts.append(first)
+                ratios.append(total / baseline)
+        rows.append((concurrent, firsts, ratios))
+    return baseline, rows
 
 
 def main() -> None:
-    from apps.accounts.models import User
-    from apps.chat.models import Thread
-
-    call_command("migrate", verbosity=0)
-    model = FakeOllama(chat_script).start()
-    model.delay = PART_DELAY
-    model.embedding = EMBEDDING
-    settings.OLLAMA_HOST = model.url
-    settings.LLM_BACKEND = settings.EMBEDDING_BACKEND = "ollama"
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    baseline = statistics.median(model_time(model) for _ in range(3))
-
-    rows = []
-    for concurrent in (1, 30):
-        firsts, overheads, ratios = [], [], []
-        for round_number in range(ROUNDS):
-            pairs = []
-            for index in range(concurrent):
-                user = User.objects.create_user(f"bench-{concurrent}-{round_number}-{index}")
-                pairs.append((user, Thread.objects.create(owner=user).pk))
-            for first, total in asyncio.run(run(pairs)):
-                firsts.append(first)
-                overheads.append(total - baseline)
-                ratios.append(total / baseline)
-        rows.append((concurrent, firsts, overheads, ratios))
-    model.stop()
-
-    print(
-        "### Chat streaming (fake model: 3 calls, "
-        f"{PART_DELAY * 1000:.0f} ms per part, own time {baseline * 1000:.0f} ms)"
+    redis = subprocess.Popen(
+        [shutil.which("redis-server"), "--port", str(redis_port), "--bind", "127.0.0.1"]
+        + ["--save", "", "--appendonly", "no", "--dir", str(scratch)],
+        stdout=subprocess.DEVNULL,
     )
+    processes = []
+    try:
+        call_command("migrate", verbosity=0)
+        daphne = [Path(sys.executable).parent / "daphne", "-b", "127.0.0.1", "-p", str(web_port)]
+        processes.append(
+            subprocess.Popen(
+                [*daphne, "cognivault_site.asgi:application"],
+                cwd=ROOT,
+                env=os.environ,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
+        wait_for(web_answers, "daphne")
+        worker = subprocess.Popen(
+            [Path(sys.executable).parent / "celery", "-A", "cognivault_site", "worker"]
+            + ["-Q", "chat", "--pool=threads", f"--concurrency={max(CONCURRENCY)}"]
+            + ["-n", "chat-bench@%h", "--loglevel=WARNING"],
+            cwd=ROOT,
+            env=os.environ,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        processes.append(worker)
+        wait_for(lambda: celery_app.control.ping(timeout=1.0), "the chat worker")
+        results = [(delay, answer, *measure(delay, answer)) for delay, answer in PACES]
+    finally:
+        for process in processes:
+            process.terminate()
+            process.wait(timeout=30)
+        redis.terminate()
+        redis.wait()
+        model.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+    print("### Chat answers through the chat worker (fake model, 3 calls per answer)")
     print()
     print(
-        "| concurrent chats | first fragment median | p95 | overhead per answer median | p95 "
-        "| answer time / model time |"
+        "| model pace | model's own time | concurrent chats | answer time / model time, median "
+        "| p95 | first fragment after the model's first token, median | p95 |"
     )
-    print("| --- | --- | --- | --- | --- | --- |")
-    for concurrent, firsts, overheads, ratios in rows:
-        print(
-            f"| {concurrent} | {statistics.median(firsts) * 1000:.0f} ms "
-            f"| {p95(firsts) * 1000:.0f} ms | {statistics.median(overheads) * 1000:.0f} ms "
-            f"| {p95(overheads) * 1000:.0f} ms | {statistics.median(ratios):.2f}× |"
-        )
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for delay, answer, baseline, rows in results:
+        for concurrent, firsts, ratios in rows:
+            print(
+                f"| {delay * 1000:.0f} ms a part, {len(answer.split())}-word answer "
+                f"| {baseline * 1000:.0f} ms | {concurrent} "
+                f"| {statistics.median(ratios):.2f}× | {p95(ratios):.2f}× "
+                f"| {statistics.median(firsts) * 1000:.0f} ms | {p95(firsts) * 1000:.0f} ms |"
+            )
 
 
 if __name__ == "__main__":

@@ -259,6 +259,9 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_EXPIRES = 24 * 3600
+# Chat answers wait on the model, not the CPU: their own queue, served by a thread-pool worker
+# (`celery ... worker -Q chat --pool=threads`), so ingestion never holds a chat up.
+CELERY_TASK_ROUTES = {"apps.chat.tasks.*": {"queue": "chat"}}
 
 # The cache holds the rate-limit counters (shared by every web process) and nothing else.
 CACHES = {
@@ -355,6 +358,10 @@ CHAT_MAX_AUDIO_MB = env_int("CHAT_MAX_AUDIO_MB", 10)
 CHAT_MAX_AUDIO_SECONDS = env_int("CHAT_MAX_AUDIO_SECONDS", 120)
 # A model silent for this long gets a "waiting for the model" note instead of a frozen page.
 CHAT_WAITING_SECONDS = env_int("CHAT_WAITING_SECONDS", 8)
+# Answers are written by Celery workers on the `chat` queue (see the Procfile). A worker saves
+# the partial answer with a heartbeat at least every 2 s; an answer silent for this long had its
+# worker die under it and is marked interrupted.
+CHAT_STALE_SECONDS = env_int("CHAT_STALE_SECONDS", 30)
 # Tests get a file database rather than SQLite's shared-cache memory one: answers are written
 # from worker threads, and only a file database waits on the busy timeout instead of failing
 # with "table is locked". One per test run, outside DATA_DIR.

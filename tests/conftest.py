@@ -1,6 +1,7 @@
 """The real thing for end-to-end tests: a Redis server, daphne and a Celery worker as separate
 processes on loopback, and Debian's Chromium driven by Playwright."""
 
+import itertools
 import json
 import os
 import shutil
@@ -72,6 +73,8 @@ def redis_url(tmp_path_factory) -> Iterator[str]:
             "",
             "--appendonly",
             "no",
+            "--databases",
+            "64",
             "--dir",
             str(tmp_path_factory.mktemp("redis")),
         ],
@@ -91,6 +94,19 @@ def redis_url(tmp_path_factory) -> Iterator[str]:
 def spawn(args: list, env: dict[str, str], log: Path) -> subprocess.Popen:
     with open(log, "w") as out:  # the child keeps its own copy of the descriptor
         return subprocess.Popen(args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+
+
+# Each app gets a Redis database of its own (broker, results, channel layer), so one app's
+# workers never take another's tasks; 7 is test_vault_durability's.
+_databases = itertools.count(16)
+
+
+def celery_workers(redis_url: str) -> list[str]:
+    """Names of the Celery workers answering on a Redis database."""
+    from celery import Celery
+
+    with Celery(broker=redis_url) as client:
+        return [name for reply in client.control.ping(timeout=1.0) for name in reply]
 
 
 @dataclass
@@ -114,6 +130,33 @@ class RunningApp:
             return json.load(response)
 
 
+def another_web_server(app: RunningApp, port: int) -> subprocess.Popen:
+    """One more daphne for `app` (same DATA_DIR, same Redis) on `port`, once it answers."""
+    daphne = [Path(sys.executable).parent / "daphne", "-b", "127.0.0.1", "-p", str(port)]
+    log = app.data_dir / "logs" / f"web-{port}.log"
+    env = {**app.env, "PORT": str(port)}
+    process = spawn([*daphne, "cognivault_site.asgi:application"], env, log)
+    url = f"http://127.0.0.1:{port}/api/v1/health"
+    wait_until(lambda: urllib.request.urlopen(url, timeout=5), timeout=60, what="daphne")
+    return process
+
+
+def worker_command(queue: str, port: int) -> list:
+    """A Celery worker of the Procfile's: `celery` for jobs, `chat` for answers (threads)."""
+    command = [Path(sys.executable).parent / "celery", "-A", "cognivault_site", "worker"]
+    if queue == "chat":
+        return [
+            *command,
+            "-Q",
+            "chat",
+            "--pool=threads",
+            "--concurrency=4",
+            "-n",
+            f"chat-{port}@%h",
+        ]
+    return [*command, "-Q", "celery", "--concurrency=1", "-n", f"test-{port}@%h"]
+
+
 @contextmanager
 def app_running(
     redis_url: str,
@@ -124,10 +167,12 @@ def app_running(
     worker: bool = True,
     settings_module: str = "cognivault_site.settings",
 ) -> Iterator[RunningApp]:
-    """daphne (and a Celery worker, as `make run` starts them) on `data_dir`, migrated, with the
-    teacher account; `model_url` points the app at a (fake) Ollama server, `setup` is Python
-    run in `manage.py shell` before the app starts, `settings_module` the settings it runs with."""
+    """daphne (and the Celery workers, for jobs and for chat answers, as `make run` starts them
+    from the Procfile) on `data_dir`, migrated, with the teacher account; `model_url` points
+    the app at a (fake) Ollama server, `setup` is Python run in `manage.py shell` before the
+    app starts, `settings_module` the settings it runs with."""
     port = free_port()
+    redis_url = f"{redis_url.rsplit('/', 1)[0]}/{next(_databases)}"
     env = {
         **os.environ,
         "DATA_DIR": str(data_dir),
@@ -158,22 +203,19 @@ def app_running(
     ]
     processes = [spawn(daphne, env, logs / "web.log")]
     if worker:
-        celery = [
-            bin_dir / "celery",
-            "-A",
-            "cognivault_site",
-            "worker",
-            "--concurrency=1",
-            "-n",
-            f"test-{port}@%h",
-        ]
-        processes.append(spawn(celery, env, logs / "worker.log"))
+        processes.append(spawn(worker_command("celery", port), env, logs / "worker.log"))
+        processes.append(spawn(worker_command("chat", port), env, logs / "chat.log"))
     try:
         if worker:
             wait_until(
                 lambda: app.get_json("/api/v1/health")["worker"]["status"] == "ok",
                 timeout=90,
                 what="daphne and the Celery worker",
+            )
+            wait_until(
+                lambda: any(name.startswith("chat-") for name in celery_workers(redis_url)),
+                timeout=90,
+                what="the chat worker",
             )
         else:
             wait_until(lambda: app.get_json("/api/v1/health"), timeout=60, what="daphne")

@@ -47,7 +47,7 @@ def tokens(start_app):
     fast = "tests.fast_passwords"
     with (
         FakeOllama() as model,
-        start_app(model_url=model.url, worker=False, settings_module=fast) as app,
+        start_app(model_url=model.url, settings_module=fast) as app,
     ):
         teacher = token_for(app, *TEACHER)
         [student] = post_json(app, "/api/v1/accounts/students", {"usernames": ["sam"]}, teacher)

@@ -1,11 +1,15 @@
-"""Chat in a real browser: daphne talking to a fake model server over loopback."""
+"""Chat in a real browser: daphne relaying what the chat worker writes, the model a fake server
+on loopback."""
+
+import dataclasses
+import signal
 
 import pytest
 from playwright.sync_api import expect
 
 from apps.chat.tests.model_script import EMBEDDING, chat_script
-from apps.llm.tests.fake_ollama import FakeOllama
-from tests.conftest import log_in
+from apps.llm.tests.fake_ollama import FakeOllama, part
+from tests.conftest import another_web_server, free_port, log_in, stop
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 
@@ -24,14 +28,19 @@ Chunk.objects.create(document=document, document_sha256=document.sha256, ordinal
 
 
 @pytest.fixture(scope="module")
-def chat_app(start_app):
-    """daphne pointed at the fake model server with the chat's script (no worker: chat needs
-    none)."""
+def chat_model():
+    """The fake model server, with the chat's script."""
     with FakeOllama(chat_script) as model:
         model.delay = 0.03
         model.embedding = EMBEDDING
-        with start_app(model_url=model.url, setup=SETUP, worker=False) as app:
-            yield app
+        yield model
+
+
+@pytest.fixture(scope="module")
+def chat_app(start_app, chat_model):
+    """daphne and the workers, pointed at the fake model server."""
+    with start_app(model_url=chat_model.url, setup=SETUP) as app:
+        yield app
 
 
 def test_a_student_asks_and_sees_thinking_a_streamed_answer_and_an_expandable_source(
@@ -108,3 +117,37 @@ def test_an_idle_chat_page_keeps_its_socket_through_the_real_channel_layer(brows
     )
     assert opened.count(thread_socket) == 1
     page.context.close()
+
+
+def test_a_page_whose_web_server_is_killed_mid_answer_shows_the_answer_continuing(
+    browser, chat_app, chat_model
+):
+    """The answer is the chat worker's: `kill -9` of the web server that took the question
+    loses nothing, and once it is back the page (reconnecting by itself) shows the rest."""
+    chat_model.script = lambda body: (
+        [] if body.get("think") else [part(f"word{i} ") for i in range(300)]
+    )
+    port = free_port()
+    web = another_web_server(chat_app, port)
+    try:
+        app = dataclasses.replace(chat_app, url=f"http://127.0.0.1:{port}")
+        page = log_in(browser, app, "alice", "alice-studies-2026")
+        page.goto("/chat/")
+        page.get_by_role("button", name="New chat").first.click()
+        page.wait_for_url("**/chat/*/")
+        page.get_by_label("Your question").fill("Talk a lot")
+        page.get_by_role("button", name="Send").click()
+        streaming = page.locator(".message.assistant.streaming .answer")
+        expect(streaming).to_contain_text("word20", timeout=15_000)
+        web.send_signal(signal.SIGKILL)
+        web.wait()
+
+        web = another_web_server(chat_app, port)
+        answer = page.locator(".message.assistant.done .answer")
+        expect(answer).to_contain_text("word299", timeout=60_000)
+        text = answer.inner_text()
+        assert all(f"word{i} " in text + " " for i in range(300))
+        page.context.close()
+    finally:
+        chat_model.script = chat_script
+        stop(web)

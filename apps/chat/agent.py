@@ -2,8 +2,8 @@
 
 `answer()` is a plain generator of `Event`s. It reads what it needs from the database before
 the model streams, keeps everything else in request-local state, and saves the answer at the
-end however it ends (done, stopped, failed). The websocket and the NDJSON API both run it in a
-worker thread (see `streaming.py`), so the event loop never waits on the model.
+end however it ends (done, stopped, failed). A chat worker runs it (see `answering.py`, which
+also saves the partial answer as it grows); no web process ever does.
 """
 
 import json
@@ -117,8 +117,9 @@ def answer(answer_id: int, cancel: threading.Event | None = None) -> Iterator[Ev
     after = thread.memory()
     close_old_connections()
     yield Event("memory", {"used": after.used, "budget": MEMORY_BUDGET})
-    record_progress(user, question)
     yield Event("end", {"status": status, "message_id": message.pk})
+    # After the end: the page shows the finished answer without waiting for the badges.
+    record_progress(user, question)
 
 
 def think(turn: Turn, history: list, user_message: dict, scope_text: str, cancel) -> Iterator:
@@ -218,16 +219,17 @@ def run_agent(
 
 
 def save(turn: Turn, toolbox: Toolbox, status: str, error: str) -> None:
-    message = turn.answer
-    message.content = "".join(turn.text)
-    message.thinking = "".join(turn.thinking)
-    message.citations = toolbox.citations
-    message.status = status
-    message.error = error
-    message.backend, message.model = turn.backend, turn.model
-    # update_fields: an answer deleted meanwhile (its thread deleted) is not resurrected.
-    message.save(
-        update_fields=["content", "thinking", "citations", "status", "error", "backend", "model"]
+    # An update, not message.save(): an answer deleted meanwhile (its thread deleted) is
+    # neither resurrected nor an error.
+    Message.objects.filter(pk=turn.answer.pk).update(
+        content="".join(turn.text),
+        thinking="".join(turn.thinking),
+        citations=toolbox.citations,
+        status=status,
+        error=error,
+        backend=turn.backend,
+        model=turn.model,
+        heartbeat_at=timezone.now(),
     )
 
 

@@ -1,9 +1,12 @@
 """Chat threads over the API, asking with an NDJSON stream, and speech-to-text."""
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from datetime import datetime
 
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from django.conf import settings
 from django.http import HttpRequest, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
@@ -12,10 +15,9 @@ from ninja.errors import HttpError
 from ninja.files import UploadedFile
 
 from apps.accounts.api import ErrorOut, Id
-from apps.chat import turns
-from apps.chat.agent import Event
+from apps.chat import answering, tasks, turns
+from apps.chat.conversation import group_for
 from apps.chat.models import Message, Thread
-from apps.chat.streaming import Generation, stop
 from apps.llm import gateway
 
 router = Router(tags=["chat"])
@@ -114,7 +116,7 @@ def rename_session(request: HttpRequest, session_id: Id, payload: SessionPatch =
 @router.delete("/sessions/{session_id}", response={204: None, 404: ErrorOut})
 def delete_session(request: HttpRequest, session_id: Id):
     thread = own_thread(request, session_id)
-    stop(thread.pk)
+    thread.request_stop()
     thread.delete()
     return Status(204, None)
 
@@ -134,28 +136,46 @@ def ask(request: HttpRequest, session_id: Id, payload: AskIn):
     return StreamingHttpResponse(ndjson(thread.pk, answer.pk), content_type="application/x-ndjson")
 
 
+@router.post("/sessions/{session_id}/stop", response={204: None, 404: ErrorOut})
+def stop(request: HttpRequest, session_id: Id):
+    """Stop the answer being written in the thread, whichever process asked for it."""
+    answering.stop(own_thread(request, session_id))
+    return Status(204, None)
+
+
 async def ndjson(thread_id: int, answer_id: int) -> AsyncIterator[bytes]:
-    """The answer's events as JSON lines. A client that goes away does not stop the answer:
-    it is written and saved all the same."""
-    generation = Generation(answer_id, thread_id)
-    async for event in generation.events():
-        line = api_line(event)
-        if line is not None:
-            yield json.dumps(line, ensure_ascii=False).encode() + b"\n"
-
-
-def api_line(event: Event) -> dict | None:
-    if event.type in ("thinking", "text", "memory", "error"):
-        return {"type": event.type, "data": event.data}
-    if event.type == "start":
-        return {"type": "metadata", "data": event.data}
-    if event.type == "sources":
-        return {"type": "metadata", "data": {"sources": event.data}}
-    if event.type == "notice":
-        return {"type": "metadata", "data": {"notice": event.data}}
-    if event.type == "end":
-        return {"type": "metadata", "data": event.data}
-    return None
+    """The answer's events as JSON lines, as the worker pushes them to the thread's group. A
+    client that goes away does not stop the answer: it is written and saved all the same."""
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    group = group_for(thread_id)
+    await layer.group_add(group, channel)
+    try:
+        await database_sync_to_async(tasks.enqueue)(answer_id)
+        while True:
+            try:
+                async with asyncio.timeout(settings.CHAT_STALE_SECONDS / 2):
+                    message = await layer.receive(channel)
+            except TimeoutError:
+                # Silence: a worker that died leaves the answer interrupted, and says so; an
+                # answer stopped before any worker took it just ends.
+                answer = Message.objects.filter(pk=answer_id)
+                if await database_sync_to_async(answering.settle)(answer.stale()):
+                    continue  # its last lines are on their way
+                if not await answer.filter(status=Message.Status.STREAMING).aexists():
+                    status = await answer.values_list("status", flat=True).afirst()
+                    end = {"type": "metadata", "data": {"status": status, "message_id": answer_id}}
+                    yield json.dumps(end).encode() + b"\n"
+                    return
+                continue
+            if message.get("answer_id") != answer_id:
+                continue
+            for line in message["lines"]:
+                yield json.dumps(line, ensure_ascii=False).encode() + b"\n"
+            if message.get("final"):
+                return
+    finally:
+        await layer.group_discard(group, channel)
 
 
 @router.post(

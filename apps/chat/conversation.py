@@ -1,5 +1,8 @@
-"""What the thread page's partials show, for the page and for the socket's pushes alike: the
-conversation (with the answer being written, if any), the sidebar and the composer."""
+"""What the thread page's partials show, for the page, the socket and the chat workers alike:
+the conversation (with the answer being written as far as it is saved), the sidebar and the
+composer; and rendering them as out-of-band fragments for the thread's group."""
+
+from django.template.loader import render_to_string
 
 from apps.chat.models import Thread
 from apps.chat.turns import MAX_ATTACHMENTS
@@ -13,23 +16,31 @@ STARTERS = [
     "Explain the hardest concept in my notes simply.",
 ]
 
+# Which partials are pushed when: a page (re)connecting gets the whole conversation; a new
+# question is added below it (an edit or a regenerate, which drop messages, redraw it) and
+# clears the composer; a finished answer replaces just its own message (and leaves whatever
+# the person is typing alone).
+CONNECT_PARTS = ("message-list", "thread-list", "composer-buttons", "memory")
+START_PARTS = ("message-list", "thread-list", "composer", "memory")
+ASK_PARTS = ("new-turn", "thread-list", "composer", "memory")
+END_PARTS = ("message", "thread-list", "composer-buttons", "memory")
 
-def conversation_context(thread: Thread, live=None) -> dict:
-    """Everything the thread's partials need; `live` is the answer being written, if any."""
+
+def group_for(thread_id: int) -> str:
+    """The channel-layer group of everyone watching a thread (pages and API streams)."""
+    return f"chat-thread-{thread_id}"
+
+
+def conversation_context(thread: Thread) -> dict:
+    """Everything the thread's partials need."""
     user = thread.owner
     messages = list(thread.messages.prefetch_related("attachments"))
-    for message in messages:
-        message.live = live is not None and message.pk == live.answer_id
-        if message.live:
-            message.content = "".join(live.text)
-            message.thinking = "".join(live.thinking)
-            message.citations = live.sources
     return {
         "thread": thread,
         "threads": Thread.objects.visible_to(user),
         # Not "messages": that name belongs to django.contrib.messages in base.html.
         "conversation": messages,
-        "streaming": live is not None,
+        "streaming": any(message.live for message in messages),
         "memory": thread.memory(),
         "categories": Category.objects.all(),
         "documents": Document.objects.visible_to(user).order_by("filename"),
@@ -37,3 +48,31 @@ def conversation_context(thread: Thread, live=None) -> dict:
         "speech": gateway.speech_available,  # called only by the partials that show the microphone
         "max_attachments": MAX_ATTACHMENTS,
     }
+
+
+def fragment(partial: str, **context) -> str:
+    return render_to_string(f"chat/thread.html#{partial}", {"oob": True, **context})
+
+
+def render_parts(thread_id: int, parts=END_PARTS, message_id: int | None = None) -> str:
+    """The named partials of a thread as one frame; "" when the thread is gone."""
+    thread = Thread.objects.filter(pk=thread_id).first()
+    if thread is None:
+        return ""
+    context = conversation_context(thread)
+    conversation = context["conversation"]
+    html = []
+    for name in parts:
+        if name == "message":
+            message = next((m for m in conversation if m.pk == message_id), None)
+            if message is not None:
+                html.append(fragment(name, **{**context, "message": message}))
+        elif name == "new-turn" and len(conversation) > 2:
+            # Just the new question and its answer; the first one redraws the list, which
+            # clears the starters.
+            html.append(fragment(name, **context, added=conversation[-2:]))
+        elif name == "new-turn":
+            html.append(fragment("message-list", **context))
+        else:
+            html.append(fragment(name, **context))
+    return "".join(html)

@@ -6,13 +6,13 @@ of the thread (`Thread.memory`), shared by the websocket, the API and the tests.
 
 import uuid
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
 
-PROCESS_STARTED = timezone.now()  # answers still "streaming" from before were interrupted
 MEMORY_BUDGET = 48_000  # characters of conversation the model is given, oldest pairs first out
 TITLE_LENGTH = 60
 
@@ -82,11 +82,22 @@ class Thread(models.Model):
         extra = len(question.content) if question is not None else 0
         return fit_memory(self.pairs(before=question), extra, budget)
 
-    def settle_interrupted(self) -> None:
-        """An answer left "streaming" by a server restart will never finish: say so."""
-        self.messages.filter(
-            status=Message.Status.STREAMING, created_at__lt=PROCESS_STARTED
-        ).update(status=Message.Status.FAILED, error="The answer was interrupted (server restart).")
+    def settle_interrupted(self) -> list[int]:
+        """An answer whose worker went silent will never finish: say so. Returns their ids."""
+        return self.messages.all().settle_stale()
+
+    def answering(self) -> "Message | None":
+        """The answer being written (or waiting for a worker), if any."""
+        return self.messages.filter(status=Message.Status.STREAMING).last()
+
+    def request_stop(self) -> list[int]:
+        """Stop this thread's answer from any web process: the worker writing it reads the
+        flag; one no worker has taken yet is stopped here. Returns the ids stopped here."""
+        waiting = self.messages.filter(status=Message.Status.STREAMING, worker="")
+        stopped = list(waiting.values_list("pk", flat=True))
+        waiting.filter(pk__in=stopped).update(status=Message.Status.STOPPED)
+        self.messages.filter(status=Message.Status.STREAMING).update(stop_requested=True)
+        return stopped
 
     @transaction.atomic
     def ask(self, content: str, scope: dict, scope_label: str, attachments=()) -> "Message":
@@ -130,6 +141,39 @@ def title_from(question: str) -> str:
     return words[:TITLE_LENGTH].rsplit(" ", 1)[0] + "…"
 
 
+INTERRUPTED = "Interrupted: the worker writing this answer stopped. Regenerate it."
+
+
+class MessageQuerySet(models.QuerySet):
+    def stale(self) -> "MessageQuerySet":
+        """Answers a worker took and then went silent on (killed, or its machine gone)."""
+        cutoff = timezone.now() - timedelta(seconds=settings.CHAT_STALE_SECONDS)
+        return self.filter(status=Message.Status.STREAMING, heartbeat_at__lt=cutoff).exclude(
+            worker=""
+        )
+
+    def settle_stale(self) -> list[int]:
+        return self.interrupt(self.stale())
+
+    @staticmethod
+    def interrupt(answers: "MessageQuerySet") -> list[int]:
+        """Mark answers interrupted (what they have so far stays); returns their ids."""
+        ids = list(answers.values_list("pk", flat=True))
+        if ids:
+            Message.objects.filter(pk__in=ids, status=Message.Status.STREAMING).update(
+                status=Message.Status.FAILED, error=INTERRUPTED
+            )
+        return ids
+
+    def claim(self, answer_id: int, worker: str) -> bool:
+        """Take an answer nobody has started; only one worker ever wins it."""
+        return bool(
+            self.filter(pk=answer_id, status=Message.Status.STREAMING, worker="").update(
+                worker=worker, heartbeat_at=timezone.now()
+            )
+        )
+
+
 class Message(models.Model):
     class Role(models.TextChoices):
         USER = "user"
@@ -152,13 +196,25 @@ class Message(models.Model):
     citations = models.JSONField(default=list, blank=True)
     backend = models.CharField(max_length=20, blank=True)
     model = models.CharField(max_length=200, blank=True)
+    # While an answer is written: the worker that took it, when it last showed signs of life
+    # (the partial answer is saved with it), and whether someone pressed stop.
+    worker = models.CharField(max_length=200, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    stop_requested = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = MessageQuerySet.as_manager()
 
     class Meta:
         ordering = ["id"]
 
     def __str__(self) -> str:
         return f"{self.role}: {self.content[:40]}"
+
+    @property
+    def live(self) -> bool:
+        """Still being written (or waiting for a worker): shown as plain text as it grows."""
+        return self.status == self.Status.STREAMING
 
     @property
     def remembered(self) -> bool:

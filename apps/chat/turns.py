@@ -1,12 +1,11 @@
 """Starting an answer from what a person sent: the question, its scope and attachments,
 validated the same way for the websocket and the API. Each returns the empty answer message
-the agent then writes."""
+a chat worker then writes (the caller queues it once it listens to the thread's group)."""
 
 from django.db import transaction
 
 from apps.chat.errors import AskError
 from apps.chat.models import Attachment, Message, Thread
-from apps.chat.streaming import running
 from apps.vault.errors import ScopeError
 from apps.vault.scope import MAX_ID, Scope
 
@@ -49,9 +48,9 @@ def clean_question(content) -> str:
 
 
 def check_idle(thread: Thread) -> None:
-    if thread.pk in running:
-        raise AskError("An answer is still being written; stop it or wait for it.")
     thread.settle_interrupted()
+    if thread.answering() is not None:
+        raise AskError("An answer is still being written; stop it or wait for it.")
 
 
 def ask(user, thread: Thread, content, category_ids=(), document_ids=(), attachment_ids=()):

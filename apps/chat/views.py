@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from apps.chat import attachments, streaming
+from apps.chat import answering, attachments
 from apps.chat.conversation import STARTERS, conversation_context
 from apps.chat.forms import RenameForm
 from apps.chat.models import Attachment, Message, Thread
@@ -47,9 +47,8 @@ def new_thread(request: HttpRequest) -> HttpResponse:
 @login_required
 def thread_page(request: HttpRequest, thread_id: int) -> HttpResponse:
     thread = get_object_or_404(Thread.objects.visible_to(request.user), pk=thread_id)
-    live = streaming.running.get(thread.pk)
-    thread.settle_interrupted()
-    context = conversation_context(thread, live=live)
+    answering.settle(thread.messages.stale())
+    context = conversation_context(thread)
     context["draft"] = request.GET.get("q", "")[:500]
     context["backend"] = gateway.current_backend()  # the page head only, never pushed
     return render(request, "chat/thread.html", context)
@@ -72,7 +71,7 @@ def rename(request: HttpRequest, thread_id: int) -> HttpResponse:
 @login_required
 def delete(request: HttpRequest, thread_id: int) -> HttpResponse:
     thread = get_object_or_404(Thread.objects.visible_to(request.user), pk=thread_id)
-    streaming.stop(thread.pk)
+    thread.request_stop()
     thread.delete()
     flash.success(request, "Chat deleted.")
     return redirect("chat:index")

@@ -1,25 +1,54 @@
 import asyncio
 import re
+import threading
+import uuid
 
 import numpy as np
 import pytest
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 
+from apps.chat import answering, tasks
 from apps.chat.models import Thread
 from apps.chat.routing import websocket_urlpatterns
 from apps.chat.tests.model_script import EMBEDDING, chat_script
 from apps.llm.tests.fake_ollama import FakeOllama
 from apps.vault.models import Chunk, Document
 from conftest import make_document
+from tests.conftest import redis_url  # noqa: F401  (a Redis server of the test session's own)
 
 CHUNK_TEXT = "Mitochondria are the powerhouse of the cell: they make ATP from glucose."
 FINAL = re.compile(r'class="message assistant (done|stopped|failed)" hx-swap-oob')
 
 
 @pytest.fixture
-def fake_model(settings):
-    """The fake Ollama answering with the chat's script (think, search, answer)."""
+def chat_worker(settings, redis_url, monkeypatch):  # noqa: F811
+    """Answers written as a chat worker writes them, behind a real Redis channel layer; only
+    the queue is left out: `tasks.enqueue` runs the task's body in a thread of this process.
+    Yields the threads (joined at the end, before the database is emptied)."""
+    settings.CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [redis_url], "prefix": f"test-{uuid.uuid4().hex[:8]}"},
+        }
+    }
+    threads: list[threading.Thread] = []
+
+    def enqueue(answer_id: int) -> None:
+        thread = threading.Thread(target=answering.write, args=(answer_id, "chat@test"))
+        thread.start()
+        threads.append(thread)
+
+    monkeypatch.setattr(tasks, "enqueue", enqueue)
+    yield threads
+    for thread in threads:
+        thread.join(timeout=30)
+
+
+@pytest.fixture
+def fake_model(settings, chat_worker):
+    """The fake Ollama answering with the chat's script (think, search, answer), and a chat
+    worker to write the answers."""
     server = FakeOllama(chat_script)
     server.embedding = EMBEDDING
     yield from server.serve(settings, OLLAMA_RETRIES=0)

@@ -1,0 +1,260 @@
+"""Writing one answer in a chat worker (see tasks.py). The agent runs in a thread of its own;
+this loop batches its events into rendered fragments for the pages and JSON lines for the API,
+pushes both to the thread's group through the channel layer, saves the partial answer with a
+heartbeat as it grows, and reads the stop flag. Nothing about an answer lives in a web process.
+"""
+
+import asyncio
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.db import close_old_connections
+from django.utils import timezone
+from redis.exceptions import RedisError
+
+from apps.chat import agent
+from apps.chat.agent import Event
+from apps.chat.conversation import END_PARTS, fragment, group_for, render_parts
+from apps.chat.models import Message, Thread
+
+log = logging.getLogger(__name__)
+
+BATCH_SECONDS = 0.05  # tokens are pushed together, at most every 50 ms
+SAVE_SECONDS = 0.5  # the partial answer is saved at most this often
+SNAPSHOT_SECONDS = 2.0  # ...and sent whole at most this often
+HEARTBEAT_SECONDS = 2.0  # a silent model still gets a heartbeat this often
+STOP_CHECK_SECONDS = 0.5
+_DONE = object()
+
+Writer = Callable[[int, threading.Event], Iterator[Event]]
+
+
+def api_line(event: Event) -> dict | None:
+    """An agent event as the API's NDJSON line (SPEC §10), or None for one it does not show."""
+    if event.type in ("thinking", "text", "memory", "error"):
+        return {"type": event.type, "data": event.data}
+    if event.type in ("start", "end"):
+        return {"type": "metadata", "data": event.data}
+    if event.type == "sources":
+        return {"type": "metadata", "data": {"sources": event.data}}
+    if event.type == "notice":
+        return {"type": "metadata", "data": {"notice": event.data}}
+    return None
+
+
+class Group:
+    """The thread's group on an event loop of this answer's own: one Redis connection pool for
+    the whole answer rather than one per push."""
+
+    def __init__(self, thread_id: int) -> None:
+        self.name = group_for(thread_id)
+        self.layer = get_channel_layer()
+        self.loop = asyncio.new_event_loop()
+
+    def push(self, answer_id: int, html: str = "", lines=(), final: bool = False) -> None:
+        message = {"type": "chat.html", "html": html, "answer_id": answer_id, "lines": list(lines)}
+        if final:
+            message["final"] = True
+        try:
+            self.loop.run_until_complete(self.layer.group_send(self.name, message))
+        except (RedisError, OSError):  # Redis gone for a moment: pages catch up from the save
+            log.warning("could not push to %s", self.name, exc_info=True)
+
+    def close(self) -> None:
+        self.loop.close()
+
+
+def write(answer_id: int, worker: str, writer: Writer = agent.answer) -> None:
+    """Write the answer `answer_id` unless another worker has it; a message that was taken
+    and then lost its worker (a redelivery after a crash) is marked interrupted instead."""
+    message = Message.objects.filter(pk=answer_id).only("thread_id").first()
+    if message is None:
+        return
+    if Message.objects.claim(answer_id, worker):
+        Answer(answer_id, message.thread_id, writer).run()
+    else:
+        settle(Message.objects.filter(pk=answer_id).stale())
+
+
+def settle(answers) -> list[int]:
+    """Mark stale answers interrupted and show it to everyone watching their threads."""
+    answers = list(answers.values_list("pk", "thread_id"))
+    settled = Message.objects.interrupt(Message.objects.filter(pk__in=[pk for pk, _ in answers]))
+    for answer_id, thread_id in answers:
+        if answer_id in settled:
+            group = Group(thread_id)
+            html = render_parts(thread_id, END_PARTS, answer_id)
+            line = {"type": "error", "data": "The answer was interrupted."}
+            group.push(answer_id, html, [line], final=True)
+            group.close()
+    return settled
+
+
+def stop(thread: Thread) -> None:
+    """Stop the thread's answer, from any process: the worker writing it reads the flag; one no
+    worker has taken yet ends here, on every page and API stream of the thread."""
+    for answer_id in thread.request_stop():
+        group = Group(thread.pk)
+        end = {"type": "metadata", "data": {"status": "stopped", "message_id": answer_id}}
+        group.push(answer_id, render_parts(thread.pk, END_PARTS, answer_id), [end], final=True)
+        group.close()
+
+
+class Answer:
+    """One answer being written: the agent's events in, pushes and saves out."""
+
+    def __init__(self, answer_id: int, thread_id: int, writer: Writer = agent.answer) -> None:
+        self.answer_id = answer_id
+        self.thread_id = thread_id
+        self.writer = writer
+        self.cancel = threading.Event()
+        self.events: queue.Queue = queue.Queue()
+        self.group = Group(thread_id)
+        # What this answer has produced so far, and what is not pushed yet.
+        self.text: list[str] = []
+        self.thinking: list[str] = []
+        self.sources: list[dict] = []
+        self.pending: dict[str, list[str]] = {"text": [], "thinking": []}
+        self.unsaved = False
+        self.finished = False
+        self.last_snapshot = time.monotonic()
+
+    def _produce(self) -> None:
+        try:
+            for event in self.writer(self.answer_id, self.cancel):
+                self.events.put(event)
+        except Exception:  # the writer handles its own failures; this is the last resort
+            log.exception("answer %s crashed", self.answer_id)
+            self.events.put(Event("error", "Something went wrong while answering."))
+        finally:
+            close_old_connections()
+            self.events.put(_DONE)
+
+    def run(self) -> None:
+        producer = threading.Thread(target=self._produce, name=f"answer-{self.answer_id}")
+        producer.start()
+        now = time.monotonic()
+        last_flush = last_event = last_save = last_stop_check = now
+        waiting_shown = False
+        try:
+            while True:
+                try:
+                    event = self.events.get(timeout=BATCH_SECONDS)
+                except queue.Empty:
+                    event = None
+                now = time.monotonic()
+                if now - last_stop_check >= STOP_CHECK_SECONDS:
+                    last_stop_check = now
+                    if not self.cancel.is_set() and self._stop_requested():
+                        self.cancel.set()
+                if event is _DONE:
+                    break
+                if event is None:
+                    if now - last_flush >= BATCH_SECONDS:
+                        self._flush()
+                        last_flush = now
+                    silent = now - last_event > settings.CHAT_WAITING_SECONDS
+                    if silent and not waiting_shown and not self.finished:
+                        waiting_shown = True
+                        self._status("Waiting for the model…", waiting=True)
+                else:
+                    if waiting_shown:
+                        waiting_shown = False
+                        self._status("")
+                    last_event = now
+                    if self._handle(event) or now - last_flush >= BATCH_SECONDS:
+                        self._flush()
+                        last_flush = now
+                if now - last_save >= (SAVE_SECONDS if self.unsaved else HEARTBEAT_SECONDS):
+                    self._save_partial()
+                    last_save = now
+            self._flush()
+        except Exception:
+            log.exception("relaying answer %s failed", self.answer_id)
+            self.cancel.set()
+        finally:
+            producer.join()  # after "end" only progress tracking is left; else it has stopped
+            if not self.finished:
+                self._finish()
+            self.group.close()
+            close_old_connections()
+
+    def _finish(self, lines=()) -> None:
+        """The answer as saved replaces the streamed one on every page; the API stream ends."""
+        self.finished = True
+        html = render_parts(self.thread_id, END_PARTS, self.answer_id)
+        self.group.push(self.answer_id, html, lines, final=True)
+
+    def _handle(self, event: Event) -> bool:
+        """Take one event; True when it must go out now (with the tokens before it)."""
+        if self.cancel.is_set() and event.type in ("text", "thinking"):
+            return False  # stopped: the rest is neither shown nor saved by the agent
+        if event.type in self.pending:
+            received = self.text if event.type == "text" else self.thinking
+            first = not received  # the first words go out at once, the rest in batches
+            self.pending[event.type].append(event.data)
+            received.append(event.data)
+            self.unsaved = True
+            return first
+        self._flush()
+        html = ""
+        if event.type == "sources":
+            self.sources = event.data
+            self.unsaved = True
+            html = fragment("sources", message_id=self.answer_id, citations=event.data)
+        elif event.type == "notice":
+            html = fragment("status", message_id=self.answer_id, notice=event.data)
+        elif event.type == "start":
+            html = fragment("status", message_id=self.answer_id, notice="Working on it…")
+        line = api_line(event)
+        if event.type == "end":
+            self._finish([line])
+        else:
+            self.group.push(self.answer_id, html, [line] if line else [])
+        return True
+
+    def _flush(self) -> None:
+        """One frame for the tokens that arrived since the last one."""
+        html, lines = "", []
+        for kind, partial in (("thinking", "thinking-tokens"), ("text", "answer-tokens")):
+            if self.pending[kind]:
+                text = "".join(self.pending[kind])
+                html += fragment(partial, message_id=self.answer_id, text=text)
+                lines.append({"type": kind, "data": text})
+                self.pending[kind].clear()
+        if html:
+            self.group.push(self.answer_id, html, lines)
+
+    def _status(self, notice: str, waiting: bool = False) -> None:
+        html = fragment("status", message_id=self.answer_id, notice=notice, waiting=waiting)
+        self.group.push(self.answer_id, html)
+
+    def _stop_requested(self) -> bool:
+        flag = Message.objects.filter(pk=self.answer_id).values_list("stop_requested", flat=True)
+        stop = flag.first()
+        return stop is None or stop  # a deleted answer stops too
+
+    def _save_partial(self) -> None:
+        """Save what there is so far with a heartbeat, and now and then send it whole: a page
+        that joined between two saves (a reconnect, a restarted web server) missed or repeated
+        a few words, and is exact again from that frame on."""
+        if self.finished:
+            return  # saved by the agent, and shown whole already
+        text, thinking = "".join(self.text), "".join(self.thinking)
+        fields = {"heartbeat_at": timezone.now()}
+        if self.unsaved:
+            fields |= {"content": text, "thinking": thinking, "citations": self.sources}
+        Message.objects.filter(pk=self.answer_id, status=Message.Status.STREAMING).update(**fields)
+        if self.unsaved and time.monotonic() - self.last_snapshot >= SNAPSHOT_SECONDS:
+            self.last_snapshot = time.monotonic()
+            self._flush()
+            html = fragment("answer-snapshot", message_id=self.answer_id, text=text)
+            if thinking:
+                html += fragment("thinking-snapshot", message_id=self.answer_id, text=thinking)
+            self.group.push(self.answer_id, html)
+        self.unsaved = False

@@ -1,0 +1,195 @@
+"""Chat answers with the real parts: two daphne processes and a chat worker behind one Redis, a
+fake model server streaming slowly on loopback. Asked in one web process and stopped from the
+other; a web server killed (`kill -9`) mid-answer and started again; a chat worker killed
+mid-answer."""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from apps.llm.tests.fake_ollama import FakeOllama, part
+from tests.conftest import (
+    RunningApp,
+    another_web_server,
+    celery_workers,
+    free_port,
+    stop,
+    wait_until,
+    worker_command,
+)
+from tests.wsclient import WebSocket, log_in
+
+pytestmark = pytest.mark.services
+
+WORDS = 300
+ALICE = ("alice", "alice-studies-2026")
+SETUP = f"""
+from apps.accounts.models import User
+User.objects.create_user("{ALICE[0]}", password="{ALICE[1]}")
+"""
+FINAL = r'class="message assistant (done|stopped|failed)" hx-swap-oob'
+ASK = json.dumps({"action": "ask", "content": "Talk a lot"})
+
+
+def many_words(body: dict) -> list[dict]:
+    return [] if body.get("think") else [part(f"word{i} ") for i in range(WORDS)]
+
+
+@dataclass
+class Classroom:
+    app: RunningApp
+    model: FakeOllama
+    cookie: str = ""
+    token: str = ""
+    processes: list[subprocess.Popen] = field(default_factory=list)
+    chat_worker: subprocess.Popen | None = None
+
+    def start_web(self, port: int) -> subprocess.Popen:
+        process = another_web_server(self.app, port)
+        self.processes.append(process)
+        return process
+
+    def start_chat_worker(self) -> None:
+        port = int(self.app.env["PORT"])
+        log = self.app.data_dir / "logs" / "chat.log"
+        with open(log, "a") as out:  # a session of its own: killed with all its threads
+            self.chat_worker = subprocess.Popen(
+                worker_command("chat", port),
+                cwd=Path(__file__).resolve().parent.parent,
+                env=self.app.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        redis_url = self.app.env["REDIS_URL"]
+        wait_until(
+            lambda: any(name.startswith("chat-") for name in celery_workers(redis_url)),
+            timeout=90,
+            what="the chat worker",
+        )
+
+    def kill_chat_worker(self) -> None:
+        os.killpg(self.chat_worker.pid, signal.SIGKILL)
+        self.chat_worker.wait()
+
+    def api(self, method: str, path: str, body: dict | None = None) -> dict:
+        request = urllib.request.Request(
+            self.app.url + "/api/v1" + path,
+            data=json.dumps(body).encode() if body is not None else None,
+            method=method,
+            headers={"Content-Type": "application/json", "Authorization": f"Bearer {self.token}"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.load(response) if response.status != 204 else {}
+
+    def new_thread(self) -> int:
+        return self.api("POST", "/chat/sessions", {"title": "Workers"})["id"]
+
+    def answer(self, thread_id: int) -> dict:
+        return self.api("GET", f"/chat/sessions/{thread_id}")["messages"][-1]
+
+    def socket(self, url: str, thread_id: int) -> WebSocket:
+        socket = WebSocket(url, f"/ws/chat/{thread_id}/", self.cookie)
+        socket.receive()  # the conversation as it is
+        return socket
+
+
+@pytest.fixture(scope="module")
+def classroom(start_app) -> Iterator[Classroom]:
+    with FakeOllama(many_words) as model, pytest.MonkeyPatch.context() as patch:
+        model.delay = 0.05
+        patch.setenv("CHAT_STALE_SECONDS", "5")
+        with start_app(model_url=model.url, setup=SETUP, worker=False) as app:
+            room = Classroom(app, model)
+            room.cookie = log_in(app.url, *ALICE)
+            room.token = room.api(
+                "POST", "/auth/token", dict(zip(("username", "password"), ALICE, strict=True))
+            )["token"]
+            try:
+                room.start_chat_worker()
+                yield room
+            finally:
+                for process in room.processes:
+                    stop(process)
+                if room.chat_worker is not None and room.chat_worker.poll() is None:
+                    os.killpg(room.chat_worker.pid, signal.SIGTERM)
+                    room.chat_worker.wait(timeout=30)
+
+
+def test_an_answer_asked_in_one_web_process_is_stopped_from_another(classroom):
+    port = free_port()
+    classroom.start_web(port)
+    thread_id = classroom.new_thread()
+    here = classroom.socket(classroom.app.url, thread_id)
+    there = classroom.socket(f"http://127.0.0.1:{port}", thread_id)
+
+    here.send_json(ASK)
+    there.receive_until(r"word3 ")  # the other process relays the same answer
+    there.send_json(json.dumps({"action": "stop"}))
+    frames = here.receive_until(FINAL)
+    here.close()
+    there.close()
+
+    assert 'class="message assistant stopped"' in frames[-1]
+    answer = classroom.answer(thread_id)
+    assert answer["status"] == "stopped"
+    assert answer["content"].startswith("word0 word1 word2 word3")
+    assert f"word{WORDS - 1} " not in answer["content"]
+
+
+def test_a_web_server_killed_mid_answer_and_started_again_shows_the_answer_continuing(classroom):
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    web = classroom.start_web(port)
+    thread_id = classroom.new_thread()
+    socket = classroom.socket(url, thread_id)
+    socket.send_json(ASK)
+    socket.receive_until(r"word10 ")
+    web.send_signal(signal.SIGKILL)
+    web.wait()
+
+    classroom.start_web(port)
+    again = WebSocket(url, f"/ws/chat/{thread_id}/", classroom.cookie)
+    shown = again.receive()
+    frames = again.receive_until(FINAL, timeout=60)
+    again.close()
+
+    # Still being written, with what was written while no web server ran.
+    assert 'class="message assistant streaming"' in shown
+    assert max(int(n) for n in re.findall(r"word(\d+) ", shown)) > 10
+    everything = "".join(f"word{i} " for i in range(WORDS))
+    assert 'class="message assistant done"' in frames[-1] and f"word{WORDS - 1}" in frames[-1]
+    answer = classroom.answer(thread_id)
+    assert answer["status"] == "done" and answer["content"] == everything
+
+
+def test_a_worker_killed_mid_answer_leaves_it_interrupted_and_it_can_be_regenerated(classroom):
+    thread_id = classroom.new_thread()
+    socket = classroom.socket(classroom.app.url, thread_id)
+    socket.send_json(ASK)
+    socket.receive_until(r"word30 ")  # the partial answer has been saved (every 0.5 s)
+    classroom.kill_chat_worker()
+
+    # The open page learns it from its socket within the stale time, no reload needed.
+    frames = socket.receive_until(FINAL, timeout=30)
+    assert 'class="message assistant failed"' in frames[-1]
+    assert "Interrupted" in frames[-1] and "Regenerate" in frames[-1]
+    answer = classroom.answer(thread_id)
+    assert answer["status"] == "failed" and answer["error"].startswith("Interrupted")
+    assert answer["content"].startswith("word0 word1")  # what was written is kept
+
+    classroom.model.delay = 0.002
+    classroom.start_chat_worker()
+    socket.send_json(json.dumps({"action": "regenerate"}))
+    frames = socket.receive_until(FINAL, timeout=60)
+    socket.close()
+    assert 'class="message assistant done"' in frames[-1]
+    assert classroom.answer(thread_id)["status"] == "done"
