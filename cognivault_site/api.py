@@ -1,10 +1,14 @@
 """The REST API under /api/v1/: each app's router, session or Bearer-token auth, JSON errors."""
 
+import json
+
 from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI, Schema
+from ninja.errors import HttpError
+from ninja.parser import Parser
 from ninja.security import django_auth
 
-from apps.accounts.api import BearerToken
+from apps.accounts.api import BearerToken, ErrorOut
 from apps.accounts.api import router as accounts_router
 from apps.accounts.ratelimits import RateLimited
 from apps.chat.api import router as chat_router
@@ -21,14 +25,83 @@ from apps.vault.api import router as vault_router
 from apps.vault.errors import VaultError
 from cognivault_site import health
 
-api = NinjaAPI(
+
+class BodyNotAnObject(ValueError):
+    pass
+
+
+class ObjectBodies(Parser):
+    """Every JSON body is an object. ninja reads a schema's fields off whatever was sent, so
+    `null`, a list or a bare string would otherwise pass as `{}` (or worse, as attributes)."""
+
+    def parse_body(self, request: HttpRequest) -> dict:
+        data = super().parse_body(request)
+        if not isinstance(data, dict):
+            raise BodyNotAnObject(f"The body must be a JSON object, not {json.dumps(data)[:40]}.")
+        return data
+
+
+# What ninja and the session answer on any route of a kind, so the schema lists them once
+# here; each route lists its own (403 teacher-only, 404 lookups, 409, 413, 429, 502, 503).
+SHARED_ERRORS = {
+    400: "The body is not a JSON object (or not readable at all).",
+    401: "No valid session or Bearer token.",
+    403: "A write through the browser session without its CSRF token.",
+    422: "A parameter or the body failed validation; `detail` lists the fields.",
+}
+SAFE_METHODS = {"get", "head", "options"}
+
+
+def shared_errors(method: str, operation: dict) -> set[int]:
+    errors = set()
+    if operation.get("security"):
+        errors.add(401)
+        if method not in SAFE_METHODS:
+            errors.add(403)
+    if operation.get("parameters") or "requestBody" in operation:
+        errors.add(422)
+    if "requestBody" in operation:
+        errors.add(400)
+    return errors
+
+
+class CogniVaultAPI(NinjaAPI):
+    def get_openapi_schema(
+        self, *, path_prefix: str | None = None, path_params: dict | None = None
+    ) -> dict:
+        schema = super().get_openapi_schema(path_prefix=path_prefix, path_params=path_params)
+        error = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}}
+        for path in schema["paths"].values():
+            for method, operation in path.items():
+                for status in sorted(shared_errors(method, operation)):
+                    operation["responses"].setdefault(
+                        status, {"description": SHARED_ERRORS[status], "content": error}
+                    )
+        components = schema["components"].setdefault("schemas", {})
+        if "ErrorOut" not in components:  # no route lists an error of its own
+            definition = ErrorOut.model_json_schema(ref_template="#/components/schemas/{model}")
+            components.update(definition.pop("$defs", {}), ErrorOut=definition)
+        return schema
+
+
+api = CogniVaultAPI(
     title="CogniVault API",
     version="1",
     description="Your vault, chats and study tools. Authenticate with the browser session "
-    "or `Authorization: Bearer <token>` (create one at POST /auth/token).",
+    "or `Authorization: Bearer <token>` (create one at POST /auth/token). Errors are "
+    '`{"detail": ...}` with the status each operation lists.',
     auth=[BearerToken(), django_auth],
+    parser=ObjectBodies(),
     urls_namespace="api",
 )
+
+
+@api.exception_handler(HttpError)
+def http_error(request: HttpRequest, error: HttpError) -> HttpResponse:
+    # ninja answers every body its parser refuses with "Cannot parse request body"; say why.
+    cause = error.__cause__
+    detail = str(cause) if isinstance(cause, BodyNotAnObject) else str(error)
+    return api.create_response(request, {"detail": detail}, status=error.status_code)
 
 
 AppError = ChatError | VaultError | StudyError | RateLimited

@@ -165,11 +165,12 @@ def app_running(
     model_url: str | None = None,
     setup: str = "",
     worker: bool = True,
+    settings_module: str = "cognivault_site.settings",
 ) -> Iterator[RunningApp]:
     """daphne (and the Celery workers, for jobs and for chat answers, as `make run` starts them
     from the Procfile) on `data_dir`, migrated, with the teacher account; `model_url` points
     the app at a (fake) Ollama server, `setup` is Python run in `manage.py shell` before the
-    app starts."""
+    app starts, `settings_module` the settings it runs with."""
     port = free_port()
     redis_url = f"{redis_url.rsplit('/', 1)[0]}/{next(_databases)}"
     env = {
@@ -180,7 +181,7 @@ def app_running(
         "PORT": str(port),
         "DJANGO_SUPERUSER_USERNAME": TEACHER[0],
         "DJANGO_SUPERUSER_PASSWORD": TEACHER[1],
-        "DJANGO_SETTINGS_MODULE": "cognivault_site.settings",
+        "DJANGO_SETTINGS_MODULE": settings_module,
     }
     if model_url:
         env |= {"OLLAMA_HOST": model_url, "LLM_BACKEND": "ollama", "EMBEDDING_BACKEND": "ollama"}

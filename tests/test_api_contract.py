@@ -43,3 +43,72 @@ def test_a_token_client_never_gets_a_server_error_or_a_login_prompt(client, alic
             assert response.status_code != 401, where
         if response.status_code >= 400:
             assert "detail" in response.json(), where
+
+
+def operations() -> list[tuple[str, str, dict]]:
+    paths = api.get_openapi_schema()["paths"]
+    return [(m, p, op) for p, item in paths.items() for m, op in item.items() if m in METHODS]
+
+
+def test_every_operation_lists_the_errors_it_shares_with_the_others():
+    for method, path, operation in operations():
+        listed = set(operation["responses"])
+        where = f"{method.upper()} {path}"
+        if operation.get("security"):
+            assert 401 in listed, where
+            assert method == "get" or 403 in listed, where  # the session's CSRF check
+        if operation.get("parameters") or "requestBody" in operation:
+            assert 422 in listed, where
+        if "requestBody" in operation:
+            assert 400 in listed, where
+        for status in listed - {200, 201, 202, 204}:
+            content = operation["responses"][status]["content"]["application/json"]
+            assert content["schema"] == {"$ref": "#/components/schemas/ErrorOut"}, where
+
+
+def test_the_schema_lists_each_models_choices():
+    from apps.study.quizzes.models import Difficulty, Question
+    from apps.study.workshops.models import Lesson
+    from apps.vault.models import Document, IngestRun, IngestStep
+
+    schemas = api.get_openapi_schema()["components"]["schemas"]
+
+    def values(schema: str, field: str) -> list:
+        return schemas[schema]["properties"][field]["enum"]
+
+    assert values("DocumentOut", "status") == Document.Status.values
+    assert values("DocumentOut", "scope") == Document.Scope.values
+    assert values("RunOut", "status") == IngestRun.Status.values
+    assert values("StepOut", "status") == IngestStep.Status.values
+    assert values("LessonOut", "status") == Lesson.Status.values
+    assert values("QuizListOut", "difficulty") == Difficulty.values
+    assert values("QuestionOut", "type") == Question.Kind.values
+
+
+@pytest.mark.parametrize("body", ["null", "[]", '"title"', "7"])
+def test_a_body_that_is_not_an_object_is_refused_not_read_as_empty(alice_client, body):
+    response = alice_client.post("/api/v1/chat/sessions", body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json() == {"detail": f"The body must be a JSON object, not {body}."}
+    assert not alice_client.get("/api/v1/chat/sessions").json()
+
+
+TOO_BIG = 2**63  # one more than the largest key
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "body"),
+    [
+        ("post", f"/api/v1/study/decks/{TOO_BIG}/cards/1/review", {"outcome": "got_it"}),
+        ("get", f"/api/v1/vault/search?q=cells&document={TOO_BIG}", None),
+        ("post", "/api/v1/study/decks", {"category_ids": [TOO_BIG]}),
+        ("post", "/api/v1/vault/ingest", {"document_ids": [0]}),
+        ("delete", "/api/v1/chat/sessions/-1", None),
+    ],
+)
+def test_an_id_out_of_the_databases_range_is_a_422_wherever_it_is(alice_client, method, url, body):
+    sent = {} if body is None else {"data": body, "content_type": "application/json"}
+    response = getattr(alice_client, method)(url, **sent)
+    assert response.status_code == 422
+    [error] = response.json()["detail"]
+    assert error["type"] in {"less_than_equal", "greater_than_equal"}

@@ -1,18 +1,38 @@
-"""Personal API tokens and the teacher's student accounts."""
+"""Personal API tokens and the teacher's student accounts, and what every router shares: the
+Bearer token, the teacher check, the id type and the error body."""
 
 from datetime import datetime
+from typing import Annotated
 
 from django.contrib.auth import authenticate
+from django.db.models import BigIntegerField
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
 from ninja.errors import HttpError
 from ninja.security import HttpBearer
 
-from apps.accounts.forms import MAX_STUDENTS_PER_REQUEST, StudentListForm
+from apps.accounts.forms import MAX_NAME_LENGTH, MAX_STUDENTS_PER_REQUEST, StudentListForm
 from apps.accounts.models import ApiToken, User
 
 router = Router(tags=["accounts"])
+
+# Every id in a path, a query or a body: a database key, 1 to Django's largest 64-bit integer
+# (the bound the chat socket and forms check too, as apps.vault.scope.MAX_ID). A bigger number
+# names nothing and would overflow SQLite; it is refused with 422 like any other invalid value.
+Id = Annotated[int, Field(ge=1, le=BigIntegerField.MAX_BIGINT)]
+
+
+class FieldErrorOut(Schema):
+    type: str
+    loc: list[str | int]
+    msg: str
+
+
+class ErrorOut(Schema):
+    """Every error answer: what was refused, or (422 from validation) the fields at fault."""
+
+    detail: str | list[FieldErrorOut]
 
 
 class BearerToken(HttpBearer):
@@ -45,15 +65,19 @@ class TokenCreated(Schema):
 
 
 class TokenOut(Schema):
-    id: int
+    id: Id
     name: str
     prefix: str
     created_at: datetime
     last_used_at: datetime | None
 
 
+# A name is one line of the classroom page's list: not blank, not too long.
+StudentName = Annotated[str, Field(min_length=1, max_length=MAX_NAME_LENGTH, pattern=r"\S")]
+
+
 class StudentsIn(Schema):
-    usernames: list[str] = Field(..., min_length=1, max_length=MAX_STUDENTS_PER_REQUEST)
+    usernames: list[StudentName] = Field(..., min_length=1, max_length=MAX_STUDENTS_PER_REQUEST)
 
 
 class CredentialOut(Schema):
@@ -62,14 +86,14 @@ class CredentialOut(Schema):
 
 
 class StudentOut(Schema):
-    id: int
+    id: Id
     username: str
     first_name: str
     last_name: str
     last_login: datetime | None
 
 
-@router.post("/auth/token", auth=None, response=TokenCreated)
+@router.post("/auth/token", auth=None, response={200: TokenCreated, 401: ErrorOut, 429: ErrorOut})
 def create_token(request: HttpRequest, payload: TokenIn):
     # A lockout after repeated failures is answered by django-axes (429, see views.locked_out).
     user = authenticate(request, username=payload.username, password=payload.password)
@@ -84,19 +108,21 @@ def list_tokens(request: HttpRequest):
     return ApiToken.objects.visible_to(request.auth)
 
 
-@router.delete("/auth/tokens/{token_id}", response={204: None})
-def revoke_token(request: HttpRequest, token_id: int):
+@router.delete("/auth/tokens/{token_id}", response={204: None, 404: ErrorOut})
+def revoke_token(request: HttpRequest, token_id: Id):
     get_object_or_404(ApiToken.objects.visible_to(request.auth), pk=token_id).delete()
     return Status(204, None)
 
 
-@router.get("/accounts/students", response=list[StudentOut])
+@router.get("/accounts/students", response={200: list[StudentOut], 403: ErrorOut})
 def list_students(request: HttpRequest):
     require_teacher(request, STUDENTS_ONLY_FOR_TEACHERS)
     return User.objects.students()
 
 
-@router.post("/accounts/students", response={201: list[CredentialOut]})
+@router.post(
+    "/accounts/students", response={201: list[CredentialOut], 403: ErrorOut, 422: ErrorOut}
+)
 def create_students(request: HttpRequest, payload: StudentsIn):
     require_teacher(request, STUDENTS_ONLY_FOR_TEACHERS)
     # The classroom page's rules (non-blank, how many, how long), one name per line.
@@ -109,8 +135,11 @@ def create_students(request: HttpRequest, payload: StudentsIn):
     )
 
 
-@router.post("/accounts/students/{student_id}/password", response=CredentialOut)
-def reset_student_password(request: HttpRequest, student_id: int):
+@router.post(
+    "/accounts/students/{student_id}/password",
+    response={200: CredentialOut, 403: ErrorOut, 404: ErrorOut},
+)
+def reset_student_password(request: HttpRequest, student_id: Id):
     require_teacher(request, STUDENTS_ONLY_FOR_TEACHERS)
     student = get_object_or_404(User.objects.students(), pk=student_id)
     return {"username": student.username, "password": student.reset_password()}

@@ -14,6 +14,7 @@ from ninja import Field, File, Router, Schema, Status
 from ninja.errors import HttpError
 from ninja.files import UploadedFile
 
+from apps.accounts.api import ErrorOut, Id
 from apps.chat import answering, tasks, turns
 from apps.chat.conversation import group_for
 from apps.chat.models import Message, Thread
@@ -30,15 +31,18 @@ class SessionPatch(Schema):
     title: str = Field("", max_length=200)
 
 
+NO_CHANGE = SessionPatch()  # PATCH without a body: answered like a blank title
+
+
 class SessionOut(Schema):
-    id: int
+    id: Id
     title: str
     created_at: datetime
     updated_at: datetime
 
 
 class MessageOut(Schema):
-    id: int
+    id: Id
     role: str
     content: str
     thinking: str
@@ -49,7 +53,7 @@ class MessageOut(Schema):
     citations: list[dict]
     backend: str
     model: str
-    attachments: list[int]
+    attachments: list[Id]
     created_at: datetime
 
     @staticmethod
@@ -66,17 +70,17 @@ class SessionDetail(SessionOut):
 
 
 class AskIn(Schema):
-    content: str = Field("", max_length=turns.MAX_QUESTION)
-    category_ids: list[int] = []
-    document_ids: list[int] = []
-    attachments: list[int] = Field([], max_length=turns.MAX_ATTACHMENTS)
+    content: str = Field(..., min_length=1, max_length=turns.MAX_QUESTION)
+    category_ids: list[Id] = []
+    document_ids: list[Id] = []
+    attachments: list[Id] = Field([], max_length=turns.MAX_ATTACHMENTS)
 
 
 class TranscriptOut(Schema):
     text: str
 
 
-def own_thread(request: HttpRequest, session_id: int) -> Thread:
+def own_thread(request: HttpRequest, session_id: Id) -> Thread:
     return get_object_or_404(Thread.objects.visible_to(request.auth), pk=session_id)
 
 
@@ -93,15 +97,15 @@ def create_session(request: HttpRequest, payload: SessionIn):
     )
 
 
-@router.get("/sessions/{session_id}", response=SessionDetail)
-def get_session(request: HttpRequest, session_id: int):
+@router.get("/sessions/{session_id}", response={200: SessionDetail, 404: ErrorOut})
+def get_session(request: HttpRequest, session_id: Id):
     return own_thread(request, session_id)
 
 
-@router.patch("/sessions/{session_id}", response=SessionOut)
-def rename_session(request: HttpRequest, session_id: int, payload: SessionPatch | None = None):
+@router.patch("/sessions/{session_id}", response={200: SessionOut, 400: ErrorOut, 404: ErrorOut})
+def rename_session(request: HttpRequest, session_id: Id, payload: SessionPatch = NO_CHANGE):
     thread = own_thread(request, session_id)
-    title = " ".join((payload.title if payload else "").split())
+    title = " ".join(payload.title.split())
     if not title:
         raise HttpError(400, "A title cannot be blank.")
     thread.title, thread.titled = title, True
@@ -109,19 +113,18 @@ def rename_session(request: HttpRequest, session_id: int, payload: SessionPatch 
     return thread
 
 
-@router.delete("/sessions/{session_id}", response={204: None})
-def delete_session(request: HttpRequest, session_id: int):
+@router.delete("/sessions/{session_id}", response={204: None, 404: ErrorOut})
+def delete_session(request: HttpRequest, session_id: Id):
     thread = own_thread(request, session_id)
     thread.request_stop()
     thread.delete()
     return Status(204, None)
 
 
-@router.post("/sessions/{session_id}/messages")
-def ask(request: HttpRequest, session_id: int, payload: AskIn | None = None):
+@router.post("/sessions/{session_id}/messages", response={200: None, 400: ErrorOut, 404: ErrorOut})
+def ask(request: HttpRequest, session_id: Id, payload: AskIn):
     """Streams NDJSON lines {"type": thinking|metadata|text|memory|error, "data": ...}."""
     thread = own_thread(request, session_id)
-    payload = payload or AskIn()
     answer = turns.ask(
         request.auth,
         thread,
@@ -133,8 +136,8 @@ def ask(request: HttpRequest, session_id: int, payload: AskIn | None = None):
     return StreamingHttpResponse(ndjson(thread.pk, answer.pk), content_type="application/x-ndjson")
 
 
-@router.post("/sessions/{session_id}/stop", response={204: None})
-def stop(request: HttpRequest, session_id: int):
+@router.post("/sessions/{session_id}/stop", response={204: None, 404: ErrorOut})
+def stop(request: HttpRequest, session_id: Id):
     """Stop the answer being written in the thread, whichever process asked for it."""
     answering.stop(own_thread(request, session_id))
     return Status(204, None)
@@ -175,7 +178,11 @@ async def ndjson(thread_id: int, answer_id: int) -> AsyncIterator[bytes]:
         await layer.group_discard(group, channel)
 
 
-@router.post("/transcribe", response=TranscriptOut, url_name="chat_transcribe")
+@router.post(
+    "/transcribe",
+    response={200: TranscriptOut, 400: ErrorOut, 413: ErrorOut, 503: ErrorOut},
+    url_name="chat_transcribe",
+)
 def transcribe(request: HttpRequest, file: File[UploadedFile]):
     if not gateway.speech_available():
         raise HttpError(503, "Speech-to-text is not available on this server.")

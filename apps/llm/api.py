@@ -3,6 +3,7 @@
 from django.http import HttpRequest
 from ninja import Router, Schema
 
+from apps.accounts.api import Id
 from apps.llm import audit
 
 router = Router(tags=["vault"])
@@ -22,7 +23,7 @@ class ConnectionOut(Schema):
     port: int
     kind: str
     detail: str
-    user_id: int | None
+    user_id: Id | None
     flagged: bool
 
 

@@ -6,7 +6,7 @@ from django.http import HttpRequest
 from ninja import Router, Schema
 from ninja.errors import HttpError
 
-from apps.accounts.api import require_teacher
+from apps.accounts.api import ErrorOut, Id, require_teacher
 from apps.progress import classroom
 from apps.progress.activity import EARLIEST_DAY, Activity, Day
 from apps.progress.badges import progress_for
@@ -67,7 +67,7 @@ class DayDetailOut(DayOut):
 
 
 class StudentSummaryOut(Schema):
-    id: int
+    id: Id
     username: str
     study_seconds: int
     sessions: int
@@ -147,7 +147,7 @@ def achievements(request: HttpRequest):
     ]
 
 
-@router.get("/days/{day}", response=DayDetailOut)
+@router.get("/days/{day}", response={200: DayDetailOut, 422: ErrorOut})
 def day_detail(request: HttpRequest, day: date):
     activity = Activity(request.auth)
     if not activity.can_show(day):
@@ -167,7 +167,7 @@ def day_detail(request: HttpRequest, day: date):
     }
 
 
-@router.get("/class", response=ClassSummaryOut)
+@router.get("/class", response={200: ClassSummaryOut, 403: ErrorOut})
 def class_summary(request: HttpRequest):
     require_teacher(request, "Only teachers see the class overview.")
     return {

@@ -3,6 +3,7 @@ ingestion runs and hybrid search. Mounted at /api/v1/vault/. What the vault refu
 (errors.VaultError) is answered with its status by the site's one handler."""
 
 from datetime import datetime
+from typing import Literal
 
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest
@@ -12,7 +13,7 @@ from ninja.errors import HttpError
 from ninja.files import UploadedFile
 
 from apps.accounts import ratelimits
-from apps.accounts.api import require_teacher
+from apps.accounts.api import ErrorOut, Id, require_teacher
 from apps.vault import imports, index, pipeline, selftest, tasks
 from apps.vault.models import Category, Document, IngestRun
 from apps.vault.scope import Scope
@@ -20,24 +21,27 @@ from apps.vault.uploads import store
 
 router = Router(tags=["vault"])
 
+# The models' choices, spelled out: ninja files enums by class name, and four are `Status`.
+DocumentScope = Literal["class", "personal"]
+
 
 class CategoryIn(Schema):
     name: str = Field(..., min_length=1, max_length=100)
 
 
 class CategoryOut(Schema):
-    id: int
+    id: Id
     name: str
 
 
 class DocumentOut(Schema):
-    id: int
+    id: Id
     filename: str
     format: str
-    category_id: int | None
-    scope: str
+    category_id: Id | None
+    scope: DocumentScope
     sha256: str
-    status: str
+    status: Literal["pending", "processing", "done", "failed"]
     error: str
     pages: int | None
     chunk_count: int
@@ -49,21 +53,24 @@ class DocumentOut(Schema):
 
 class UrlIn(Schema):
     url: str = Field(..., max_length=2000)
-    category: int | None = None
-    scope: str | None = None  # not said: uploads.default_scope
+    category: Id | None = None
+    scope: DocumentScope | None = None  # not said: uploads.default_scope
 
 
 class IngestIn(Schema):
-    document_ids: list[int] = []
+    document_ids: list[Id] = Field([], description="None: every document that needs it.")
+
+
+NO_BODY = IngestIn()  # POST /ingest without a body: every document that needs it
 
 
 class RunCreated(Schema):
-    run_id: int
+    run_id: Id
 
 
 class StepOut(Schema):
     name: str
-    status: str
+    status: Literal["waiting", "running", "done", "failed"]
     done: int
     total: int
     detail: str
@@ -71,8 +78,8 @@ class StepOut(Schema):
 
 
 class RunOut(Schema):
-    id: int
-    status: str
+    id: Id
+    status: Literal["pending", "running", "done", "failed"]
     steps: list[StepOut]
     error: str
     created_at: datetime
@@ -80,7 +87,7 @@ class RunOut(Schema):
     elapsed_seconds: float | None
 
 
-def category_or_404(category_id: int | None) -> Category | None:
+def category_or_404(category_id: Id | None) -> Category | None:
     if category_id is None:
         return None
     return get_object_or_404(Category, pk=category_id)
@@ -91,7 +98,9 @@ def list_categories(request: HttpRequest):
     return Category.objects.all()
 
 
-@router.post("/categories", response={201: CategoryOut})
+@router.post(
+    "/categories", response={201: CategoryOut, 403: ErrorOut, 409: ErrorOut, 422: ErrorOut}
+)
 def create_category(request: HttpRequest, payload: CategoryIn):
     require_teacher(request, "Only teachers manage categories.")
     name = payload.name.strip()
@@ -105,8 +114,8 @@ def create_category(request: HttpRequest, payload: CategoryIn):
     return Status(201, category)
 
 
-@router.delete("/categories/{category_id}", response={204: None})
-def delete_category(request: HttpRequest, category_id: int):
+@router.delete("/categories/{category_id}", response={204: None, 403: ErrorOut, 404: ErrorOut})
+def delete_category(request: HttpRequest, category_id: Id):
     require_teacher(request, "Only teachers manage categories.")
     get_object_or_404(Category, pk=category_id).delete()
     return Status(204, None)
@@ -117,12 +126,22 @@ def list_documents(request: HttpRequest):
     return Document.objects.visible_to(request.auth)
 
 
-@router.post("/documents", response={201: DocumentOut, 200: DocumentOut})
+@router.post(
+    "/documents",
+    response={
+        201: DocumentOut,
+        200: DocumentOut,
+        404: ErrorOut,
+        413: ErrorOut,  # over the storage quota
+        422: ErrorOut,
+        429: ErrorOut,  # past the rate limit
+    },
+)
 def upload_document(
     request: HttpRequest,
     file: File[UploadedFile],
-    category: Form[int | None] = None,
-    scope: Form[str | None] = None,
+    category: Form[Id | None] = None,
+    scope: Form[DocumentScope | None] = None,
 ):
     """Store the file (validated) as a new document or a new version of the same filename;
     start ingestion with POST /ingest. Without `scope`, a teacher's file goes to the class and
@@ -133,13 +152,13 @@ def upload_document(
     return Status(200 if stored.outcome == "unchanged" else 201, stored.document)
 
 
-@router.get("/documents/{document_id}", response=DocumentOut)
-def get_document(request: HttpRequest, document_id: int):
+@router.get("/documents/{document_id}", response={200: DocumentOut, 404: ErrorOut})
+def get_document(request: HttpRequest, document_id: Id):
     return get_object_or_404(Document.objects.visible_to(request.auth), pk=document_id)
 
 
-@router.delete("/documents/{document_id}", response={204: None})
-def delete_document(request: HttpRequest, document_id: int):
+@router.delete("/documents/{document_id}", response={204: None, 403: ErrorOut, 404: ErrorOut})
+def delete_document(request: HttpRequest, document_id: Id):
     document = get_object_or_404(Document.objects.visible_to(request.auth), pk=document_id)
     if not Document.objects.editable_by(request.auth).filter(pk=document.pk).exists():
         raise HttpError(403, "Only teachers change class documents.")
@@ -147,8 +166,11 @@ def delete_document(request: HttpRequest, document_id: int):
     return Status(204, None)
 
 
-@router.post("/documents/{document_id}/reingest", response={202: RunCreated})
-def reingest_document(request: HttpRequest, document_id: int):
+@router.post(
+    "/documents/{document_id}/reingest",
+    response={202: RunCreated, 403: ErrorOut, 404: ErrorOut},
+)
+def reingest_document(request: HttpRequest, document_id: Id):
     document = get_object_or_404(Document.objects.visible_to(request.auth), pk=document_id)
     if not Document.objects.editable_by(request.auth).filter(pk=document.pk).exists():
         raise HttpError(403, "Only teachers change class documents.")
@@ -157,7 +179,17 @@ def reingest_document(request: HttpRequest, document_id: int):
     return Status(202, {"run_id": run.pk})
 
 
-@router.post("/urls", response={201: DocumentOut, 200: DocumentOut})
+@router.post(
+    "/urls",
+    response={
+        201: DocumentOut,
+        200: DocumentOut,
+        404: ErrorOut,
+        413: ErrorOut,  # over the storage quota
+        422: ErrorOut,
+        429: ErrorOut,  # past the rate limit
+    },
+)
 def import_url(request: HttpRequest, payload: UrlIn):
     """Fetch a public web page (behind the SSRF guard), keep it as an HTML document and start
     its ingestion."""
@@ -170,9 +202,9 @@ def import_url(request: HttpRequest, payload: UrlIn):
     return Status(201, stored.document)
 
 
-@router.post("/ingest", response={202: RunCreated})
-def start_ingestion(request: HttpRequest, payload: IngestIn | None = None):
-    ids = payload.document_ids if payload else []
+@router.post("/ingest", response={202: RunCreated, 404: ErrorOut})
+def start_ingestion(request: HttpRequest, payload: IngestIn = NO_BODY):
+    ids = payload.document_ids
     if ids:
         editable = Document.objects.editable_by(request.auth).filter(pk__in=ids)
         if editable.count() != len(set(ids)):
@@ -181,8 +213,8 @@ def start_ingestion(request: HttpRequest, payload: IngestIn | None = None):
     return Status(202, {"run_id": run.pk})
 
 
-@router.get("/ingest/{run_id}", response=RunOut)
-def get_ingestion(request: HttpRequest, run_id: int):
+@router.get("/ingest/{run_id}", response={200: RunOut, 404: ErrorOut})
+def get_ingestion(request: HttpRequest, run_id: Id):
     run = get_object_or_404(IngestRun.objects.visible_to(request.auth), pk=run_id)
     return {
         "id": run.pk,
@@ -211,13 +243,19 @@ def get_ingestion(request: HttpRequest, run_id: int):
 class SearchIn(Schema):
     q: str = Field(..., min_length=1, max_length=1000, description="What to look for.")
     k: int = Field(7, ge=1, le=50, description="How many hits.")
-    category: list[int] = Field([], description="Category ids to search in (repeatable).")
-    document: list[int] = Field([], description="Document ids to search in (repeatable).")
+    # As many as a study scope takes (apps/study/schemas.py); the URL stays within what the
+    # server reads (daphne drops a request line past 16 KB without an answer).
+    category: list[Id] = Field(
+        [], max_length=100, description="Category ids to search in (repeatable)."
+    )
+    document: list[Id] = Field(
+        [], max_length=500, description="Document ids to search in (repeatable)."
+    )
 
 
 class SearchHitOut(Schema):
-    chunk_id: int
-    document_id: int
+    chunk_id: Id
+    document_id: Id
     filename: str
     page: int | None
     section: str
@@ -227,7 +265,7 @@ class SearchHitOut(Schema):
     sparse_rank: int | None
 
 
-@router.get("/search", response=list[SearchHitOut])
+@router.get("/search", response={200: list[SearchHitOut], 400: ErrorOut, 404: ErrorOut})
 def search(request: HttpRequest, params: Query[SearchIn]):
     """Hybrid search (meaning + exact words) over the documents you can see.
 
@@ -244,8 +282,8 @@ def search(request: HttpRequest, params: Query[SearchIn]):
 
 
 class SelfTestRunOut(Schema):
-    id: int
-    run_id: int | None
+    id: Id
+    run_id: Id | None
     created_at: datetime
     questions: int
     recall_at_7: float
@@ -253,7 +291,7 @@ class SelfTestRunOut(Schema):
 
 
 class SelfTestDocumentOut(Schema):
-    document_id: int
+    document_id: Id
     filename: str
     questions: int
     recall_at_7: float

@@ -9,12 +9,12 @@ and the study generators ask the Scope for its documents instead of filtering on
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.db.models import Q
+from django.db.models import BigIntegerField, Q
 
 from apps.vault.errors import ScopeError
 from apps.vault.models import Category, Document, DocumentQuerySet
 
-MAX_ID = 2**63 - 1  # the database's largest key; a bigger number names nothing
+MAX_ID = BigIntegerField.MAX_BIGINT  # the database's largest key; a bigger number names nothing
 
 
 @dataclass(frozen=True)

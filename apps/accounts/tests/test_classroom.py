@@ -22,6 +22,13 @@ def test_a_teacher_creates_students_from_a_list_of_names(tess_client):
         assert not user.is_staff
 
 
+def test_a_class_of_namesakes_costs_a_few_queries_per_student(db, django_assert_max_num_queries):
+    User.objects.create_students(["Max"] * 20)
+    with django_assert_max_num_queries(3 * 20 + 5):
+        created = User.objects.create_students(["Max"] * 20)
+    assert [user.username for user, _ in created][:2] == ["max21", "max22"]
+
+
 def test_students_cannot_open_the_classroom(alice_client):
     assert alice_client.get("/accounts/classroom/").status_code == 403
     response = alice_client.post("/accounts/classroom/students/", {"names": "Eve"})

@@ -203,6 +203,13 @@ async def test_bob_cannot_open_alices_thread_socket(alice_thread, bob):
     assert not connected
 
 
+async def test_a_thread_id_beyond_the_database_keys_is_refused_not_a_crash(alice):
+    socket = WebsocketCommunicator(URLRouter(websocket_urlpatterns), f"/ws/chat/{2**63}/")
+    socket.scope["user"] = alice
+    connected, _ = await socket.connect()
+    assert not connected
+
+
 async def test_an_anonymous_visitor_cannot_open_a_thread_socket(alice_thread):
     from django.contrib.auth.models import AnonymousUser
 

@@ -144,13 +144,13 @@ def test_the_api_streams_ndjson_events(fake_model, cell_notes, alice, alice_clie
     assert text.startswith("Mitochondria")
 
 
-def test_an_id_too_large_for_the_database_gets_a_400_not_a_500(alice, alice_client):
+def test_an_id_too_large_for_the_database_gets_a_422_not_a_500(alice, alice_client):
     thread = Thread.objects.create(owner=alice)
     response = alice_client.post(
         f"/api/v1/chat/sessions/{thread.pk}/messages",
         {"content": "What is in it?", "document_ids": [10**25]},
         content_type="application/json",
     )
-    assert response.status_code == 400
-    assert response.json()["detail"] == f"No such document: {10**25}."
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"] == ["body", "payload", "document_ids", 0]
     assert not thread.messages.exists()

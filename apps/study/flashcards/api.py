@@ -1,7 +1,7 @@
 """Decks under /api/v1/study/decks: generate or bring cards, edit, review, export."""
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
@@ -9,10 +9,11 @@ from django.utils import timezone
 from ninja import Field, Router, Schema, Status
 
 from apps.accounts import ratelimits
+from apps.accounts.api import ErrorOut, Id
 from apps.study import stale
 from apps.study.flashcards import anki, csv_files, decks, generation, scheduling
-from apps.study.flashcards.models import Card, Deck
-from apps.study.schemas import RefreshOut, ScopeIn
+from apps.study.flashcards.models import Card, CardReview, Deck
+from apps.study.schemas import GENERATION_ERRORS, RefreshOut, ScopeIn, checked_by_the_rule
 
 router = Router(tags=["study"])
 
@@ -27,6 +28,9 @@ class CardPatch(Schema):
     back: str | None = Field(None, min_length=1, max_length=Card.MAX_SIDE)
 
 
+NO_CARD_CHANGE = CardPatch()  # a PATCH without a body (see DeckPatch)
+
+
 class DeckIn(ScopeIn):
     """Generate from the vault (`num_cards` and a scope), or bring the `cards` yourself."""
 
@@ -36,18 +40,22 @@ class DeckIn(ScopeIn):
     cards: list[CardIn] | None = None
 
 
-# Bodies of routes on one object validate after the ownership check: someone else's object
-# answers 404 whatever was sent.
+# A PATCH without a body changes nothing and answers like one with a blank title, so someone
+# else's deck or card answers 404 to it. A body that does not fit the schema is a 422 before
+# any lookup, the same for every id, so it tells an intruder nothing either.
 class DeckPatch(Schema):
     title: str | None = Field(None, min_length=1, max_length=200)
 
 
+NO_DECK_CHANGE = DeckPatch()
+
+
 class CardOut(Schema):
-    id: int
+    id: Id
     position: int
     front: str
     back: str
-    chunk_id: int | None
+    chunk_id: Id | None
     extractive: bool  # cut from its chunk by the extractive generator
     source_changed: bool = False  # the passage it was made from was retired by re-ingestion
     state: Literal["learning", "review", "relearning"]
@@ -62,7 +70,7 @@ class CardOut(Schema):
 
 
 class DeckSummaryOut(Schema):
-    id: int
+    id: Id
     title: str
     created_at: datetime
     card_count: int
@@ -71,14 +79,13 @@ class DeckSummaryOut(Schema):
 
 
 class DeckOut(DeckSummaryOut):
-    category_ids: list[int]
-    document_ids: list[int]
+    category_ids: list[Id]
+    document_ids: list[Id]
     cards: list[CardOut]
 
 
 class ReviewIn(Schema):
-    # Checked by the review itself, after the ownership check (see above).
-    outcome: str | None = Field(None, max_length=20)
+    outcome: Annotated[str, checked_by_the_rule(enum=CardReview.Outcome.values)]
 
 
 class ReviewOut(Schema):
@@ -105,11 +112,11 @@ def deck_out(deck: Deck) -> dict:
     }
 
 
-def own_deck(request: HttpRequest, deck_id: int) -> Deck:
+def own_deck(request: HttpRequest, deck_id: Id) -> Deck:
     return get_object_or_404(Deck.objects.visible_to(request.auth), pk=deck_id)
 
 
-def own_card(request: HttpRequest, deck_id: int, card_id: int) -> Card:
+def own_card(request: HttpRequest, deck_id: Id, card_id: Id) -> Card:
     return get_object_or_404(Card.objects.visible_to(request.auth), deck_id=deck_id, pk=card_id)
 
 
@@ -128,7 +135,7 @@ def list_decks(request: HttpRequest):
     ]
 
 
-@router.post("/decks", response={201: DeckOut})
+@router.post("/decks", response={201: DeckOut, 422: ErrorOut, 429: ErrorOut, **GENERATION_ERRORS})
 def create_deck(request: HttpRequest, payload: DeckIn):
     if payload.cards is None:
         ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
@@ -154,55 +161,58 @@ def due_cards(request: HttpRequest):
     return Card.objects.visible_to(request.auth).due(timezone.now())
 
 
-@router.get("/decks/{deck_id}", response=DeckOut)
-def get_deck(request: HttpRequest, deck_id: int):
+@router.get("/decks/{deck_id}", response={200: DeckOut, 404: ErrorOut})
+def get_deck(request: HttpRequest, deck_id: Id):
     return deck_out(own_deck(request, deck_id))
 
 
-@router.patch("/decks/{deck_id}", response=DeckOut)
-def rename_deck(request: HttpRequest, deck_id: int, payload: DeckPatch | None = None):
+@router.patch("/decks/{deck_id}", response={200: DeckOut, 404: ErrorOut, 422: ErrorOut})
+def rename_deck(request: HttpRequest, deck_id: Id, payload: DeckPatch = NO_DECK_CHANGE):
     deck = own_deck(request, deck_id)
-    deck.rename((payload or DeckPatch()).title or "")
+    deck.rename(payload.title or "")
     return deck_out(deck)
 
 
-@router.delete("/decks/{deck_id}", response={204: None})
-def delete_deck(request: HttpRequest, deck_id: int):
+@router.delete("/decks/{deck_id}", response={204: None, 404: ErrorOut})
+def delete_deck(request: HttpRequest, deck_id: Id):
     own_deck(request, deck_id).delete()
     return Status(204, None)
 
 
-@router.post("/decks/{deck_id}/cards", response={201: CardOut})
-def add_card(request: HttpRequest, deck_id: int, payload: CardPatch | None = None):
+@router.post("/decks/{deck_id}/cards", response={201: CardOut, 404: ErrorOut, 422: ErrorOut})
+def add_card(request: HttpRequest, deck_id: Id, payload: CardIn):
     deck = own_deck(request, deck_id)
-    payload = payload or CardPatch()
-    card = deck.add_card(payload.front or "", payload.back or "", now=timezone.now())
+    card = deck.add_card(payload.front, payload.back, now=timezone.now())
     return Status(201, card)
 
 
-@router.patch("/decks/{deck_id}/cards/{card_id}", response=CardOut)
-def edit_card(request: HttpRequest, deck_id: int, card_id: int, payload: CardPatch | None = None):
+@router.patch(
+    "/decks/{deck_id}/cards/{card_id}", response={200: CardOut, 404: ErrorOut, 422: ErrorOut}
+)
+def edit_card(request: HttpRequest, deck_id: Id, card_id: Id, payload: CardPatch = NO_CARD_CHANGE):
     card = own_card(request, deck_id, card_id)
-    payload = payload or CardPatch()
     card.edit(payload.front, payload.back)
     return card
 
 
-@router.delete("/decks/{deck_id}/cards/{card_id}", response={204: None})
-def delete_card(request: HttpRequest, deck_id: int, card_id: int):
+@router.delete("/decks/{deck_id}/cards/{card_id}", response={204: None, 404: ErrorOut})
+def delete_card(request: HttpRequest, deck_id: Id, card_id: Id):
     own_card(request, deck_id, card_id).delete()
     return Status(204, None)
 
 
-@router.post("/decks/{deck_id}/cards/{card_id}/review", response=ReviewOut)
-def review_card(request: HttpRequest, deck_id: int, card_id: int, payload: ReviewIn | None = None):
+@router.post(
+    "/decks/{deck_id}/cards/{card_id}/review",
+    response={200: ReviewOut, 404: ErrorOut, 422: ErrorOut},
+)
+def review_card(request: HttpRequest, deck_id: Id, card_id: Id, payload: ReviewIn):
     card = own_card(request, deck_id, card_id)
-    scheduling.review(card, (payload or ReviewIn()).outcome, now=timezone.now())
+    scheduling.review(card, payload.outcome, now=timezone.now())
     return {"card": card, "deck_mastered": card.deck.is_mastered()}
 
 
-@router.get("/decks/{deck_id}/export.{fmt}", response={200: None})
-def export_deck(request: HttpRequest, deck_id: int, fmt: Literal["csv", "apkg"]):
+@router.get("/decks/{deck_id}/export.{fmt}", response={200: None, 404: ErrorOut})
+def export_deck(request: HttpRequest, deck_id: Id, fmt: Literal["csv", "apkg"]):
     deck = own_deck(request, deck_id)
     if fmt == "csv":
         response = HttpResponse(csv_files.export_csv(deck), content_type="text/csv")
@@ -212,8 +222,8 @@ def export_deck(request: HttpRequest, deck_id: int, fmt: Literal["csv", "apkg"])
     return response
 
 
-@router.post("/decks/{deck_id}/refresh", response=RefreshOut)
-def refresh_deck(request: HttpRequest, deck_id: int):
+@router.post("/decks/{deck_id}/refresh", response={200: RefreshOut, 404: ErrorOut})
+def refresh_deck(request: HttpRequest, deck_id: Id):
     """Cut again (or point to the new passage) only the cards whose source changed; their
     review history stays."""
     deck = own_deck(request, deck_id)

@@ -1,6 +1,7 @@
 """Mindmaps under /api/v1/study/mindmaps: generate or bring a tree, arrange, fold, draw."""
 
 from datetime import datetime
+from typing import Annotated, Literal
 
 from csp.decorators import csp_replace
 from django.http import HttpRequest, HttpResponse
@@ -8,10 +9,11 @@ from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
 
 from apps.accounts import ratelimits
+from apps.accounts.api import ErrorOut, Id
 from apps.study import stale
 from apps.study.mindmaps import generation, svg
 from apps.study.mindmaps.models import Mindmap
-from apps.study.schemas import RefreshOut, ScopeIn
+from apps.study.schemas import GENERATION_ERRORS, RefreshOut, ScopeIn, checked_by_the_rule
 
 router = Router(tags=["study"])
 
@@ -38,26 +40,34 @@ class MindmapIn(ScopeIn):
     tree: dict | None = None
 
 
-# Checked by the mindmap itself, after the ownership check (see the decks' API).
+Layout = Annotated[str, checked_by_the_rule(enum=Mindmap.Layout.values)]
+ON_CANVAS = {"minimum": -Mindmap.POSITION_LIMIT, "maximum": Mindmap.POSITION_LIMIT}
+
+
+# A PATCH without a body changes nothing, so someone else's mindmap answers 404 to it (see the
+# decks' API). The mindmap checks the values too, as for the page.
 class MindmapPatch(Schema):
     title: str | None = Field(None, max_length=200)
-    layout: str | None = Field(None, max_length=10)
+    layout: Layout | None = None
+
+
+NO_CHANGE = MindmapPatch()
 
 
 class NodeIn(Schema):
-    node: str = Field("", max_length=40)
+    node: str = Field(..., min_length=1, max_length=40, description="e.g. r, r.0, r.0.2")
 
 
 class PositionIn(NodeIn):
-    layout: str | None = Field(None, max_length=10)
-    x: float = 0
-    y: float = 0
+    layout: Layout | None = None
+    x: Annotated[float, checked_by_the_rule(**ON_CANVAS)] = 0
+    y: Annotated[float, checked_by_the_rule(**ON_CANVAS)] = 0
 
 
 class MindmapOut(Schema):
-    id: int
+    id: Id
     title: str
-    layout: str
+    layout: Literal["lr", "tb", "radial"]
     tree: dict
     positions: dict
     collapsed: list[str]
@@ -74,7 +84,7 @@ class MindmapOut(Schema):
         return [node_id for node_id, _ in stale.stale_nodes(mindmap)]
 
 
-def own_mindmap(request: HttpRequest, mindmap_id: int) -> Mindmap:
+def own_mindmap(request: HttpRequest, mindmap_id: Id) -> Mindmap:
     return get_object_or_404(Mindmap.objects.visible_to(request.auth), pk=mindmap_id)
 
 
@@ -83,7 +93,9 @@ def list_mindmaps(request: HttpRequest):
     return Mindmap.objects.visible_to(request.auth)
 
 
-@router.post("/mindmaps", response={201: MindmapOut})
+@router.post(
+    "/mindmaps", response={201: MindmapOut, 422: ErrorOut, 429: ErrorOut, **GENERATION_ERRORS}
+)
 def create_mindmap(request: HttpRequest, payload: MindmapIn):
     title = (payload.title or "").strip()
     if payload.tree is None:
@@ -96,14 +108,14 @@ def create_mindmap(request: HttpRequest, payload: MindmapIn):
     return Status(201, mindmap)
 
 
-@router.get("/mindmaps/{int:mindmap_id}", response=MindmapOut)
-def get_mindmap(request: HttpRequest, mindmap_id: int):
+@router.get("/mindmaps/{int:mindmap_id}", response={200: MindmapOut, 404: ErrorOut})
+def get_mindmap(request: HttpRequest, mindmap_id: Id):
     return own_mindmap(request, mindmap_id)
 
 
-@router.get("/mindmaps/{int:mindmap_id}.svg", response={200: None})
+@router.get("/mindmaps/{int:mindmap_id}.svg", response={200: None, 404: ErrorOut})
 @svg_policy
-def mindmap_svg(request: HttpRequest, mindmap_id: int):
+def mindmap_svg(request: HttpRequest, mindmap_id: Id):
     """The same SVG the page shows, in the saved layout and arrangement."""
     mindmap = own_mindmap(request, mindmap_id)
     changed = [node_id for node_id, _ in stale.stale_nodes(mindmap)]
@@ -111,44 +123,50 @@ def mindmap_svg(request: HttpRequest, mindmap_id: int):
     return HttpResponse(drawn, content_type="image/svg+xml")
 
 
-@router.patch("/mindmaps/{int:mindmap_id}", response=MindmapOut)
-def update_mindmap(request: HttpRequest, mindmap_id: int, payload: MindmapPatch | None = None):
+@router.patch(
+    "/mindmaps/{int:mindmap_id}", response={200: MindmapOut, 404: ErrorOut, 422: ErrorOut}
+)
+def update_mindmap(request: HttpRequest, mindmap_id: Id, payload: MindmapPatch = NO_CHANGE):
     mindmap = own_mindmap(request, mindmap_id)
-    payload = payload or MindmapPatch()
     mindmap.change(title=payload.title, layout=payload.layout)
     return mindmap
 
 
-@router.delete("/mindmaps/{int:mindmap_id}", response={204: None})
-def delete_mindmap(request: HttpRequest, mindmap_id: int):
+@router.delete("/mindmaps/{int:mindmap_id}", response={204: None, 404: ErrorOut})
+def delete_mindmap(request: HttpRequest, mindmap_id: Id):
     own_mindmap(request, mindmap_id).delete()
     return Status(204, None)
 
 
-@router.post("/mindmaps/{int:mindmap_id}/positions", response=MindmapOut)
-def move_node(request: HttpRequest, mindmap_id: int, payload: PositionIn | None = None):
+@router.post(
+    "/mindmaps/{int:mindmap_id}/positions",
+    response={200: MindmapOut, 404: ErrorOut, 422: ErrorOut},
+)
+def move_node(request: HttpRequest, mindmap_id: Id, payload: PositionIn):
     mindmap = own_mindmap(request, mindmap_id)
-    payload = payload or PositionIn()
     mindmap.move_node(payload.node, payload.layout or mindmap.layout, payload.x, payload.y)
     return mindmap
 
 
-@router.delete("/mindmaps/{int:mindmap_id}/positions", response=MindmapOut)
-def reset_layout(request: HttpRequest, mindmap_id: int):
+@router.delete("/mindmaps/{int:mindmap_id}/positions", response={200: MindmapOut, 404: ErrorOut})
+def reset_layout(request: HttpRequest, mindmap_id: Id):
     mindmap = own_mindmap(request, mindmap_id)
     mindmap.reset_layout()
     return mindmap
 
 
-@router.post("/mindmaps/{int:mindmap_id}/collapsed", response=MindmapOut)
-def toggle_branch(request: HttpRequest, mindmap_id: int, payload: NodeIn | None = None):
+@router.post(
+    "/mindmaps/{int:mindmap_id}/collapsed",
+    response={200: MindmapOut, 404: ErrorOut, 422: ErrorOut},
+)
+def toggle_branch(request: HttpRequest, mindmap_id: Id, payload: NodeIn):
     mindmap = own_mindmap(request, mindmap_id)
-    mindmap.toggle((payload or NodeIn()).node)
+    mindmap.toggle(payload.node)
     return mindmap
 
 
-@router.post("/mindmaps/{int:mindmap_id}/refresh", response=RefreshOut)
-def refresh_mindmap(request: HttpRequest, mindmap_id: int):
+@router.post("/mindmaps/{int:mindmap_id}/refresh", response={200: RefreshOut, 404: ErrorOut})
+def refresh_mindmap(request: HttpRequest, mindmap_id: Id):
     """Only the nodes whose source changed cite the passage that answers them now."""
     mindmap = own_mindmap(request, mindmap_id)
     refreshed = stale.refresh_mindmap(mindmap)

@@ -1,41 +1,48 @@
 """Quizzes under /api/v1/study/quizzes: generate, read, answer, export."""
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
 
 from apps.accounts import ratelimits
+from apps.accounts.api import ErrorOut, Id
 from apps.study import stale
 from apps.study.quizzes import exports, generation
+from apps.study.quizzes.generation import OPTION_COUNT
 from apps.study.quizzes.models import Quiz
-from apps.study.schemas import RefreshOut, ScopeIn
+from apps.study.schemas import GENERATION_ERRORS, RefreshOut, ScopeIn, checked_by_the_rule
 
 router = Router(tags=["study"])
 
 
+# The models' choices, spelled out: ninja files enums by class name, which can clash.
+Level = Literal["beginner", "intermediate", "advanced"]
+QuestionType = Literal["mcq", "true_false"]
+
+
 class QuizIn(ScopeIn):
     num_questions: Literal[5, 10, 20] = 10
-    difficulty: Literal["beginner", "intermediate", "advanced"] = "intermediate"
-    types: list[Literal["mcq", "true_false"]] = Field(
+    difficulty: Level = "intermediate"
+    types: list[QuestionType] = Field(
         default_factory=lambda: ["mcq", "true_false"], min_length=1, max_length=2
     )
 
 
 class QuestionOut(Schema):
     position: int
-    type: str
+    type: QuestionType
     question: str
     options: list[str]
-    chunk_ids: list[int]
+    chunk_ids: list[Id]
     extractive: bool  # cut from its chunk to fill what the model fell short of (or no model)
     source_changed: bool  # a chunk it cites was retired by re-ingestion
 
 
 class AttemptSummaryOut(Schema):
-    id: int
+    id: Id
     correct: int | None
     total: int | None
     percent: int | None
@@ -43,31 +50,35 @@ class AttemptSummaryOut(Schema):
 
 
 class QuizOut(Schema):
-    id: int
+    id: Id
     title: str
-    difficulty: str
-    types: list[str]
+    difficulty: Level
+    types: list[QuestionType]
     requested: int
     scope: dict
     backend: str
     model: str
     created_at: datetime
-    workshop_id: int | None
+    workshop_id: Id | None
     questions: list[QuestionOut]
     attempts: list[AttemptSummaryOut]
 
 
 class QuizListOut(Schema):
-    id: int
+    id: Id
     title: str
-    difficulty: str
+    difficulty: Level
     num_questions: int
     created_at: datetime
 
 
+# An option's index, or null for a question left open. How many and which answers fit is
+# Quiz.check_answers's rule, as for the page; the schema shows what any quiz could take.
+Choice = Annotated[int, checked_by_the_rule(minimum=0, maximum=max(OPTION_COUNT.values()) - 1)]
+
+
 class AttemptIn(Schema):
-    # How many and which answers fit is Quiz.check_answers's rule, as for the page.
-    answers: list[int | None]
+    answers: list[Choice | None] = checked_by_the_rule(maxItems=max(Quiz.SIZES))
 
 
 class ResultOut(Schema):
@@ -76,11 +87,11 @@ class ResultOut(Schema):
     correct_index: int
     correct: bool
     explanation: str
-    chunk_ids: list[int]
+    chunk_ids: list[Id]
 
 
 class AttemptOut(Schema):
-    id: int
+    id: Id
     correct: int
     total: int
     percent: int
@@ -117,7 +128,7 @@ def quiz_out(item: Quiz) -> dict:
     }
 
 
-def own_quiz(request: HttpRequest, quiz_id: int) -> Quiz:
+def own_quiz(request: HttpRequest, quiz_id: Id) -> Quiz:
     return get_object_or_404(Quiz.objects.visible_to(request.auth), pk=quiz_id)
 
 
@@ -135,7 +146,7 @@ def list_quizzes(request: HttpRequest):
     ]
 
 
-@router.post("/quizzes", response={201: QuizOut})
+@router.post("/quizzes", response={201: QuizOut, 429: ErrorOut, **GENERATION_ERRORS})
 def create_quiz(request: HttpRequest, payload: QuizIn):
     ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
     made = generation.create_quiz(
@@ -149,13 +160,15 @@ def create_quiz(request: HttpRequest, payload: QuizIn):
     return Status(201, quiz_out(made))
 
 
-@router.get("/quizzes/{quiz_id}", response=QuizOut)
-def get_quiz(request: HttpRequest, quiz_id: int):
+@router.get("/quizzes/{quiz_id}", response={200: QuizOut, 404: ErrorOut})
+def get_quiz(request: HttpRequest, quiz_id: Id):
     return quiz_out(own_quiz(request, quiz_id))
 
 
-@router.post("/quizzes/{quiz_id}/attempts", response={201: AttemptOut})
-def create_attempt(request: HttpRequest, quiz_id: int, payload: AttemptIn):
+@router.post(
+    "/quizzes/{quiz_id}/attempts", response={201: AttemptOut, 404: ErrorOut, 422: ErrorOut}
+)
+def create_attempt(request: HttpRequest, quiz_id: Id, payload: AttemptIn):
     attempt, badges = own_quiz(request, quiz_id).submit(payload.answers)
     return Status(
         201,
@@ -180,16 +193,16 @@ def create_attempt(request: HttpRequest, quiz_id: int, payload: AttemptIn):
     )
 
 
-@router.get("/quizzes/{quiz_id}/export", response={200: None})
-def export_quiz(request: HttpRequest, quiz_id: int, format: Literal["md", "pdf"] = "md"):
+@router.get("/quizzes/{quiz_id}/export", response={200: None, 404: ErrorOut})
+def export_quiz(request: HttpRequest, quiz_id: Id, format: Literal["md", "pdf"] = "md"):
     item = own_quiz(request, quiz_id)
     if format == "pdf":
         return HttpResponse(exports.as_pdf(item), content_type="application/pdf")
     return HttpResponse(exports.as_markdown(item), content_type="text/markdown; charset=utf-8")
 
 
-@router.post("/quizzes/{quiz_id}/refresh", response=RefreshOut)
-def refresh_quiz(request: HttpRequest, quiz_id: int):
+@router.post("/quizzes/{quiz_id}/refresh", response={200: RefreshOut, 404: ErrorOut})
+def refresh_quiz(request: HttpRequest, quiz_id: Id):
     """Cut again (or point to the new passage) only the questions whose source changed."""
     quiz = own_quiz(request, quiz_id)
     refreshed = stale.refresh_quiz(quiz)

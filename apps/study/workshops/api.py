@@ -1,16 +1,17 @@
 """Workshops under /api/v1/study/workshops: plan, write and complete lessons, recap, export."""
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
-from ninja import Router, Schema, Status
+from ninja import Field, Router, Schema, Status
 
 from apps.accounts import ratelimits
+from apps.accounts.api import ErrorOut, Id
 from apps.study import stale
 from apps.study.quizzes.api import QuizOut, quiz_out
-from apps.study.schemas import RefreshOut, ScopeIn
+from apps.study.schemas import GENERATION_ERRORS, RefreshOut, ScopeIn
 from apps.study.workshops import exports, generation
 from apps.study.workshops.models import Lesson, Workshop
 
@@ -21,21 +22,25 @@ class WorkshopIn(ScopeIn):
     num_lessons: Literal[5, 10] = 5
 
 
+# Lessons are numbered from 1; no workshop has more than the largest size.
+LessonNumber = Annotated[int, Field(ge=1, le=max(Workshop.SIZES))]
+
+
 class LessonOut(Schema):
-    number: int
+    number: LessonNumber
     title: str
     summary: str
-    status: str
+    status: Literal["pending", "generating", "ready", "failed"]
     content: str
     error: str
-    chunk_ids: list[int]
+    chunk_ids: list[Id]
     extractive: bool  # cut from the documents' passages, not written by the model
     source_changed: bool = False  # a passage it cites was retired by re-ingestion
     completed_at: datetime | None
 
 
 class WorkshopOut(Schema):
-    id: int
+    id: Id
     title: str
     summary: str
     requested: int
@@ -44,12 +49,12 @@ class WorkshopOut(Schema):
     model: str
     created_at: datetime
     completed_at: datetime | None
-    recap_quiz_id: int | None
+    recap_quiz_id: Id | None
     lessons: list[LessonOut]
 
 
 class CompletionOut(Schema):
-    number: int
+    number: LessonNumber
     workshop_completed: bool
     badges: list[str]
 
@@ -71,11 +76,11 @@ def workshop_out(item: Workshop) -> dict:
     }
 
 
-def own_workshop(request: HttpRequest, workshop_id: int) -> Workshop:
+def own_workshop(request: HttpRequest, workshop_id: Id) -> Workshop:
     return get_object_or_404(Workshop.objects.visible_to(request.auth), pk=workshop_id)
 
 
-def own_lesson(request: HttpRequest, workshop_id: int, number: int) -> Lesson:
+def own_lesson(request: HttpRequest, workshop_id: Id, number: LessonNumber) -> Lesson:
     return get_object_or_404(own_workshop(request, workshop_id).lessons, number=number)
 
 
@@ -84,7 +89,7 @@ def list_workshops(request: HttpRequest):
     return [workshop_out(item) for item in Workshop.objects.visible_to(request.auth)]
 
 
-@router.post("/workshops", response={201: WorkshopOut})
+@router.post("/workshops", response={201: WorkshopOut, 429: ErrorOut, **GENERATION_ERRORS})
 def create_workshop(request: HttpRequest, payload: WorkshopIn):
     ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
     made, _badges = generation.create_workshop(
@@ -96,13 +101,16 @@ def create_workshop(request: HttpRequest, payload: WorkshopIn):
     return Status(201, workshop_out(made))
 
 
-@router.get("/workshops/{workshop_id}", response=WorkshopOut)
-def get_workshop(request: HttpRequest, workshop_id: int):
+@router.get("/workshops/{workshop_id}", response={200: WorkshopOut, 404: ErrorOut})
+def get_workshop(request: HttpRequest, workshop_id: Id):
     return workshop_out(own_workshop(request, workshop_id))
 
 
-@router.post("/workshops/{workshop_id}/lessons/{number}", response=LessonOut)
-def write_lesson(request: HttpRequest, workshop_id: int, number: int):
+@router.post(
+    "/workshops/{workshop_id}/lessons/{number}",
+    response={200: LessonOut, 404: ErrorOut, 429: ErrorOut, **GENERATION_ERRORS},
+)
+def write_lesson(request: HttpRequest, workshop_id: Id, number: LessonNumber):
     """The lesson, written by the model first if this is the first time it is opened."""
     lesson = own_lesson(request, workshop_id, number)
     if lesson.status != Lesson.Status.READY:
@@ -110,8 +118,11 @@ def write_lesson(request: HttpRequest, workshop_id: int, number: int):
     return generation.write_lesson(lesson)
 
 
-@router.post("/workshops/{workshop_id}/lessons/{number}/complete", response=CompletionOut)
-def complete_lesson(request: HttpRequest, workshop_id: int, number: int):
+@router.post(
+    "/workshops/{workshop_id}/lessons/{number}/complete",
+    response={200: CompletionOut, 404: ErrorOut, 409: ErrorOut},
+)
+def complete_lesson(request: HttpRequest, workshop_id: Id, number: LessonNumber):
     lesson = own_lesson(request, workshop_id, number)
     finished, badges = lesson.workshop.complete_lesson(lesson)
     return {
@@ -121,21 +132,24 @@ def complete_lesson(request: HttpRequest, workshop_id: int, number: int):
     }
 
 
-@router.post("/workshops/{workshop_id}/recap", response={201: QuizOut})
-def create_recap(request: HttpRequest, workshop_id: int):
+@router.post(
+    "/workshops/{workshop_id}/recap",
+    response={201: QuizOut, 404: ErrorOut, 409: ErrorOut, **GENERATION_ERRORS},
+)
+def create_recap(request: HttpRequest, workshop_id: Id):
     return Status(201, quiz_out(generation.recap_quiz(own_workshop(request, workshop_id))))
 
 
-@router.get("/workshops/{workshop_id}/export", response={200: None})
-def export_workshop(request: HttpRequest, workshop_id: int, format: Literal["md", "pdf"] = "md"):
+@router.get("/workshops/{workshop_id}/export", response={200: None, 404: ErrorOut})
+def export_workshop(request: HttpRequest, workshop_id: Id, format: Literal["md", "pdf"] = "md"):
     item = own_workshop(request, workshop_id)
     if format == "pdf":
         return HttpResponse(exports.as_pdf(item), content_type="application/pdf")
     return HttpResponse(exports.as_markdown(item), content_type="text/markdown; charset=utf-8")
 
 
-@router.post("/workshops/{workshop_id}/refresh", response=RefreshOut)
-def refresh_workshop(request: HttpRequest, workshop_id: int):
+@router.post("/workshops/{workshop_id}/refresh", response={200: RefreshOut, 404: ErrorOut})
+def refresh_workshop(request: HttpRequest, workshop_id: Id):
     """Only the lessons whose sources changed: cut again, or written again when next opened."""
     workshop = own_workshop(request, workshop_id)
     refreshed = stale.refresh_workshop(workshop)

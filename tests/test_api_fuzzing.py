@@ -1,0 +1,106 @@
+"""Schemathesis against the running app, from the app's own OpenAPI schema: whatever it
+generates (valid and invalid paths, queries and bodies), no request gets a server error or a
+status the schema does not list for its operation."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from apps.llm.tests.fake_ollama import FakeOllama
+from tests.conftest import TEACHER, RunningApp
+
+pytestmark = [pytest.mark.services, pytest.mark.timeout(600)]
+
+SCHEMATHESIS = Path(sys.executable).parent / "schemathesis"
+# Fixed, so a failure comes back on the next run; enough examples per operation to reach ids
+# beyond 64 bits, bodies of the wrong type and every documented error, in about a minute.
+SEED = "20261201"
+MAX_EXAMPLES = "15"
+
+
+def post_json(app: RunningApp, path: str, body: dict, token: str | None = None):
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(
+        app.url + path, data=json.dumps(body).encode(), headers=headers, method="POST"
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.load(response)
+
+
+def token_for(app: RunningApp, username: str, password: str) -> str:
+    credentials = {"username": username, "password": password}
+    return post_json(app, "/api/v1/auth/token", credentials)["token"]
+
+
+@pytest.fixture(scope="module")
+def tokens(start_app):
+    """A teacher's and a student's token for an app whose model answers at once (with nothing
+    usable for the study generators, which then answer 502)."""
+    fast = "tests.fast_passwords"
+    with (
+        FakeOllama() as model,
+        start_app(model_url=model.url, settings_module=fast) as app,
+    ):
+        teacher = token_for(app, *TEACHER)
+        [student] = post_json(app, "/api/v1/accounts/students", {"usernames": ["sam"]}, teacher)
+        # Both tokens before any run: the runs' wrong passwords lock this address out of logins.
+        student_token = token_for(app, student["username"], student["password"])
+        yield app, {"student": student_token, "teacher": teacher}
+
+
+def schemathesis(app: RunningApp, token: str, workdir: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [
+            SCHEMATHESIS,
+            "run",
+            f"{app.url}/api/v1/openapi.json",
+            "--header",
+            f"Authorization: Bearer {token}",
+            "--checks",
+            "not_a_server_error,status_code_conformance",
+            # Revoking a token could revoke the run's own, and every request after it would
+            # only test the 401.
+            "--exclude-path",
+            "/api/v1/auth/tokens/{token_id}",
+            "--seed",
+            SEED,
+            "--max-examples",
+            MAX_EXAMPLES,
+            # One worker: hypothesis parses lambdas' source with `ast`, which Python 3.11 cannot
+            # do from two threads at once ("AST constructor recursion depth mismatch").
+            "--workers",
+            "1",
+        ],
+        cwd=workdir,  # where it keeps its cache: each run starts afresh
+        env={
+            **os.environ,
+            "SCHEMATHESIS_HOOKS": str(Path(__file__).parent / "api_fuzzing_hooks.py"),
+        },
+        capture_output=True,
+        text=True,
+        timeout=540,
+    )
+
+
+# The student first: the teacher's run may reset the student's password, which ends its tokens.
+@pytest.mark.parametrize("who", ["student", "teacher"])
+def test_no_request_gets_a_server_error_or_an_undocumented_status(tokens, who, tmp_path):
+    app, by_role = tokens
+    run = schemathesis(app, by_role[who], tmp_path)
+    summary = run.stdout[run.stdout.rfind("SUMMARY") :]
+    # Its report: errors, failures, warnings, then the summary.
+    report = re.search(r"=+ (ERRORS|FAILURES|WARNINGS|SUMMARY) =+", run.stdout)
+    assert run.returncode == 0, run.stdout[report.start() if report else 0 :][:20_000] + run.stderr
+    generated = re.search(r"(\d+) generated", summary)
+    assert generated and int(generated.group(1)) > 500, summary
+    assert re.search(r"Tested: (\d+)", summary).group(1) == re.search(
+        r"Selected: (\d+)", summary
+    ).group(1), summary
