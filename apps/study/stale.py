@@ -175,10 +175,11 @@ def candidates(user, text: str, scope: generator.Scope, k: int = 3) -> list[gene
     except (gateway.ModelUnavailable, gateway.ModelError, ScopeError):
         return []
     return [
-        generator.Source(hit.chunk_id, hit.document_id, hit.filename, hit.page,
-                         hit.section or "", hit.text)
+        generator.Source(
+            hit.chunk_id, hit.document_id, hit.filename, hit.page, hit.section or "", hit.text
+        )
         for hit in hits
-    ]  # fmt: skip
+    ]
 
 
 def passages_now(
@@ -241,10 +242,13 @@ def refresh_deck(deck: Deck) -> int:
             if card.back not in passage.text:
                 vocabulary = _vocabulary(deck.owner, scope, [passage])
                 made = next(
-                    (c for c in extractive_cards.cards([passage], vocabulary, count=10)
-                     if c["front"].casefold() not in fronts),
+                    (
+                        c
+                        for c in extractive_cards.cards([passage], vocabulary, count=10)
+                        if c["front"].casefold() not in fronts
+                    ),
                     None,
-                )  # fmt: skip
+                )
                 if made is None:
                     continue
                 fronts.add(made["front"].casefold())
@@ -265,8 +269,12 @@ def refresh_workshop(workshop: Workshop) -> int:
         alive = live(lesson.chunk_ids)
         kept = [pk for pk in lesson.chunk_ids if pk in alive]
         try:
-            hits = index.search(workshop.owner, lesson_text(lesson), k=max(
-                1, len(lesson.chunk_ids) - len(kept)), scope=scope)  # fmt: skip
+            hits = index.search(
+                workshop.owner,
+                lesson_text(lesson),
+                k=max(1, len(lesson.chunk_ids) - len(kept)),
+                scope=scope,
+            )
         except (gateway.ModelUnavailable, gateway.ModelError, ScopeError):
             continue
         chunk_ids = kept + [hit.chunk_id for hit in hits if hit.chunk_id not in kept]
@@ -276,11 +284,18 @@ def refresh_workshop(workshop: Workshop) -> int:
         if lesson.extractive or workshop.backend == generator.EXTRACTIVE:
             chunks = Chunk.objects.select_related("document").in_bulk(chunk_ids)
             passages = [
-                generator.Source(pk, chunks[pk].document_id, chunks[pk].document.filename,
-                                 chunks[pk].page, chunks[pk].section, chunks[pk].text)
-                for pk in sorted(chunk_ids, key=lambda pk: (chunks[pk].document_id,
-                                                            chunks[pk].ordinal))
-            ]  # fmt: skip
+                generator.Source(
+                    pk,
+                    chunks[pk].document_id,
+                    chunks[pk].document.filename,
+                    chunks[pk].page,
+                    chunks[pk].section,
+                    chunks[pk].text,
+                )
+                for pk in sorted(
+                    chunk_ids, key=lambda pk: (chunks[pk].document_id, chunks[pk].ordinal)
+                )
+            ]
             vocabulary = _vocabulary(workshop.owner, scope, passages)
             lesson.content = extractive_lessons.lesson(passages, vocabulary)
         else:

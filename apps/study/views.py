@@ -67,8 +67,9 @@ def download(
 def source_detail(request: HttpRequest, chunk_pk: int) -> HttpResponse:
     """The excerpt a question or lesson was built from, with its document and page."""
     visible = Document.objects.visible_to(request.user)
-    chunk = get_object_or_404(Chunk.objects.select_related("document"), pk=chunk_pk,
-                              document__in=visible)  # fmt: skip
+    chunk = get_object_or_404(
+        Chunk.objects.select_related("document"), pk=chunk_pk, document__in=visible
+    )
     return render(request, "study/source.html", {"chunk": chunk})
 
 
@@ -90,6 +91,8 @@ def stale_refresh(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
     model, refresh, page = REFRESH[kind]
     item = get_object_or_404(model.objects.visible_to(request.user), pk=pk)
     refreshed = refresh(item)
-    messages.success(request, f"Refreshed {refreshed} item{'s' if refreshed != 1 else ''} "
-                              "from their changed sources.")  # fmt: skip
+    messages.success(
+        request,
+        f"Refreshed {refreshed} item{'s' if refreshed != 1 else ''} from their changed sources.",
+    )
     return redirect(page) if kind == "quiz" else redirect(page, pk)

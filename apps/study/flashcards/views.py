@@ -126,8 +126,11 @@ def render_deck(request: HttpRequest, deck: Deck, partial: str = "", status: int
     mastered, total = deck.mastery()
     changed = stale.stale_cards(deck)
     # Searching for the new passages only pays where the cards are shown.
-    new = stale.passages_now(deck, {c.pk: stale.card_text(c) for c in changed}) if partial in (
-        "", "card-list") else {}  # fmt: skip
+    new = (
+        stale.passages_now(deck, {c.pk: stale.card_text(c) for c in changed})
+        if partial in ("", "card-list")
+        else {}
+    )
     context = {
         **{"stale_count": len(changed), "stale_kind": "deck", "stale_pk": deck.pk},
         "stale_what": "card",

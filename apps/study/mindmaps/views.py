@@ -82,8 +82,13 @@ def mindmap_create(request: HttpRequest) -> HttpResponse:
 def render_mindmap(request: HttpRequest, mindmap: Mindmap, status: int = 200) -> HttpResponse:
     changed = stale.stale_nodes(mindmap)
     # An htmx swap redraws only the canvas; the stale nodes are listed outside it.
-    new = {} if request.htmx else stale.passages_now(
-        mindmap, {node_id: stale.node_text(node) for node_id, node in changed})  # fmt: skip
+    new = (
+        {}
+        if request.htmx
+        else stale.passages_now(
+            mindmap, {node_id: stale.node_text(node) for node_id, node in changed}
+        )
+    )
     context = {
         **{"stale_count": len(changed), "stale_kind": "mindmap", "stale_pk": mindmap.pk},
         "stale_what": "node",

@@ -162,10 +162,16 @@ def attempt_detail(request: HttpRequest, pk: int, attempt_pk: int) -> HttpRespon
     changed = stale.stale_questions(quiz)
     new = stale.passages_now(quiz, {q.pk: stale.question_text(q) for q in changed})
     rows = [
-        (question, chosen, right, sources_for(request.user, question.chunk_ids), question.pk in new,
-         new.get(question.pk))
+        (
+            question,
+            chosen,
+            right,
+            sources_for(request.user, question.chunk_ids),
+            question.pk in new,
+            new.get(question.pk),
+        )
         for question, chosen, right in attempt.results()
-    ]  # fmt: skip
+    ]
     context = {
         "quiz": quiz,
         "attempt": attempt,

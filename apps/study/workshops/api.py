@@ -70,7 +70,7 @@ def workshop_out(item: Workshop) -> dict:
             f: getattr(item, f)
             for f in WorkshopOut.model_fields
             if f not in ("lessons",) and hasattr(item, f)
-        },  # fmt: skip
+        },
         "recap_quiz_id": recap.pk if recap else None,
         "lessons": lessons,
     }
