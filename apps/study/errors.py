@@ -52,6 +52,12 @@ class WorkshopNotDone(StudyError):
     status = 409
 
 
+class NotReady(StudyError):
+    """Using a quiz, deck, workshop or mindmap a worker is still making, or failed to make."""
+
+    status = 409
+
+
 class GenerationError(StudyError):
     """The generator could not make what was asked; the message says why and what to try."""
 
