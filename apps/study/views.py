@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.ratelimits import rate_limited
-from apps.study import stale, tasks
+from apps.study import generator, stale, tasks
 from apps.study.flashcards.models import Deck
 from apps.study.generated import FAILED, READY
 from apps.study.mindmaps.models import Mindmap
@@ -141,7 +141,7 @@ def report_made(request: HttpRequest, kind: str, item) -> None:
             item.requested,
             "questions",
             filled=questions.filter(extractive=True).count(),
-            model=item.backend != "extractive",
+            model=item.backend != generator.EXTRACTIVE,
         )
     elif kind == "deck":
         report_shortfall(
@@ -150,7 +150,7 @@ def report_made(request: HttpRequest, kind: str, item) -> None:
             item.asked.get("count", 0),
             "cards",
             filled=item.cards.filter(extractive=True).count(),
-            model=not item.model_label.startswith("extractive"),
+            model=not item.model_label.startswith(generator.EXTRACTIVE),
         )
 
 
