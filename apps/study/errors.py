@@ -58,6 +58,13 @@ class NotReady(StudyError):
     status = 409
 
 
+class Superseded(StudyError):
+    """A worker finished an item that was meanwhile settled as interrupted (its heartbeat
+    stopped): what it made is not kept, so a retry never finds the items twice."""
+
+    status = 409
+
+
 class GenerationError(StudyError):
     """The generator could not make what was asked; the message says why and what to try."""
 

@@ -15,7 +15,7 @@ from django.db import IntegrityError, models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from apps.study.errors import NotReady
+from apps.study.errors import NotReady, Superseded
 from apps.study.ownership import OwnedQuerySet
 
 GENERATING, READY, FAILED = "generating", "ready", "failed"
@@ -118,11 +118,15 @@ class Generated(models.Model):
         return False
 
     def mark_ready(self, **fields) -> None:
-        """Store what the worker made (call inside the transaction that saves the items)."""
+        """Store what the worker made (call inside the transaction that saves the items). An
+        item no longer generating (settled as interrupted meanwhile) raises Superseded, which
+        rolls the items back with the transaction."""
+        done = type(self).objects.filter(pk=self.pk, status=GENERATING)
+        if not done.update(**fields, status=READY, error=""):
+            raise Superseded(INTERRUPTED)
         for name, value in fields.items():
             setattr(self, name, value)
         self.status, self.error = READY, ""
-        self.save(update_fields=[*fields, "status", "error"])
 
 
 def asked_before(model, owner, key: str):

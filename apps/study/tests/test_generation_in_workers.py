@@ -12,6 +12,7 @@ from apps.study import background, tasks
 from apps.study.conftest import make_studied_document, questions, run_worker
 from apps.study.generated import INTERRUPTED
 from apps.study.models import Deck, Lesson, Mindmap, Quiz, Workshop
+from apps.study.quizzes.generation import fill_quiz, start_quiz
 from apps.study.workshops.generation import create_workshop
 from conftest import assert_only_owner_can_reach
 
@@ -256,6 +257,26 @@ def test_a_message_delivered_again_never_makes_the_item_twice(alice, model, sett
     assert not model.chats and not busy.questions.exists() and not dead.questions.exists()
     assert busy.status == "generating"
     assert (dead.status, dead.error) == ("failed", INTERRUPTED)
+
+
+def test_a_worker_that_finishes_after_its_item_was_interrupted_keeps_nothing(
+    alice, model, monkeypatch
+):
+    make_studied_document(alice)
+    model.answer(questions(5))
+    quiz, _ = start_quiz(alice, num_questions=5, difficulty="beginner", types=["mcq"])
+
+    def settled_meanwhile(quiz):  # its heartbeat stopped for too long while the model worked
+        Quiz.objects.filter(pk=quiz.pk).update(status="failed", error=INTERRUPTED)
+        fill_quiz(quiz)
+
+    monkeypatch.setitem(background.KINDS, "quiz", (Quiz, settled_meanwhile))
+    background.run("quiz", quiz.pk, worker="study@slow")
+
+    quiz.refresh_from_db()
+    assert model.chats  # the model did answer...
+    assert (quiz.status, quiz.error) == ("failed", INTERRUPTED)  # ...but a retry starts afresh
+    assert not quiz.questions.exists()
 
 
 def test_only_one_worker_takes_a_generation(alice):
