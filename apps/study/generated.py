@@ -119,9 +119,9 @@ class Generated(models.Model):
 
     def mark_ready(self, **fields) -> None:
         """Store what the worker made (call inside the transaction that saves the items). An
-        item no longer generating (settled as interrupted meanwhile) raises Superseded, which
-        rolls the items back with the transaction."""
-        done = type(self).objects.filter(pk=self.pk, status=GENERATING)
+        item no longer generating by this worker (settled as interrupted meanwhile, perhaps
+        retried since) raises Superseded, which rolls the items back with the transaction."""
+        done = type(self).objects.filter(pk=self.pk, status=GENERATING, worker=self.worker)
         if not done.update(**fields, status=READY, error=""):
             raise Superseded(INTERRUPTED)
         for name, value in fields.items():

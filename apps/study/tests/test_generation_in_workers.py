@@ -279,6 +279,26 @@ def test_a_worker_that_finishes_after_its_item_was_interrupted_keeps_nothing(
     assert not quiz.questions.exists()
 
 
+def test_a_retried_item_keeps_only_what_its_new_worker_makes(alice, model, monkeypatch):
+    make_studied_document(alice)
+    model.answer(questions(5))
+    quiz, _ = start_quiz(alice, num_questions=5, difficulty="beginner", types=QUIZ["types"])
+
+    def interrupted_and_retried_meanwhile(quiz):
+        Quiz.objects.filter(pk=quiz.pk).update(status="failed", error=INTERRUPTED)
+        assert Quiz.objects.restart(quiz.pk)  # Try again: generating, for a new worker
+        fill_quiz(quiz)
+
+    monkeypatch.setitem(background.KINDS, "quiz", (Quiz, interrupted_and_retried_meanwhile))
+    background.run("quiz", quiz.pk, worker="study@slow")
+    monkeypatch.undo()
+    assert not quiz.questions.exists()  # the slow worker's questions were not kept
+    background.run("quiz", quiz.pk, worker="study@new")
+
+    quiz.refresh_from_db()
+    assert quiz.status == "ready" and quiz.questions.count() == 5
+
+
 def test_only_one_worker_takes_a_generation(alice):
     quiz = quiz_taken_by(alice, "", silent_for=0)
     assert Quiz.objects.claim(quiz.pk, "study@a")
