@@ -13,7 +13,7 @@ from apps.study.conftest import make_studied_document, questions, run_worker
 from apps.study.generated import INTERRUPTED
 from apps.study.models import Deck, Lesson, Mindmap, Quiz, Workshop
 from apps.study.quizzes.generation import fill_quiz, start_quiz
-from apps.study.workshops.generation import create_workshop
+from apps.study.workshops.generation import create_workshop, fill_lesson, start_lesson
 from conftest import assert_only_owner_can_reach
 
 pytestmark = pytest.mark.django_db
@@ -357,3 +357,26 @@ def test_a_lesson_asked_for_twice_is_written_once(
     assert "Writing lesson 1 of 5" in page.content.decode()
     assert len(queued) == 1
     assert workshop.lessons.get(number=1).status == Lesson.Status.GENERATING
+
+
+def test_a_lesson_interrupted_while_its_worker_wrote_it_stays_interrupted(
+    alice, model, monkeypatch
+):
+    make_studied_document(alice)
+    model.answer(
+        {"title": "Cells", "lessons": [{"title": f"Part {i}", "sources": [1]} for i in range(5)]}
+    )
+    workshop, _ = create_workshop(alice, num_lessons=5, method="model")
+    lesson = workshop.lessons.get(number=1)
+    assert start_lesson(lesson)
+    model.answer("## Energy\n\nMitochondria make it.")
+
+    def settled_meanwhile(lesson):
+        Lesson.objects.filter(pk=lesson.pk).update(status="failed", error=INTERRUPTED)
+        fill_lesson(lesson)
+
+    monkeypatch.setitem(background.KINDS, "lesson", (Lesson, settled_meanwhile))
+    background.run("lesson", lesson.pk, worker="study@slow")
+
+    lesson.refresh_from_db()
+    assert (lesson.status, lesson.error, lesson.content) == ("failed", INTERRUPTED, "")

@@ -12,9 +12,16 @@ from pydantic import BaseModel, StrictInt, ValidationError, field_validator
 from apps.llm import jsonparse, prompts
 from apps.progress import tracking
 from apps.study import generated, generator
-from apps.study.errors import GenerationError, InvalidInput, StudyError, WorkshopNotDone
+from apps.study.errors import (
+    GenerationError,
+    InvalidInput,
+    StudyError,
+    Superseded,
+    WorkshopNotDone,
+)
 from apps.study.extractive import lessons as extractive_lessons
 from apps.study.extractive import structure
+from apps.study.generated import INTERRUPTED
 from apps.study.quizzes.generation import create_quiz, scope_title
 from apps.study.quizzes.models import Quiz
 from apps.study.sources import as_prompt_sources, sources_for
@@ -286,9 +293,21 @@ def fill_lesson(lesson: Lesson) -> None:
     content = clean_lesson(generator.ask(prompt, json=False, temperature=0.3).text)
     if not content:
         raise generator.NothingValid("The model returned an empty lesson. Try again.")
-    lesson.content, lesson.status, lesson.error = content, Lesson.Status.READY, ""
-    lesson.generated_at = timezone.now()
-    lesson.save(update_fields=["content", "status", "error", "generated_at"])
+    written = {
+        "content": content,
+        "status": Lesson.Status.READY,
+        "error": "",
+        "generated_at": timezone.now(),
+    }
+    # Only while this worker holds it: one settled as interrupted (and retried) meanwhile is not
+    # overwritten behind its page.
+    holding = Lesson.objects.filter(
+        pk=lesson.pk, status=Lesson.Status.GENERATING, worker=lesson.worker
+    )
+    if not holding.update(**written):
+        raise Superseded(INTERRUPTED)
+    for name, value in written.items():
+        setattr(lesson, name, value)
 
 
 def write_lesson(lesson: Lesson) -> Lesson:
