@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.ratelimits import rate_limited
+from apps.progress.models import EarnedBadge
 from apps.study import generator, stale, tasks
 from apps.study.flashcards.models import Deck
 from apps.study.generated import FAILED, READY
@@ -132,7 +133,10 @@ def render_generating(request: HttpRequest, kind: str, item, status: int = 200) 
 
 
 def report_made(request: HttpRequest, kind: str, item) -> None:
-    """Once, when the card sees the item ready: say if fewer items came than were asked."""
+    """Once, when the card sees the item ready: the badges the worker's making of it earned
+    (those earned since it was asked for), and whether fewer items came than were asked."""
+    earned = EarnedBadge.objects.visible_to(request.user).filter(earned_at__gte=item.created_at)
+    announce(request, [earned_badge.badge for earned_badge in earned.select_related("badge")])
     if kind == "quiz":
         questions = item.questions
         report_shortfall(

@@ -173,6 +173,19 @@ def test_the_card_says_what_is_made_and_the_page_reloads_into_it_when_ready(
     assert alice_client.get(status_url)["Location"] == f"/study/quizzes/{quiz.pk}/"  # no htmx
 
 
+def test_the_badge_the_worker_earned_is_shown_when_the_page_reloads_into_the_item(
+    alice, alice_client, model
+):
+    make_studied_document(alice)
+    response = alice_client.post("/study/mindmaps/generate/", {"title": "", "method": "extractive"})
+    run_worker()
+    mindmap = Mindmap.objects.get()
+    alice_client.get(f"/study/generations/mindmap/{mindmap.pk}/", **HTMX)
+
+    assert mindmap.status == "ready"
+    assert "New badge: Mind Mapper" in alice_client.get(response["Location"]).content.decode()
+
+
 def test_a_failed_generation_shows_the_reason_and_bob_reaches_none_of_it(
     alice, alice_client, bob_client, model
 ):
