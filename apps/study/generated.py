@@ -61,6 +61,12 @@ class GenerationQuerySet(OwnedQuerySet):
             status=FAILED, error=INTERRUPTED
         )
 
+    def settled(self) -> "GenerationQuerySet":
+        """These items, once those whose worker went silent are marked interrupted (for a
+        list, so nothing shows "being made" for ever)."""
+        self.settle_stale()
+        return self
+
     def restart(self, pk: int) -> bool:
         """A failed generation back to "generating" for a worker to take; False otherwise."""
         return bool(

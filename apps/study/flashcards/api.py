@@ -147,7 +147,7 @@ def list_decks(request: HttpRequest):
             "mastered_count": d.mastered_count,
             "due_count": d.due_count,
         }
-        for d in Deck.objects.visible_to(request.auth).with_counts(timezone.now())
+        for d in Deck.objects.visible_to(request.auth).settled().with_counts(timezone.now())
     ]
 
 

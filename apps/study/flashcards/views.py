@@ -30,7 +30,7 @@ EXPORTS = {"csv": ("text/csv", csv_files.export_csv), "apkg": ("application/zip"
 def render_deck_list(
     request: HttpRequest, new_form=None, import_form=None, generate_form=None, status: int = 200
 ):
-    decks = Deck.objects.visible_to(request.user).with_counts(timezone.now())
+    decks = Deck.objects.visible_to(request.user).settled().with_counts(timezone.now())
     context = {
         "decks": decks,
         "due_total": sum(deck.due_count for deck in decks),

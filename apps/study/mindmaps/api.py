@@ -102,7 +102,7 @@ def own_mindmap(request: HttpRequest, mindmap_id: Id) -> Mindmap:
 
 @router.get("/mindmaps", response=list[MindmapOut])
 def list_mindmaps(request: HttpRequest):
-    return Mindmap.objects.visible_to(request.auth)
+    return Mindmap.objects.visible_to(request.auth).settled()
 
 
 @router.post(

@@ -29,7 +29,7 @@ def render_mindmap_list(
     request: HttpRequest, form=None, generate_form=None, status: int = 200
 ) -> HttpResponse:
     context = {
-        "mindmaps": Mindmap.objects.visible_to(request.user),
+        "mindmaps": Mindmap.objects.visible_to(request.user).settled(),
         "form": form or MindmapOutlineForm(),
         "generate_form": generate_form or MindmapGenerateForm(user=request.user),
     }

@@ -156,7 +156,7 @@ def list_quizzes(request: HttpRequest):
             "num_questions": item.questions.count(),
             "created_at": item.created_at,
         }
-        for item in Quiz.objects.visible_to(request.auth)
+        for item in Quiz.objects.visible_to(request.auth).settled()
     ]
 
 

@@ -46,7 +46,7 @@ def quiz_list(request: HttpRequest) -> HttpResponse:
             return redirect("study:quiz-detail", made.pk)
     context = {
         "form": form,
-        "quizzes": Quiz.objects.visible_to(request.user).prefetch_related("attempts"),
+        "quizzes": Quiz.objects.visible_to(request.user).settled().prefetch_related("attempts"),
     }
     status = errors.PAGE_STATUS if request.method == "POST" else 200
     return study_tab(request, "study/quizzes/list.html", context, status)

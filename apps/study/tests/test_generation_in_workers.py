@@ -256,6 +256,19 @@ def test_a_generation_whose_worker_went_silent_is_shown_interrupted(
     assert alive_api["status"] == "generating"
 
 
+def test_a_list_shows_an_item_whose_worker_went_silent_as_failed(
+    alice, alice_client, settings, midday
+):
+    settings.STUDY_STALE_SECONDS = 30
+    dead = quiz_taken_by(alice, "study@dead", silent_for=31)
+
+    listed = alice_client.get("/study/quizzes/").content.decode()
+    api = alice_client.get("/api/v1/study/quizzes").json()
+
+    assert "could not be made" in listed and "being made…" not in listed
+    assert [(quiz["id"], quiz["status"]) for quiz in api] == [(dead.pk, "failed")]
+
+
 def test_a_message_delivered_again_never_makes_the_item_twice(alice, model, settings, midday):
     settings.STUDY_STALE_SECONDS = 30
     make_studied_document(alice)

@@ -98,7 +98,7 @@ def own_lesson(request: HttpRequest, workshop_id: Id, number: LessonNumber) -> L
 
 @router.get("/workshops", response=list[WorkshopOut])
 def list_workshops(request: HttpRequest):
-    return [workshop_out(item) for item in Workshop.objects.visible_to(request.auth)]
+    return [workshop_out(item) for item in Workshop.objects.visible_to(request.auth).settled()]
 
 
 @router.post("/workshops", response={202: StartedOut, **STARTING_ERRORS})

@@ -47,7 +47,9 @@ def workshop_list(request: HttpRequest) -> HttpResponse:
             return redirect("study:workshop-detail", made.pk)
     context = {
         "form": form,
-        "workshops": Workshop.objects.visible_to(request.user).prefetch_related("lessons"),
+        "workshops": Workshop.objects.visible_to(request.user)
+        .settled()
+        .prefetch_related("lessons"),
     }
     status = errors.PAGE_STATUS if request.method == "POST" else 200
     return study_tab(request, "study/workshops/list.html", context, status)
