@@ -6,6 +6,7 @@ import time
 from datetime import timedelta
 
 import pytest
+from django.test import Client
 from django.utils import timezone
 
 from apps.study import background, tasks
@@ -406,3 +407,17 @@ def test_a_lesson_interrupted_while_its_worker_wrote_it_stays_interrupted(
 
     lesson.refresh_from_db()
     assert (lesson.status, lesson.error, lesson.content) == ("failed", INTERRUPTED, "")
+
+
+def test_the_card_and_its_retry_need_a_login_and_the_retry_a_csrf_token(alice, client):
+    deck = Deck.objects.create(owner=alice, title="D", status="failed", error="boom")
+    card = client.get(f"/study/generations/deck/{deck.pk}/")
+    retry = client.post(f"/study/generations/deck/{deck.pk}/retry/")
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(alice)
+    forged = strict.post(f"/study/generations/deck/{deck.pk}/retry/")
+
+    assert card.status_code == retry.status_code == 302
+    assert card["Location"].startswith("/accounts/login/")
+    assert forged.status_code == 403
+    assert Deck.objects.get().status == "failed"
