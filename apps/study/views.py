@@ -121,7 +121,7 @@ def own_generated(request: HttpRequest, kind: str, pk: int):
     return item
 
 
-def render_generating(request: HttpRequest, kind: str, item, status: int = 200) -> HttpResponse:
+def render_generating(request: HttpRequest, kind: str, item) -> HttpResponse:
     """The page (or, for htmx, the card) of an item that is being made or failed."""
     context = {
         "kind": kind,
@@ -129,7 +129,7 @@ def render_generating(request: HttpRequest, kind: str, item, status: int = 200) 
         "detail_url": reverse(GENERATED[kind][1], args=[item.pk]),
     }
     template = "study/generating.html" + ("#generation-card" if request.htmx else "")
-    return render(request, template, context, status=status)
+    return render(request, template, context)
 
 
 def report_made(request: HttpRequest, kind: str, item) -> None:
