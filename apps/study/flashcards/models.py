@@ -4,6 +4,7 @@ from django.conf import settings
 from django.db import models
 
 from apps.study.errors import DeckError, DeckFull
+from apps.study.generated import Generated, GenerationQuerySet, one_per_request
 from apps.study.ownership import OwnedQuerySet
 
 MAX_SIDE = 2000
@@ -14,7 +15,7 @@ def clean_side(value: object) -> str:
     return value.strip()[:MAX_SIDE] if isinstance(value, str) else ""
 
 
-class DeckQuerySet(OwnedQuerySet):
+class DeckQuerySet(GenerationQuerySet):
     def with_counts(self, now) -> "DeckQuerySet":
         """Annotate card_count, mastered_count and due_count."""
         return self.annotate(
@@ -26,7 +27,7 @@ class DeckQuerySet(OwnedQuerySet):
         )
 
 
-class Deck(models.Model):
+class Deck(Generated):
     SIZES = (10, 20, 40)
     MAX_CARDS = 200
 
@@ -44,6 +45,7 @@ class Deck(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        constraints = [one_per_request("deck")]
 
     def __str__(self) -> str:
         return self.title
