@@ -532,6 +532,7 @@ def report(app: App, stages, in_database: dict[int, str]) -> None:
     lost_saved = sum(in_database.get(q.answer_id) == "done" for q in lost if q.answer_id)
     study = ", ".join(f"{count} {key}" for key, count in sorted(results.study.items())) or "none"
     locked = app.count_in_logs("database is locked")
+    dropped_frames = app.count_in_logs("over capacity")  # channels_redis dropped pushes
     print("| measure | result | target |")
     print("| --- | --- | --- |")
     print(f"| page p95 | {percentile(every_page, 0.95):.0f} ms | {TARGETS['page p95']} |")
@@ -551,6 +552,7 @@ def report(app: App, stages, in_database: dict[int, str]) -> None:
     )
     print(f"| study items | {study} | all ready |")
     print(f'| "database is locked" in the logs | {locked} | {TARGETS["database is locked"]} |')
+    print(f"| pushes dropped by a full channel (channel layer) | {dropped_frames} | 0 |")
     crossed = next((stage for stage in stages if stage[2] > RAMP_LIMIT_MS), None)
     if crossed:
         line = f"{crossed[1]:.0f} pages/s (asked for {crossed[0]:.0f})"
