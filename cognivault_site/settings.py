@@ -274,10 +274,13 @@ CACHES = {
 
 # The layer's receive is a blocking pop of 5 s on Redis; the socket must wait longer than that,
 # or every idle websocket fails with a read timeout (redis-py 8 defaults socket_timeout to 5 s).
+# Everything pushed to one web process's sockets waits in one Redis key, and past `capacity`
+# the layer drops what comes next (logging it at INFO only): its default of 100 lost answers'
+# new turns and final frames when a class asked at once. Messages still expire after 60 s.
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}]},
+        "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}], "capacity": 10_000},
     }
 }
 
@@ -315,7 +318,12 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     # faiss announces at INFO which CPU build it loaded, in every process.
-    "loggers": {"axes": {"level": "WARNING"}, "faiss": {"level": "WARNING"}},
+    # channels_redis says only at INFO that it dropped a message for a full channel.
+    "loggers": {
+        "axes": {"level": "WARNING"},
+        "faiss": {"level": "WARNING"},
+        "channels_redis": {"level": "INFO"},
+    },
 }
 
 # --- Progress ---------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import asyncio
 import json
 import logging
 
+from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
@@ -99,16 +100,22 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await database_sync_to_async(answering.stop)(self.thread)
             return
         try:
-            answer_id, html = await ask_in_parallel(self._start)(action, content)
+            await ask_in_parallel(self._start)(action, content)
         except turns.AskError as error:
             await self.send(text_data=fragment("composer-error", error=str(error)))
-            return
-        # The new message is on every page before the worker pushes anything into it.
-        await self.channel_layer.group_send(self.group, {"type": "chat.html", "html": html})
-        await ask_in_parallel(tasks.enqueue)(answer_id)
 
-    def _start(self, action: str, content: dict) -> tuple[int, str]:
-        """Start an answer; returns its id and the frame that shows the new turn."""
+    def _start(self, action: str, content: dict) -> None:
+        """Start an answer: the new turn goes to every page of the thread, then the answer to
+        a worker (so the turn is there before the worker pushes anything into it). All in one
+        go off the event loop: when a class asks at once, an answer is queued as soon as its
+        own turn is shown, not after every other question's."""
+        answer_id, html = self._add_turn(action, content)
+        turn = {"type": "chat.html", "html": html}
+        async_to_sync(self.channel_layer.group_send)(self.group, turn)
+        tasks.enqueue(answer_id)
+
+    def _add_turn(self, action: str, content: dict) -> tuple[int, str]:
+        """The new question and its empty answer; the answer's id and the frame showing them."""
         user = self.scope["user"]
         thread = self._find_thread(user, self.thread.pk)
         if thread is None:

@@ -14,6 +14,7 @@ from apps.chat.routing import websocket_urlpatterns
 from apps.chat.tests.model_script import EMBEDDING, chat_script
 from apps.llm.tests.fake_ollama import FakeOllama
 from apps.vault.models import Chunk, Document
+from cognivault_site import settings as site
 from conftest import make_document
 from tests.conftest import redis_url  # noqa: F401  (a Redis server of the test session's own)
 
@@ -29,7 +30,11 @@ def chat_worker(settings, redis_url, monkeypatch):  # noqa: F811
     settings.CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [redis_url], "prefix": f"test-{uuid.uuid4().hex[:8]}"},
+            "CONFIG": {
+                **site.CHANNEL_LAYERS["default"]["CONFIG"],
+                "hosts": [redis_url],
+                "prefix": f"test-{uuid.uuid4().hex[:8]}",
+            },
         }
     }
     threads: list[threading.Thread] = []

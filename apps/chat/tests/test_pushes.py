@@ -1,0 +1,33 @@
+"""What the chat workers push reaches every page, also when a web process falls behind: a
+class asking at once pushes hundreds of frames before daphne has relayed the first ones."""
+
+import uuid
+
+import pytest
+from channels_redis.core import RedisChannelLayer
+
+from cognivault_site import settings as site
+from tests.conftest import redis_url  # noqa: F401  (a Redis server of the test session's own)
+
+pytestmark = pytest.mark.asyncio
+
+ANSWERS = 30
+FRAMES = 20  # an answer's first words, each its own push
+
+
+async def test_a_web_process_behind_by_a_class_of_answers_loses_no_frame(redis_url):  # noqa: F811
+    config = site.CHANNEL_LAYERS["default"]["CONFIG"]  # the app's, not the tests' in-memory one
+    layer = RedisChannelLayer(**{**config, "hosts": [redis_url], "prefix": uuid.uuid4().hex[:8]})
+    # The sockets of one web process: their frames wait in the same Redis key.
+    pages = [await layer.new_channel() for _ in range(ANSWERS)]
+    for thread, page in enumerate(pages):
+        await layer.group_add(f"chat-thread-{thread}", page)
+    for frame in range(FRAMES):
+        for thread in range(ANSWERS):
+            message = {"type": "chat.html", "html": f"{thread}:{frame}"}
+            await layer.group_send(f"chat-thread-{thread}", message)
+
+    for thread, page in enumerate(pages):
+        received = [(await layer.receive(page))["html"] for _ in range(FRAMES)]
+        assert received == [f"{thread}:{frame}" for frame in range(FRAMES)]
+    await layer.flush()
