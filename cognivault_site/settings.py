@@ -262,6 +262,12 @@ CELERY_RESULT_EXPIRES = 24 * 3600
 # Chat answers wait on the model, not the CPU: their own queue, served by a thread-pool worker
 # (`celery ... worker -Q chat --pool=threads`), so ingestion never holds a chat up.
 CELERY_TASK_ROUTES = {"apps.chat.tasks.*": {"queue": "chat"}}
+# Every queue a task is sent to: /api/v1/health is degraded while one of them has no worker
+# consuming it (a question on `chat` would wait forever). A new queue is one more line here.
+WORKER_QUEUES = [
+    "celery",  # ingestion and other background jobs
+    "chat",  # chat answers
+]
 
 # The cache holds the rate-limit counters (shared by every web process) and nothing else.
 CACHES = {
