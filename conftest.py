@@ -38,7 +38,7 @@ def pytest_configure(config) -> None:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _postgres_test_database(request, django_db_blocker):
+def _postgres_test_database(request):
     """Answers written in worker threads leave those threads' connections open, and PostgreSQL
     drops no database in use: they are ended before pytest-django drops the test database."""
     if postgres.cluster is None:
@@ -46,11 +46,7 @@ def _postgres_test_database(request, django_db_blocker):
         return
     request.getfixturevalue("django_db_setup")
     yield
-    with django_db_blocker.unblock(), connections["default"].cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
+    postgres.cluster.end_sessions(like="test_%")
 
 
 def pytest_unconfigure(config) -> None:

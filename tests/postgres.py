@@ -92,6 +92,15 @@ class Cluster:
             connection.execute(f'CREATE DATABASE "{name}"')
         return self.url(name)
 
+    def end_sessions(self, *, like: str) -> None:
+        """Disconnects every session on the databases whose name is LIKE `like`."""
+        with psycopg.connect(self.url("postgres"), autocommit=True) as connection:
+            connection.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname LIKE %s AND pid <> pg_backend_pid()",
+                [like],
+            )
+
     def stop(self) -> None:
         try:
             self.run(str(self.bin / "pg_ctl"), "stop", "-D", str(self.root / "data"), "-m", "fast")
