@@ -3,6 +3,7 @@
 from django import forms
 
 from apps.study.generator import Scope
+from apps.vault.forms import DocumentCheckboxes, pickable
 from apps.vault.models import Category, Document
 
 
@@ -13,7 +14,7 @@ class ScopeForm(forms.Form):
         queryset=Category.objects.none(), required=False, widget=forms.CheckboxSelectMultiple
     )
     documents = forms.ModelMultipleChoiceField(
-        queryset=Document.objects.none(), required=False, widget=forms.CheckboxSelectMultiple
+        queryset=Document.objects.none(), required=False, widget=DocumentCheckboxes
     )
 
     method = forms.ChoiceField(
@@ -29,7 +30,7 @@ class ScopeForm(forms.Form):
     def __init__(self, *args, user, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.fields["categories"].queryset = Category.objects.all()
-        self.fields["documents"].queryset = Document.objects.visible_to(user).order_by("filename")
+        self.fields["documents"].queryset = pickable(Document.objects.visible_to(user))
 
     @property
     def chosen_method(self) -> str | None:
