@@ -34,7 +34,7 @@ QUERIES = {
     "source passage": 3,
     "progress": 19,
     "progress day": 19,
-    "class progress (teacher)": 14,
+    "class progress (teacher)": 8,
     "privacy": 6,
     "connections": 2,
     "privacy indicator": 2,

@@ -48,9 +48,9 @@ class Vault:
 def seed(
     now: datetime, *, documents: int = 1000, chats: int = 50, decks: int = 20, days: int = 90
 ) -> Vault:
-    """A teacher and four students, ten categories, then `add` the rest."""
+    """A teacher, three students and ten categories, then `add` the rest (and a fourth)."""
     teacher = User.objects.create_user("tess", password="x" * 12, is_staff=True)
-    students = [User.objects.create_user(f"student{n}", password="x" * 12) for n in range(4)]
+    students = [User.objects.create_user(f"student{n}", password="x" * 12) for n in range(3)]
     categories = Category.objects.bulk_create(Category(name=f"Fach {n}") for n in range(10))
     vault = Vault(teacher, students, categories)
     add(vault, now, documents=documents, chats=chats, decks=decks, days=days)
@@ -58,9 +58,11 @@ def seed(
 
 
 def add(vault: Vault, now: datetime, *, documents: int, chats: int, decks: int, days: int) -> None:
-    """More of everything: half the documents the class's (the teacher's), half the first
-    student's own, five chunks each; her chats, decks, quizzes, workshops and mindmaps; `days`
-    of study for every student (going further back each time)."""
+    """More of everything: one more student; half the documents the class's (the teacher's),
+    half the first student's own, five chunks each; her chats, decks, quizzes, workshops and
+    mindmaps; `days` of study for every student (going further back each time)."""
+    username = f"student{len(vault.students)}"
+    vault.students.append(User.objects.create_user(username, password="x" * 12))
     teacher, student = vault.teacher, vault.student
     owners = [teacher, student]
     first = vault.documents

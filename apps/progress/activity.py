@@ -49,6 +49,16 @@ class Day:
         return self.seconds // 60
 
 
+def current_run(dates: set[date], today: date) -> int:
+    """Days in a row up to today; a streak is not broken until a whole day is missed."""
+    day = today if today in dates else today - timedelta(days=1)
+    streak = 0
+    while day in dates:
+        streak += 1
+        day -= timedelta(days=1)
+    return streak
+
+
 def longest_run(dates: set[date]) -> int:
     best = run = 0
     previous = None
@@ -115,13 +125,7 @@ class Activity:
 
     @cached_property
     def current_streak(self) -> int:
-        """Days in a row up to today; a streak is not broken until a whole day is missed."""
-        day = self.today if self.today in self.active_dates else self.today - timedelta(days=1)
-        streak = 0
-        while day in self.active_dates:
-            streak += 1
-            day -= timedelta(days=1)
-        return streak
+        return current_run(self.active_dates, self.today)
 
     @cached_property
     def longest_streak(self) -> int:
