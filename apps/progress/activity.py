@@ -116,8 +116,13 @@ class Activity:
         )
 
     @cached_property
+    def local_message_times(self) -> list[datetime]:
+        """Each message's time in the person's zone, converted once for every figure."""
+        return [self.local(at) for at, *_ in self.messages]
+
+    @cached_property
     def messages_per_day(self) -> Counter[date]:
-        return Counter(self.local(at).date() for at, *_ in self.messages)
+        return Counter(moment.date() for moment in self.local_message_times)
 
     @cached_property
     def active_dates(self) -> set[date]:
@@ -132,8 +137,14 @@ class Activity:
         return longest_run(self.active_dates)
 
     def sessions_with_messages_in_hours(self, hours: set[int]) -> int:
+        sessions = (message[1] for message in self.messages)
         return len(
-            {session for at, session, *_ in self.messages if self.local(at).hour in hours} - {None}
+            {
+                session
+                for session, moment in zip(sessions, self.local_message_times, strict=True)
+                if moment.hour in hours
+            }
+            - {None}
         )
 
     # --- days ------------------------------------------------------------------------------
