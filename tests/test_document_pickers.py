@@ -6,6 +6,7 @@ import pytest
 from apps.chat.models import Thread
 from apps.study.forms import ScopeForm
 from conftest import make_document
+from tests.conftest import free_port
 
 pytestmark = pytest.mark.django_db
 
@@ -52,3 +53,15 @@ def test_the_chosen_documents_stay_checked_when_the_form_comes_back(alice):
     unbound = str(ScopeForm(user=alice)["documents"])
     bound = str(ScopeForm({"documents": [chosen.pk]}, user=alice)["documents"])
     assert "checked" not in unbound and "checked" in bound
+
+
+def test_a_picker_is_drawn_without_its_cache_while_redis_is_down(alice, alice_client, settings):
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": f"redis://127.0.0.1:{free_port()}/0",  # nothing listens there
+        }
+    }
+    make_document(alice, "zellen.txt")
+    response = alice_client.get("/study/quizzes/")
+    assert response.status_code == 200 and "zellen.txt" in response.content.decode()

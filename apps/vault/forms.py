@@ -1,12 +1,17 @@
 """Forms of the Knowledge Base pages, and the document pickers other apps' forms use."""
 
+import contextlib
 import hashlib
+import logging
 
+import redis
 from django import forms
 from django.core.cache import cache
 
 from apps.vault.models import Category, Document
 from apps.vault.scope import Scope
+
+log = logging.getLogger(__name__)
 
 # --- Document pickers ------------------------------------------------------------------------
 
@@ -26,10 +31,15 @@ class RenderedOnce:
             repr((type(self).__name__, name, value, attrs, self.attrs, shown)).encode()
         ).hexdigest()
         key = f"widget:{digest}"
-        html = cache.get(key)
+        try:
+            html = cache.get(key)
+        except redis.RedisError as error:  # Redis down: slower, not broken (health says so)
+            log.warning("document picker not cached: %s", error)
+            return super().render(name, value, attrs, renderer)
         if html is None:
             html = super().render(name, value, attrs, renderer)
-            cache.set(key, html, RENDERED_SECONDS)
+            with contextlib.suppress(redis.RedisError):
+                cache.set(key, html, RENDERED_SECONDS)
         return html
 
 
