@@ -269,7 +269,8 @@ WORKER_QUEUES = [
     "chat",  # chat answers
 ]
 
-# The cache holds the rate-limit counters (shared by every web process) and nothing else.
+# The cache holds the rate-limit counters and the rendered document pickers (apps/vault/forms.py),
+# shared by every web process.
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
 }
