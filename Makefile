@@ -20,12 +20,13 @@ export HOST PORT HTTPS_PORT REDIS_URL DATA_DIR REDIS_PORT CHAT_CONCURRENCY
 
 # Debian packages the app uses: Redis (jobs), Tesseract (OCR), Chromium (browser tests),
 # espeak-ng (speech fixtures for the tests), a C++ toolchain (the one-time llama-cpp-python
-# build), DejaVu Sans (Unicode in PDF exports), Cairo (mindmap PNG/PDF export) and faketime
-# (CI runs the clock-sensitive tests at fixed instants).
+# build), DejaVu Sans (Unicode in PDF exports), Cairo (mindmap PNG/PDF export), faketime
+# (CI runs the clock-sensitive tests at fixed instants) and PostgreSQL (bigger installs; the
+# suite runs against it too, see test-postgres).
 APT_PACKAGES := redis-server tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng chromium espeak-ng \
-  build-essential cmake fonts-dejavu-core libcairo2 faketime
+  build-essential cmake fonts-dejavu-core libcairo2 faketime postgresql
 
-.PHONY: setup system-packages run worker web test bench lint format lock clean
+.PHONY: setup system-packages run worker web test test-postgres bench lint format lock clean
 
 # The embedded models (apps/llm). llama-cpp-python is built from source with portable CPU
 # flags, because the default native build segfaults on CPUs with AMX; the wheel is built once
@@ -83,6 +84,12 @@ run: setup
 
 test: setup
 	$(PY) -m pytest
+
+# The suite against PostgreSQL: the tests start a throwaway cluster of Debian's server (in a
+# temporary directory, on a free port) and give every app they start a database of its own.
+# PYTEST_ARGS narrows it, e.g. PYTEST_ARGS='-m "not browser"'.
+test-postgres: setup
+	TEST_DATABASE=postgres $(PY) -m pytest $(PYTEST_ARGS)
 
 # Each bench/bench_<area>.py prints its own table (medians and ratios).
 bench: setup

@@ -1,15 +1,63 @@
 """Shared fixtures: the three people of every test (tess teaches, alice and bob study),
-small factories, and the isolation check every feature adds its URLs to."""
+small factories, and the isolation check every feature adds its URLs to.
 
+`TEST_DATABASE=postgres` runs the suite against a throwaway PostgreSQL cluster
+(tests/postgres.py) instead of SQLite."""
+
+import contextlib
+import os
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
+import dj_database_url
 import pytest
 import time_machine
+from django.conf import settings as django_settings
+from django.db import connections
 from django.test import Client
 
 from apps.accounts.models import User
 from apps.vault.models import Category, Document
+from tests import postgres
+
+
+def pytest_configure(config) -> None:
+    if os.environ.get("TEST_DATABASE", "sqlite") != "postgres":
+        return
+    postgres.cluster = postgres.Cluster().start()
+    # Django read its settings before this file, and its connection handler shares this dict:
+    # the database is swapped in place (as pytest-django does for xdist) and the SQLite
+    # connection object made meanwhile (never opened) is dropped. pytest-django then creates
+    # its test database in this cluster as usual.
+    default = django_settings.DATABASES["default"]
+    default.clear()
+    default.update(dj_database_url.parse(postgres.cluster.url("cognivault")))
+    connections.configure_settings(django_settings.DATABASES)
+    with contextlib.suppress(AttributeError):
+        del connections["default"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _postgres_test_database(request):
+    """Answers written in worker threads leave those threads' connections open, and PostgreSQL
+    drops no database in use: they are ended before pytest-django drops the test database."""
+    if postgres.cluster is None:
+        yield
+        return
+    request.getfixturevalue("django_db_setup")
+    yield
+    postgres.cluster.end_sessions(like="test_%")
+
+
+def pytest_unconfigure(config) -> None:
+    if postgres.cluster is not None:
+        postgres.cluster.stop()
+        postgres.cluster = None
+
+
+def pytest_report_header(config) -> str:
+    return f"database: {django_settings.DATABASES['default']['ENGINE'].rsplit('.', 1)[-1]}"
+
 
 PASSWORD = "correct-horse-battery"
 HTTP_METHODS = ("get", "post", "put", "patch", "delete")

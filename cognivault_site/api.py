@@ -4,7 +4,7 @@ import json
 
 from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI, Schema
-from ninja.errors import HttpError
+from ninja.errors import HttpError, ValidationError
 from ninja.parser import Parser
 from ninja.security import django_auth
 
@@ -30,15 +30,46 @@ class BodyNotAnObject(ValueError):
     pass
 
 
+class NulInText(ValueError):
+    pass
+
+
+NUL_TEXT = "Text cannot contain NUL characters (\\u0000)."
+
+
+def holds_nul(value: object) -> bool:
+    """Whether a NUL character is in any string of a parsed body or query, keys included:
+    PostgreSQL stores none (SQLite would), so it is refused alike on both."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(holds_nul(key) or holds_nul(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(holds_nul(item) for item in value)
+    return False
+
+
 class ObjectBodies(Parser):
     """Every JSON body is an object. ninja reads a schema's fields off whatever was sent, so
-    `null`, a list or a bare string would otherwise pass as `{}` (or worse, as attributes)."""
+    `null`, a list or a bare string would otherwise pass as `{}` (or worse, as attributes).
+    No text holds a NUL character, in a body or a query."""
 
     def parse_body(self, request: HttpRequest) -> dict:
         data = super().parse_body(request)
         if not isinstance(data, dict):
             raise BodyNotAnObject(f"The body must be a JSON object, not {json.dumps(data)[:40]}.")
+        if holds_nul(data):
+            raise NulInText(NUL_TEXT)
         return data
+
+    def parse_querydict(self, data, list_fields: list[str], request: HttpRequest) -> dict:
+        parsed = super().parse_querydict(data, list_fields, request)
+        refused = [key for key, value in parsed.items() if holds_nul(key) or holds_nul(value)]
+        if refused:
+            raise ValidationError(
+                [{"type": "string_nul", "loc": (key,), "msg": NUL_TEXT} for key in refused]
+            )
+        return parsed
 
 
 # What ninja and the session answer on any route of a kind, so the schema lists them once
@@ -100,7 +131,7 @@ api = CogniVaultAPI(
 def http_error(request: HttpRequest, error: HttpError) -> HttpResponse:
     # ninja answers every body its parser refuses with "Cannot parse request body"; say why.
     cause = error.__cause__
-    detail = str(cause) if isinstance(cause, BodyNotAnObject) else str(error)
+    detail = str(cause) if isinstance(cause, BodyNotAnObject | NulInText) else str(error)
     return api.create_response(request, {"detail": detail}, status=error.status_code)
 
 

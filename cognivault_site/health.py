@@ -1,9 +1,10 @@
-"""Readiness of the parts the app needs: database, Redis, a Celery worker, the models.
+"""Readiness of the parts the app needs: database, Redis, a Celery worker on every queue, the
+models.
 
 Anyone may ask whether each part is ok (`GET /api/v1/health`); only a logged-in teacher sees the
-details, which name the Redis URL, the model host, paths and worker names. The slow checks (a
-worker ping waits up to a second, the model probe asks Ollama) are reused for a few seconds, so
-polling the endpoint cannot keep the server busy.
+details, which name the Redis URL, the model host, paths and worker names. The slow checks (the
+workers' queues are asked with a one-second timeout, the model probe asks Ollama) are reused for
+a few seconds, so polling the endpoint cannot keep the server busy.
 """
 
 import time
@@ -40,13 +41,28 @@ def check_redis() -> Check:
 
 
 def check_worker() -> Check:
+    """Ok when every queue of WORKER_QUEUES has a worker consuming it: a worker that answers a
+    ping is not enough when it serves only some of them."""
     try:
-        replies = celery_app.control.ping(timeout=1.0)
+        replies = celery_app.control.inspect(timeout=1.0).active_queues() or {}
     except Exception as error:  # broker unreachable
         return {"status": "down", "detail": f"no broker: {error}"}
     if not replies:
         return {"status": "down", "detail": "no Celery worker answered"}
-    return {"status": "ok", "detail": ", ".join(sorted(name for r in replies for name in r))}
+    consumers = {
+        queue: sorted(
+            worker for worker, queues in replies.items() if queue in {q["name"] for q in queues}
+        )
+        for queue in settings.WORKER_QUEUES
+    }
+    served = "; ".join(
+        f"{queue}: {', '.join(workers) or 'none'}" for queue, workers in consumers.items()
+    )
+    missing = [queue for queue, workers in consumers.items() if not workers]
+    if missing:
+        queues = " and ".join(missing) + (" queue" if len(missing) == 1 else " queues")
+        return {"status": "down", "detail": f"no worker consumes the {queues} ({served})"}
+    return {"status": "ok", "detail": served}
 
 
 _cached: dict[tuple, tuple[float, dict]] = {}

@@ -266,8 +266,16 @@ CELERY_TASK_ROUTES = {
     "apps.chat.tasks.*": {"queue": "chat"},
     "apps.study.tasks.*": {"queue": "study"},
 }
+# Every queue a task is sent to: /api/v1/health is degraded while one of them has no worker
+# consuming it (a question on `chat` would wait forever). A new queue is one more line here.
+WORKER_QUEUES = [
+    "celery",  # ingestion and other background jobs
+    "chat",  # chat answers
+    "study",  # study generation
+]
 
-# The cache holds the rate-limit counters (shared by every web process) and nothing else.
+# The cache holds the rate-limit counters and the rendered document pickers (apps/vault/forms.py),
+# shared by every web process.
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
 }

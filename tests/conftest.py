@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.postgres import database_env
+
 ROOT = Path(__file__).resolve().parent.parent
 TEACHER = ("tess", "tess-teaches-2026")
 CHROMIUM_ARGS = [
@@ -166,12 +168,14 @@ def app_running(
     model_url: str | None = None,
     setup: str = "",
     worker: bool = True,
+    queues: tuple[str, ...] = ("celery", "chat"),
     settings_module: str = "cognivault_site.settings",
 ) -> Iterator[RunningApp]:
     """daphne (and the Celery workers, for jobs and for chat answers, as `make run` starts them
     from the Procfile) on `data_dir`, migrated, with the teacher account; `model_url` points
     the app at a (fake) Ollama server, `setup` is Python run in `manage.py shell` before the
-    app starts, `settings_module` the settings it runs with."""
+    app starts, `queues` the workers it starts, `settings_module` the settings it runs with.
+    On PostgreSQL each app has a database of its own."""
     port = free_port()
     redis_url = f"{redis_url.rsplit('/', 1)[0]}/{next(_databases)}"
     env = {
@@ -183,6 +187,7 @@ def app_running(
         "DJANGO_SUPERUSER_USERNAME": TEACHER[0],
         "DJANGO_SUPERUSER_PASSWORD": TEACHER[1],
         "DJANGO_SETTINGS_MODULE": settings_module,
+        **database_env(),
     }
     if model_url:
         env |= {"OLLAMA_HOST": model_url, "LLM_BACKEND": "ollama", "EMBEDDING_BACKEND": "ollama"}
@@ -204,22 +209,21 @@ def app_running(
     ]
     processes = [spawn(daphne, env, logs / "web.log")]
     if worker:
-        processes.append(spawn(worker_command("celery", port), env, logs / "worker.log"))
-        processes.append(spawn(worker_command("chat", port), env, logs / "chat.log"))
+        for queue in queues:
+            log = logs / ("worker.log" if queue == "celery" else f"{queue}.log")
+            processes.append(spawn(worker_command(queue, port), env, log))
     try:
         if worker:
+            names = {"celery": f"test-{port}@", "chat": f"chat-{port}@"}
             wait_until(
-                lambda: app.get_json("/api/v1/health")["worker"]["status"] == "ok",
+                lambda: all(
+                    any(name.startswith(names[queue]) for name in celery_workers(redis_url))
+                    for queue in queues
+                ),
                 timeout=90,
-                what="daphne and the Celery worker",
+                what=f"the Celery workers ({', '.join(queues)})",
             )
-            wait_until(
-                lambda: any(name.startswith("chat-") for name in celery_workers(redis_url)),
-                timeout=90,
-                what="the chat worker",
-            )
-        else:
-            wait_until(lambda: app.get_json("/api/v1/health"), timeout=60, what="daphne")
+        wait_until(lambda: app.get_json("/api/v1/health"), timeout=60, what="daphne")
         yield app
     finally:
         for process in processes:

@@ -93,6 +93,21 @@ def test_a_body_that_is_not_an_object_is_refused_not_read_as_empty(alice_client,
     assert not alice_client.get("/api/v1/chat/sessions").json()
 
 
+def test_text_with_a_nul_character_is_refused_in_a_body_and_stores_nothing(alice_client, alice):
+    # PostgreSQL stores no NUL character and SQLite would: refused alike, before any query.
+    body = {"title": "Deck", "cards": [{"front": "Zelle\u0000", "back": "cell"}]}
+    response = alice_client.post("/api/v1/study/decks", body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json() == {"detail": "Text cannot contain NUL characters (\\u0000)."}
+    assert not alice.decks.exists()
+
+
+def test_a_query_with_a_nul_character_is_a_422_naming_the_parameter(alice_client):
+    response = alice_client.get("/api/v1/vault/search", {"q": "Zelle\x00"})
+    assert response.status_code == 422
+    assert [error["loc"] for error in response.json()["detail"]] == [["q"]]
+
+
 TOO_BIG = 2**63  # one more than the largest key
 
 

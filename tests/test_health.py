@@ -2,6 +2,7 @@ import json
 import shutil
 import socket
 import subprocess
+import urllib.request
 
 import pytest
 import redis
@@ -9,7 +10,7 @@ from channels.testing import WebsocketCommunicator
 
 from apps.accounts.models import ApiToken
 from cognivault_site.asgi import application
-from tests.conftest import free_port, stop, wait_until
+from tests.conftest import TEACHER, free_port, spawn, stop, wait_until, worker_command
 
 
 def closed_port() -> int:
@@ -118,3 +119,44 @@ async def test_websockets_from_a_foreign_origin_are_refused():
     )
     connected, _ = await communicator.connect()
     assert not connected
+
+
+def teacher_health(app) -> dict:
+    """The report a teacher's token gets, with the details."""
+    login = json.dumps({"username": TEACHER[0], "password": TEACHER[1]}).encode()
+    request = urllib.request.Request(
+        app.url + "/api/v1/auth/token", login, {"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        token = json.load(response)["token"]
+    request = urllib.request.Request(
+        app.url + "/api/v1/health", headers={"Authorization": f"Bearer {token}"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.load(response)
+
+
+@pytest.mark.services
+def test_the_worker_is_down_while_a_queue_has_no_consumer_and_the_teacher_sees_which(start_app):
+    with start_app(queues=("celery",)) as app:
+        anonymous = app.get_json("/api/v1/health")
+        assert anonymous["status"] == "degraded"
+        assert anonymous["worker"] == {"status": "down"}
+        worker = teacher_health(app)["worker"]
+        assert worker["status"] == "down"
+        assert worker["detail"].startswith("no worker consumes the chat queue (celery: test-")
+
+        port = int(app.env["PORT"])
+        chat = spawn(worker_command("chat", port), app.env, app.data_dir / "logs" / "chat.log")
+        try:
+            # The last look is reused for HEALTH_CACHE_SECONDS (5 s by default).
+            wait_until(
+                lambda: app.get_json("/api/v1/health")["worker"] == {"status": "ok"},
+                timeout=90,
+                what="the chat worker in the health report",
+            )
+            worker = teacher_health(app)["worker"]
+            assert worker["status"] == "ok"
+            assert f"chat: chat-{port}@" in worker["detail"]
+        finally:
+            stop(chat)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, free_port, spawn, stop, wait_until
+from tests.postgres import database_env
 
 pytestmark = pytest.mark.services
 
@@ -28,6 +29,7 @@ def tls_app(redis_url, tmp_path):
         "PORT": str(port),
         "HTTPS_PORT": str(https_port),
         "DJANGO_SETTINGS_MODULE": "cognivault_site.settings",
+        **database_env(),
     }
 
     def manage(*args: str) -> str:

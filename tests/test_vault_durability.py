@@ -9,10 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from apps.llm.tests.fake_ollama import FakeOllama
 from tests.conftest import ROOT, wait_until
+from tests.postgres import database_env
 
 pytestmark = pytest.mark.services
 
@@ -64,8 +66,12 @@ def start_worker(env: dict, log: Path) -> subprocess.Popen:
         )
 
 
-def rows(database: Path, sql: str) -> list[tuple]:
-    with sqlite3.connect(database, timeout=20) as connection:
+def rows(env: dict, sql: str) -> list[tuple]:
+    """The rows of `sql` in the worker's database: PostgreSQL's, or SQLite's file in DATA_DIR."""
+    if "DATABASE_URL" in env:
+        with psycopg.connect(env["DATABASE_URL"]) as connection:
+            return connection.execute(sql).fetchall()
+    with sqlite3.connect(Path(env["DATA_DIR"]) / "cognivault.sqlite3", timeout=20) as connection:
         return connection.execute(sql).fetchall()
 
 
@@ -83,6 +89,7 @@ def test_a_worker_killed_mid_ingestion_resumes_without_losing_or_repeating_work(
         "EMBEDDING_BACKEND": "ollama",
         "OLLAMA_HOST": slow_model.url,
         "DJANGO_SETTINGS_MODULE": "cognivault_site.settings",
+        **database_env(),
     }
     manage = [sys.executable, "manage.py"]
     subprocess.run(
@@ -95,12 +102,11 @@ def test_a_worker_killed_mid_ingestion_resumes_without_losing_or_repeating_work(
         check=True,
         capture_output=True,
     )
-    database = data_dir / "cognivault.sqlite3"
     log = tmp_path / "worker.log"
 
     def step(name: str) -> tuple[str, int, str]:
         sql = f"SELECT status, done, detail FROM vault_ingeststep WHERE name='{name}'"
-        return rows(database, sql)[0]
+        return rows(env, sql)[0]
 
     def reached() -> bool:
         if moment == "extract":  # the OCR of the scanned PDF, the third file, is under way
@@ -115,10 +121,10 @@ def test_a_worker_killed_mid_ingestion_resumes_without_losing_or_repeating_work(
         os.killpg(worker.pid, signal.SIGKILL)
         worker.wait()
 
-    chunks_at_kill = rows(database, "SELECT id, text, embedding IS NOT NULL FROM vault_chunk")
+    chunks_at_kill = rows(env, "SELECT id, text, embedding IS NOT NULL FROM vault_chunk")
     finished = {text for _, text, embedded in chunks_at_kill if embedded}
     sent_before_restart = len(slow_model.embedded_texts())
-    steps = dict(rows(database, "SELECT name, status FROM vault_ingeststep"))
+    steps = dict(rows(env, "SELECT name, status FROM vault_ingeststep"))
     if moment == "extract":
         assert [steps[name] for name in ("scan", "extract")] == ["done", "running"]
         assert chunks_at_kill == []
@@ -130,9 +136,7 @@ def test_a_worker_killed_mid_ingestion_resumes_without_losing_or_repeating_work(
     worker = start_worker(env, log)
     try:
         wait_until(
-            lambda: (
-                rows(database, "SELECT status FROM vault_ingestrun")[0][0] in ("done", "failed")
-            ),
+            lambda: rows(env, "SELECT status FROM vault_ingestrun")[0][0] in ("done", "failed"),
             timeout=90,
             what="the resumed run",
         )
@@ -140,13 +144,13 @@ def test_a_worker_killed_mid_ingestion_resumes_without_losing_or_repeating_work(
         os.killpg(worker.pid, signal.SIGTERM)
         worker.wait(timeout=30)
 
-    assert rows(database, "SELECT status, error FROM vault_ingestrun") == [("done", "")]
-    assert rows(database, "SELECT filename, status FROM vault_document ORDER BY filename") == [
+    assert rows(env, "SELECT status, error FROM vault_ingestrun") == [("done", "")]
+    assert rows(env, "SELECT filename, status FROM vault_document ORDER BY filename") == [
         ("arten.csv", "done"),
         ("notes.md", "done"),
         ("scan.pdf", "done"),
     ]
-    chunks = rows(database, "SELECT id, text, embedding IS NOT NULL FROM vault_chunk")
+    chunks = rows(env, "SELECT id, text, embedding IS NOT NULL FROM vault_chunk")
     if moment == "embed":  # the same chunks as before the kill: not cut again
         assert {c[0] for c in chunks} == {c[0] for c in chunks_at_kill}
     # None twice, all embedded.

@@ -4,10 +4,11 @@ composer; and rendering them as out-of-band fragments for the thread's group."""
 
 from django.template.loader import render_to_string
 
+from apps.chat.forms import ComposerFiles
 from apps.chat.models import Thread
 from apps.chat.turns import MAX_ATTACHMENTS
 from apps.llm import gateway
-from apps.vault.models import Category, Document
+from apps.vault.models import Category
 
 STARTERS = [
     "Summarise the key points of my documents.",
@@ -43,7 +44,7 @@ def conversation_context(thread: Thread) -> dict:
         "streaming": any(message.live for message in messages),
         "memory": thread.memory(),
         "categories": Category.objects.all(),
-        "documents": Document.objects.visible_to(user).order_by("filename"),
+        "files": ComposerFiles(user=user)["document_ids"],
         "starters": STARTERS,
         "speech": gateway.speech_available,  # called only by the partials that show the microphone
         "max_attachments": MAX_ATTACHMENTS,

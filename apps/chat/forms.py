@@ -1,6 +1,10 @@
+"""Forms of the chat pages: renaming a thread, and the composer's files to ask within."""
+
 from django import forms
 
 from apps.chat.models import Thread
+from apps.vault.forms import DocumentSelect, pickable
+from apps.vault.models import Document
 
 
 class RenameForm(forms.ModelForm):
@@ -13,3 +17,18 @@ class RenameForm(forms.ModelForm):
         if not title:
             raise forms.ValidationError("A title cannot be empty.")
         return title
+
+
+class ComposerFiles(forms.Form):
+    """The composer's list of files (the socket reads the chosen `document_ids`): the whole
+    vault, so it is rendered once per distinct list of files (DocumentSelect)."""
+
+    document_ids = forms.ModelMultipleChoiceField(
+        queryset=Document.objects.none(),
+        required=False,
+        widget=DocumentSelect(attrs={"size": 4}),
+    )
+
+    def __init__(self, *args, user, **kwargs) -> None:
+        super().__init__(*args, auto_id=False, **kwargs)
+        self.fields["document_ids"].queryset = pickable(Document.objects.visible_to(user))

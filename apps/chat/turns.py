@@ -44,6 +44,8 @@ def clean_question(content) -> str:
         raise AskError("Type a question first.")
     if len(content) > MAX_QUESTION:
         raise AskError(f"Questions are limited to {MAX_QUESTION:,} characters.")
+    if "\x00" in content:  # no database stores it (PostgreSQL refuses it), nobody types it
+        raise AskError("A question cannot contain NUL characters.")
     return content
 
 

@@ -49,6 +49,16 @@ class Day:
         return self.seconds // 60
 
 
+def current_run(dates: set[date], today: date) -> int:
+    """Days in a row up to today; a streak is not broken until a whole day is missed."""
+    day = today if today in dates else today - timedelta(days=1)
+    streak = 0
+    while day in dates:
+        streak += 1
+        day -= timedelta(days=1)
+    return streak
+
+
 def longest_run(dates: set[date]) -> int:
     best = run = 0
     previous = None
@@ -106,8 +116,13 @@ class Activity:
         )
 
     @cached_property
+    def local_message_times(self) -> list[datetime]:
+        """Each message's time in the person's zone, converted once for every figure."""
+        return [self.local(at) for at, *_ in self.messages]
+
+    @cached_property
     def messages_per_day(self) -> Counter[date]:
-        return Counter(self.local(at).date() for at, *_ in self.messages)
+        return Counter(moment.date() for moment in self.local_message_times)
 
     @cached_property
     def active_dates(self) -> set[date]:
@@ -115,21 +130,21 @@ class Activity:
 
     @cached_property
     def current_streak(self) -> int:
-        """Days in a row up to today; a streak is not broken until a whole day is missed."""
-        day = self.today if self.today in self.active_dates else self.today - timedelta(days=1)
-        streak = 0
-        while day in self.active_dates:
-            streak += 1
-            day -= timedelta(days=1)
-        return streak
+        return current_run(self.active_dates, self.today)
 
     @cached_property
     def longest_streak(self) -> int:
         return longest_run(self.active_dates)
 
     def sessions_with_messages_in_hours(self, hours: set[int]) -> int:
+        sessions = (message[1] for message in self.messages)
         return len(
-            {session for at, session, *_ in self.messages if self.local(at).hour in hours} - {None}
+            {
+                session
+                for session, moment in zip(sessions, self.local_message_times, strict=True)
+                if moment.hour in hours
+            }
+            - {None}
         )
 
     # --- days ------------------------------------------------------------------------------

@@ -3,15 +3,16 @@
 Only figures and quiz questions: nothing here reads chats or documents.
 """
 
+from collections import defaultdict
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 
 from django.db.models import Avg, Count
 from django.utils import timezone
 
 from apps.accounts.models import User
-from apps.progress.activity import Activity
-from apps.progress.models import Event, MissedQuestion, StudySession
+from apps.progress.activity import current_run
+from apps.progress.models import Event, LocalZone, MissedQuestion, StudySession
 
 WINDOW_DAYS = 30
 MOST_MISSED = 10
@@ -48,17 +49,40 @@ def student_figures(now: datetime | None = None) -> list[StudentFigures]:
         .values("user_id")
         .annotate(taken=Count("id"), average=Avg("score_percent"))
     }
+    streaks = current_streaks(students, now)
     return [
         StudentFigures(
             student=student,
             study_seconds=int(seconds.get(student.pk, 0)),
             sessions=sessions.get(student.pk, 0),
-            current_streak=Activity(student, now=now).current_streak,
+            current_streak=streaks[student.pk],
             quizzes=quizzes.get(student.pk, {}).get("taken", 0),
             average_score=quizzes.get(student.pk, {}).get("average"),
         )
         for student in students
     ]
+
+
+def current_streaks(students: list[User], now: datetime) -> dict[int, int]:
+    """Each student's current streak in their own zone, from one query over the recent days
+    rather than everyone's whole history; only a streak reaching back to the first day read
+    reads further back."""
+    zones = LocalZone.objects.zones_for(students)
+    days = WINDOW_DAYS + 2
+    while True:
+        dates: dict[int, set[date]] = defaultdict(set)
+        messages = Event.objects.filter(
+            user__in=students, kind=Event.Kind.MESSAGE, at__gte=now - timedelta(days=days)
+        )
+        for user_id, at in messages.values_list("user_id", "at"):
+            dates[user_id].add(at.astimezone(zones[user_id]).date())
+        streaks = {
+            student.pk: current_run(dates[student.pk], now.astimezone(zones[student.pk]).date())
+            for student in students
+        }
+        if max(streaks.values(), default=0) < days - 2:  # every streak began after the first day
+            return streaks
+        days *= 4
 
 
 def most_missed_questions(now: datetime | None = None, limit: int = MOST_MISSED) -> list[dict]:

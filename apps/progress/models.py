@@ -30,6 +30,14 @@ class LocalZoneQuerySet(models.QuerySet):
         name = self.filter(user=user).values_list("name", flat=True).first()
         return zoneinfo.ZoneInfo(valid_zone(name) or DEFAULT_ZONE)
 
+    def zones_for(self, users) -> dict[int, zoneinfo.ZoneInfo]:
+        """`zone_for` of several people in one query, by user id."""
+        names = dict(self.filter(user__in=users).values_list("user_id", "name"))
+        return {
+            user.pk: zoneinfo.ZoneInfo(valid_zone(names.get(user.pk)) or DEFAULT_ZONE)
+            for user in users
+        }
+
     def remember(self, user, name: str) -> None:
         self.update_or_create(user=user, defaults={"name": name})
 

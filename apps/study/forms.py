@@ -5,6 +5,7 @@ import uuid
 from django import forms
 
 from apps.study.generator import Scope
+from apps.vault.forms import DocumentCheckboxes, pickable
 from apps.vault.models import Category, Document
 
 
@@ -15,7 +16,7 @@ class ScopeForm(forms.Form):
         queryset=Category.objects.none(), required=False, widget=forms.CheckboxSelectMultiple
     )
     documents = forms.ModelMultipleChoiceField(
-        queryset=Document.objects.none(), required=False, widget=forms.CheckboxSelectMultiple
+        queryset=Document.objects.none(), required=False, widget=DocumentCheckboxes
     )
 
     method = forms.ChoiceField(
@@ -37,7 +38,7 @@ class ScopeForm(forms.Form):
         if not self.is_bound:
             self.initial["token"] = uuid.uuid4().hex
         self.fields["categories"].queryset = Category.objects.all()
-        self.fields["documents"].queryset = Document.objects.visible_to(user).order_by("filename")
+        self.fields["documents"].queryset = pickable(Document.objects.visible_to(user))
 
     @property
     def key(self) -> str:

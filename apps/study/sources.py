@@ -6,10 +6,16 @@ from apps.vault.models import Chunk, Document
 
 def sources_for(user, chunk_ids: list[int]) -> list[Chunk]:
     """The chunks behind a generated item that `user` may still see, in the given order."""
+    return sources_for_each(user, [chunk_ids])[0]
+
+
+def sources_for_each(user, chunk_ids: list[list[int]]) -> list[list[Chunk]]:
+    """`sources_for` of several items (a quiz's questions) in one query."""
     visible = Document.objects.visible_to(user)
-    chunks = Chunk.objects.filter(pk__in=chunk_ids, document__in=visible).select_related("document")
+    wanted = {pk for ids in chunk_ids for pk in ids}
+    chunks = Chunk.objects.filter(pk__in=wanted, document__in=visible).select_related("document")
     by_id = {chunk.pk: chunk for chunk in chunks}
-    return [by_id[pk] for pk in chunk_ids if pk in by_id]
+    return [[by_id[pk] for pk in ids if pk in by_id] for ids in chunk_ids]
 
 
 def as_prompt_sources(chunks: list[Chunk]) -> list[generator.Source]:

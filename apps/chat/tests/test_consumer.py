@@ -226,6 +226,7 @@ async def test_an_anonymous_visitor_cannot_open_a_thread_socket(alice_thread):
         ('["a", "list"]', "could not be read"),
         ('{"content": "   "}', "Type a question first."),
         ('{"content": "' + "x" * 8_001 + '"}', "limited to 8,000 characters"),
+        ('{"content": "hi\\u0000"}', "cannot contain NUL characters"),
         ('{"action": "dance", "content": "hi"}', "Unknown action."),
         ('{"content": "hi", "document_ids": ["abc"]}', "by their ids"),
         ('{"content": "hi", "document_ids": ["' + "9" * 25 + '"]}', "No such document"),

@@ -4,7 +4,7 @@ import pytest
 from django.utils import timezone
 
 from apps.progress import tracking
-from apps.progress.tests.helpers import study
+from apps.progress.tests.helpers import live_in, study
 
 # The clock is pinned (conftest.MIDDAY) before anyone logs in: these figures count back from
 # today, and a session made at the real time could look expired at the pinned one.
@@ -81,3 +81,19 @@ def test_only_teachers_get_the_link_to_the_class_overview(alice_client, tess_cli
 def test_an_empty_class_explains_itself(tess_client):
     page = tess_client.get("/progress/class/").text
     assert "No students yet" in page and "No wrong answers yet" in page
+
+
+def test_each_students_streak_counts_in_their_zone_however_far_back_it_goes(
+    tess_client, alice, bob
+):
+    now = timezone.now()  # noon UTC
+    for days_ago in range(100):  # longer than the 30 days read first
+        tracking.record_message(alice, at=now - timedelta(days=days_ago, minutes=5))
+    # Two days ago at 09:00 and 15:00 UTC: one day in UTC, two in Sydney (19:00, then 01:00).
+    live_in(bob, "Australia/Sydney")
+    for hours in (-3, 3):
+        tracking.record_message(bob, at=now - timedelta(days=2) + timedelta(hours=hours))
+
+    students = tess_client.get("/api/v1/progress/class").json()["students"]
+
+    assert {row["username"]: row["current_streak"] for row in students} == {"alice": 100, "bob": 2}

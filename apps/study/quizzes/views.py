@@ -1,6 +1,7 @@
 """Quiz pages: the tab (list and generate), playing one question or all at once, review."""
 
 from django.contrib.auth.decorators import login_required
+from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -13,7 +14,7 @@ from apps.study.generated import asked_before
 from apps.study.quizzes import exports, generation
 from apps.study.quizzes.forms import QuizForm
 from apps.study.quizzes.models import Attempt, Quiz
-from apps.study.sources import sources_for
+from apps.study.sources import sources_for_each
 from apps.study.views import MARKDOWN, announce, download, render_generating, study_tab
 
 EXPORTS = {"md": (MARKDOWN, exports.as_markdown), "pdf": ("application/pdf", exports.as_pdf)}
@@ -46,7 +47,10 @@ def quiz_list(request: HttpRequest) -> HttpResponse:
             return redirect("study:quiz-detail", made.pk)
     context = {
         "form": form,
-        "quizzes": Quiz.objects.visible_to(request.user).settled().prefetch_related("attempts"),
+        "quizzes": Quiz.objects.visible_to(request.user)
+        .settled()
+        .annotate(question_count=Count("questions"))
+        .prefetch_related("attempts"),
     }
     status = errors.PAGE_STATUS if request.method == "POST" else 200
     return study_tab(request, "study/quizzes/list.html", context, status)
@@ -169,16 +173,11 @@ def attempt_detail(request: HttpRequest, pk: int, attempt_pk: int) -> HttpRespon
     attempt = get_object_or_404(quiz.attempts, pk=attempt_pk, submitted_at__isnull=False)
     changed = stale.stale_questions(quiz)
     new = stale.passages_now(quiz, {q.pk: stale.question_text(q) for q in changed})
+    results = attempt.results()
+    sources = sources_for_each(request.user, [question.chunk_ids for question, _, _ in results])
     rows = [
-        (
-            question,
-            chosen,
-            right,
-            sources_for(request.user, question.chunk_ids),
-            question.pk in new,
-            new.get(question.pk),
-        )
-        for question, chosen, right in attempt.results()
+        (question, chosen, right, chunks, question.pk in new, new.get(question.pk))
+        for (question, chosen, right), chunks in zip(results, sources, strict=True)
     ]
     context = {
         "quiz": quiz,

@@ -390,3 +390,17 @@ def test_an_upload_that_names_no_scope_lands_in_the_same_place_from_the_page_and
         "page.txt": expected,
         "api.txt": expected,
     }
+
+
+def test_a_big_vault_is_listed_25_documents_a_page_newest_first(alice_client, alice):
+    for n in range(30):
+        make_document(alice, f"skript-{n:02d}.txt", sha256=f"{n:064x}")
+
+    first = alice_client.get("/vault/").content.decode()
+    second = alice_client.get("/vault/?page=2", **HTMX).content.decode()
+
+    assert first.count('<tr id="document-') == 25 and "skript-29.txt" in first
+    assert "Documents 1–25 of 30" in first and 'href="?page=2"' in first
+    assert second.count('<tr id="document-') == 5 and "skript-00.txt" in second
+    assert 'id="library"' in second and "<html" not in second  # htmx: the list alone
+    assert 'href="?page=1"' in second

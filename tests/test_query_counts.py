@@ -1,0 +1,67 @@
+"""How many database queries each page runs with a realistic vault (tests/vault_seed.py), pinned;
+and that the number does not grow with the vault: with three times the documents, chats, decks,
+quizzes, workshops, mindmaps and days of study, every page runs as many queries as before."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from conftest import MIDDAY, client_for
+from tests.vault_seed import add, pages, seed
+
+pytestmark = pytest.mark.django_db
+
+# Each page, opened a second time (the first fills the session and the caches).
+QUERIES = {
+    "settings": 5,
+    "classroom (teacher)": 5,
+    "chat thread": 11,
+    "knowledge base": 11,
+    "knowledge base (teacher)": 11,
+    "ingestion run": 4,
+    "search form": 4,
+    "quizzes": 13,
+    "quiz": 6,
+    "quiz attempt": 9,
+    "workshops": 13,
+    "lesson": 11,
+    "decks": 12,
+    "due cards": 6,
+    "deck": 10,
+    "deck study": 8,
+    "mindmaps": 12,
+    "mindmap": 5,
+    "source passage": 3,
+    "progress": 9,
+    "progress day": 9,
+    "class progress (teacher)": 8,
+    "privacy": 6,
+    "connections": 2,
+    "privacy indicator": 2,
+    "prompts (teacher)": 2,
+}
+
+
+def queries_per_page(vault) -> dict[str, int]:
+    counts, clients = {}, {}
+    for name, user, url in pages(vault, MIDDAY):
+        client = clients.setdefault(user.pk, client_for(user))
+        assert client.get(url).status_code == 200, name
+        with CaptureQueriesContext(connection) as queries:
+            client.get(url)
+        counts[name] = len(queries)
+    return counts
+
+
+def test_every_page_runs_as_many_queries_with_three_times_the_vault(midday):
+    vault = seed(MIDDAY, documents=20, chats=3, decks=2, days=10)
+    small = queries_per_page(vault)
+
+    add(vault, MIDDAY, documents=40, chats=6, decks=4, days=20)
+
+    assert queries_per_page(vault) == small
+
+
+def test_each_page_runs_the_queries_it_needs_and_no_more(midday):
+    vault = seed(MIDDAY, documents=20, chats=3, decks=2, days=10)
+    assert queries_per_page(vault) == QUERIES
