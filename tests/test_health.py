@@ -144,7 +144,9 @@ def test_the_worker_is_down_while_a_queue_has_no_consumer_and_the_teacher_sees_w
         assert anonymous["worker"] == {"status": "down"}
         worker = teacher_health(app)["worker"]
         assert worker["status"] == "down"
-        assert worker["detail"].startswith("no worker consumes the chat queue (celery: test-")
+        assert worker["detail"].startswith(
+            "no worker consumes the chat and study queues (celery: test-"
+        )
 
         port = int(app.env["PORT"])
         chat = spawn(worker_command("chat", port), app.env, app.data_dir / "logs" / "chat.log")
@@ -158,5 +160,6 @@ def test_the_worker_is_down_while_a_queue_has_no_consumer_and_the_teacher_sees_w
             worker = teacher_health(app)["worker"]
             assert worker["status"] == "ok"
             assert f"chat: chat-{port}@" in worker["detail"]
+            assert f"study: chat-{port}@" in worker["detail"]
         finally:
             stop(chat)
