@@ -26,10 +26,20 @@ class ScopeForm(forms.Form):
         ],
     )
 
+    for_class = forms.BooleanField(
+        label="For the class: hand it out to every student once it is made", required=False
+    )
+
     def __init__(self, *args, user, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.fields["categories"].queryset = Category.objects.all()
         self.fields["documents"].queryset = Document.objects.visible_to(user).order_by("filename")
+        if not user.is_teacher:
+            del self.fields["for_class"]
+
+    @property
+    def hand_out_to_class(self) -> bool:
+        return bool(self.cleaned_data.get("for_class"))
 
     @property
     def chosen_method(self) -> str | None:

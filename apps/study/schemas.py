@@ -34,6 +34,8 @@ class ScopeIn(Schema):
     documents: list[Id] = Field(default_factory=list, max_length=500)
     # Not said: extractive when the embedded model answers, else the model.
     method: Literal["model", "extractive"] | None = None
+    # A teacher's: hand what is made to the class at once (anyone else gets a 403).
+    for_class: bool = False
 
     @property
     def scope(self) -> generator.Scope:

@@ -11,6 +11,7 @@ from ninja import Field, Router, Schema, Status
 from apps.accounts import ratelimits
 from apps.accounts.api import ErrorOut, Id
 from apps.study import stale
+from apps.study.classsets.models import ClassSet
 from apps.study.mindmaps import generation, svg
 from apps.study.mindmaps.models import Mindmap
 from apps.study.schemas import GENERATION_ERRORS, RefreshOut, ScopeIn, checked_by_the_rule
@@ -88,6 +89,12 @@ def own_mindmap(request: HttpRequest, mindmap_id: Id) -> Mindmap:
     return get_object_or_404(Mindmap.objects.visible_to(request.auth), pk=mindmap_id)
 
 
+def arranged_mindmap(request: HttpRequest, mindmap_id: Id) -> Mindmap:
+    """One's own mindmap, or one handed out to one's class, in one's own arrangement."""
+    mindmap = get_object_or_404(Mindmap.objects.readable_by(request.auth), pk=mindmap_id)
+    return mindmap.arranged_for(request.auth)
+
+
 @router.get("/mindmaps", response=list[MindmapOut])
 def list_mindmaps(request: HttpRequest):
     return Mindmap.objects.visible_to(request.auth)
@@ -97,6 +104,8 @@ def list_mindmaps(request: HttpRequest):
     "/mindmaps", response={201: MindmapOut, 422: ErrorOut, 429: ErrorOut, **GENERATION_ERRORS}
 )
 def create_mindmap(request: HttpRequest, payload: MindmapIn):
+    if payload.for_class:
+        ClassSet.objects.check_teacher(request.auth)
     title = (payload.title or "").strip()
     if payload.tree is None:
         ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
@@ -105,19 +114,21 @@ def create_mindmap(request: HttpRequest, payload: MindmapIn):
         )
     else:
         mindmap, _badges = Mindmap.objects.create_from(request.auth, payload.tree, title)
+    if payload.for_class:
+        ClassSet.objects.hand_out(request.auth, mindmap)
     return Status(201, mindmap)
 
 
 @router.get("/mindmaps/{int:mindmap_id}", response={200: MindmapOut, 404: ErrorOut})
 def get_mindmap(request: HttpRequest, mindmap_id: Id):
-    return own_mindmap(request, mindmap_id)
+    return arranged_mindmap(request, mindmap_id)
 
 
 @router.get("/mindmaps/{int:mindmap_id}.svg", response={200: None, 404: ErrorOut})
 @svg_policy
 def mindmap_svg(request: HttpRequest, mindmap_id: Id):
     """The same SVG the page shows, in the saved layout and arrangement."""
-    mindmap = own_mindmap(request, mindmap_id)
+    mindmap = arranged_mindmap(request, mindmap_id)
     changed = [node_id for node_id, _ in stale.stale_nodes(mindmap)]
     drawn = svg.render_svg(mindmap, changed=changed)
     return HttpResponse(drawn, content_type="image/svg+xml")
@@ -143,14 +154,14 @@ def delete_mindmap(request: HttpRequest, mindmap_id: Id):
     response={200: MindmapOut, 404: ErrorOut, 422: ErrorOut},
 )
 def move_node(request: HttpRequest, mindmap_id: Id, payload: PositionIn):
-    mindmap = own_mindmap(request, mindmap_id)
+    mindmap = arranged_mindmap(request, mindmap_id)
     mindmap.move_node(payload.node, payload.layout or mindmap.layout, payload.x, payload.y)
     return mindmap
 
 
 @router.delete("/mindmaps/{int:mindmap_id}/positions", response={200: MindmapOut, 404: ErrorOut})
 def reset_layout(request: HttpRequest, mindmap_id: Id):
-    mindmap = own_mindmap(request, mindmap_id)
+    mindmap = arranged_mindmap(request, mindmap_id)
     mindmap.reset_layout()
     return mindmap
 
@@ -160,7 +171,7 @@ def reset_layout(request: HttpRequest, mindmap_id: Id):
     response={200: MindmapOut, 404: ErrorOut, 422: ErrorOut},
 )
 def toggle_branch(request: HttpRequest, mindmap_id: Id, payload: NodeIn):
-    mindmap = own_mindmap(request, mindmap_id)
+    mindmap = arranged_mindmap(request, mindmap_id)
     mindmap.toggle(payload.node)
     return mindmap
 

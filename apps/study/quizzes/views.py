@@ -1,6 +1,7 @@
 """Quiz pages: the tab (list and generate), playing one question or all at once, review."""
 
 from django.contrib.auth.decorators import login_required
+from django.db.models import Prefetch
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -8,6 +9,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from apps.accounts import ratelimits
 from apps.study import errors, generator, stale
+from apps.study.classsets.models import ClassSet
 from apps.study.errors import InvalidAnswers, StudyError
 from apps.study.quizzes import exports, generation
 from apps.study.quizzes.forms import QuizForm
@@ -36,6 +38,8 @@ def quiz_list(request: HttpRequest) -> HttpResponse:
         except StudyError as error:
             errors.show(request, error, form)
         else:
+            if form.hand_out_to_class:
+                ClassSet.objects.hand_out(request.user, made)
             report_shortfall(
                 request,
                 made.questions.count(),
@@ -47,7 +51,9 @@ def quiz_list(request: HttpRequest) -> HttpResponse:
             return redirect("study:quiz-detail", made.pk)
     context = {
         "form": form,
-        "quizzes": Quiz.objects.visible_to(request.user).prefetch_related("attempts"),
+        "quizzes": Quiz.objects.visible_to(request.user).prefetch_related(
+            Prefetch("attempts", queryset=Attempt.objects.filter(user=request.user))
+        ),
     }
     status = errors.PAGE_STATUS if request.method == "POST" else 200
     return study_tab(request, "study/quizzes/list.html", context, status)
@@ -55,6 +61,11 @@ def quiz_list(request: HttpRequest) -> HttpResponse:
 
 def own_quiz(request: HttpRequest, pk: int) -> Quiz:
     return get_object_or_404(Quiz.objects.visible_to(request.user), pk=pk)
+
+
+def readable_quiz(request: HttpRequest, pk: int) -> Quiz:
+    """One's own quiz, or one handed out to one's class (to answer, not to change)."""
+    return get_object_or_404(Quiz.objects.readable_by(request.user), pk=pk)
 
 
 def render_player(
@@ -66,6 +77,7 @@ def render_player(
     answers = (list(attempt.answers) + [None] * len(questions))[: len(questions)]
     context = {
         "quiz": quiz,
+        "owner": quiz.owner_id == request.user.pk,
         "attempt": attempt,
         "mode": "one" if one_at_a_time else "all",
         "rows": list(zip(questions, answers, strict=True)),
@@ -93,18 +105,18 @@ def posted_choice(value: str | None) -> int | None:
 @login_required
 def quiz_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """Play the quiz, resuming the unfinished attempt if there is one."""
-    quiz = own_quiz(request, pk)
+    quiz = readable_quiz(request, pk)
     if not quiz.questions.exists():
         raise Http404("This quiz has no questions.")
-    return render_player(request, quiz, quiz.start_attempt())
+    return render_player(request, quiz, quiz.start_attempt(request.user))
 
 
 @require_POST
 @login_required
 def quiz_answer(request: HttpRequest, pk: int) -> HttpResponse:
     """Save one answer (so a refresh loses nothing) and move to the asked-for question."""
-    quiz = own_quiz(request, pk)
-    attempt = quiz.start_attempt()
+    quiz = readable_quiz(request, pk)
+    attempt = quiz.start_attempt(request.user)
     try:
         position = posted_choice(request.POST.get("position"))
         if position is None:
@@ -129,8 +141,8 @@ def quiz_answer(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def quiz_submit(request: HttpRequest, pk: int) -> HttpResponse:
     """Submit the quiz: what is posted now over what was saved while playing."""
-    quiz = own_quiz(request, pk)
-    attempt = quiz.start_attempt()
+    quiz = readable_quiz(request, pk)
+    attempt = quiz.start_attempt(request.user)
     answers = list(attempt.answers)
     try:
         for position in range(len(answers)):
@@ -139,7 +151,7 @@ def quiz_submit(request: HttpRequest, pk: int) -> HttpResponse:
                 posted = request.POST.get("choice")
             if posted not in (None, ""):
                 answers[position] = posted_choice(posted)
-        attempt, badges = quiz.submit(answers)
+        attempt, badges = quiz.submit(answers, by=request.user)
     except InvalidAnswers as error:
         errors.show(request, error)
         return render_player(request, quiz, attempt, status=errors.PAGE_STATUS)
@@ -150,16 +162,19 @@ def quiz_submit(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def quiz_retake(request: HttpRequest, pk: int) -> HttpResponse:
-    own_quiz(request, pk).retake()
+    readable_quiz(request, pk).retake(request.user)
     return redirect("study:quiz-detail", pk)
 
 
 @require_GET
 @login_required
 def attempt_detail(request: HttpRequest, pk: int, attempt_pk: int) -> HttpResponse:
-    quiz = own_quiz(request, pk)
-    attempt = get_object_or_404(quiz.attempts, pk=attempt_pk, submitted_at__isnull=False)
-    changed = stale.stale_questions(quiz)
+    quiz = readable_quiz(request, pk)
+    attempt = get_object_or_404(
+        quiz.attempts_of(request.user), pk=attempt_pk, submitted_at__isnull=False
+    )
+    owner = quiz.owner_id == request.user.pk
+    changed = stale.stale_questions(quiz) if owner else []  # the owner's to refresh
     new = stale.passages_now(quiz, {q.pk: stale.question_text(q) for q in changed})
     rows = [
         (
@@ -178,6 +193,7 @@ def attempt_detail(request: HttpRequest, pk: int, attempt_pk: int) -> HttpRespon
         "rows": rows,
         **{"stale_count": len(changed), "stale_kind": "quiz", "stale_pk": quiz.pk},
         "stale_what": "question",
+        "owner": owner,
     }
     return render(request, "study/quizzes/review.html", context)
 

@@ -12,6 +12,7 @@ from apps.accounts import ratelimits
 from apps.accounts.ratelimits import rate_limited
 from apps.llm.rendering import render_markdown
 from apps.study import errors, stale
+from apps.study.classsets.models import ClassSet
 from apps.study.errors import GenerationError, StudyError
 from apps.study.sources import sources_for
 from apps.study.views import MARKDOWN, announce, download, study_tab
@@ -39,6 +40,8 @@ def workshop_list(request: HttpRequest) -> HttpResponse:
         except StudyError as error:
             errors.show(request, error, form)
         else:
+            if form.hand_out_to_class:
+                ClassSet.objects.hand_out(request.user, made)
             announce(request, badges)
             return redirect("study:lesson-detail", made.pk, 1)
     context = {
@@ -53,17 +56,24 @@ def own_workshop(request: HttpRequest, pk: int) -> Workshop:
     return get_object_or_404(Workshop.objects.visible_to(request.user), pk=pk)
 
 
+def readable_workshop(request: HttpRequest, pk: int) -> Workshop:
+    """One's own workshop, or one handed out to one's class (to read and complete)."""
+    return get_object_or_404(Workshop.objects.readable_by(request.user), pk=pk)
+
+
 @require_GET
 @login_required
 def workshop_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """A workshop opens at its first lesson not completed yet (the last one when all are)."""
-    lessons = own_workshop(request, pk).lessons
-    lesson = lessons.filter(completed_at__isnull=True).first() or lessons.last()
+    workshop = readable_workshop(request, pk)
+    lessons = workshop.lessons
+    done = workshop.completed_by(request.user)
+    lesson = lessons.exclude(pk__in=done).first() or lessons.last()
     return redirect("study:lesson-detail", pk, lesson.number)
 
 
-def own_lesson(request: HttpRequest, pk: int, number: int) -> Lesson:
-    lessons = own_workshop(request, pk).lessons.select_related("workshop")
+def readable_lesson(request: HttpRequest, pk: int, number: int) -> Lesson:
+    lessons = readable_workshop(request, pk).lessons.select_related("workshop")
     return get_object_or_404(lessons, number=number)
 
 
@@ -71,7 +81,9 @@ def render_lesson(
     request: HttpRequest, lesson: Lesson, template: str = LESSON, status: int = 200
 ) -> HttpResponse:
     workshop = lesson.workshop
-    changed = stale.stale_lessons(workshop)
+    owner = workshop.owner_id == request.user.pk
+    changed = stale.stale_lessons(workshop) if owner else []  # the owner's to refresh
+    completed = workshop.completed_by(request.user)
     # The lesson body a write swaps in sits below the notice: only the whole page searches.
     shown = lesson in changed and template == LESSON
     new = stale.passages_now(workshop, {lesson.pk: stale.lesson_text(lesson)} if shown else {})
@@ -87,7 +99,11 @@ def render_lesson(
         "body": render_markdown(lesson.content),
         "sources": sources_for(request.user, lesson.chunk_ids),
         "next": workshop.lessons.filter(number=lesson.number + 1).first(),
-        "done": workshop.progress[0],
+        "owner": owner,
+        "completed": completed,
+        "done": len(completed),
+        # The recap quiz is the owner's (it is made as theirs).
+        "recap": owner and workshop.completed_at is not None,
     }
     return render(request, template, context, status=status)
 
@@ -96,14 +112,15 @@ def render_lesson(
 @login_required
 def lesson_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """Read a lesson; one not written yet is written right after the page arrives."""
-    return render_lesson(request, own_lesson(request, pk, number))
+    return render_lesson(request, readable_lesson(request, pk, number))
 
 
 @require_POST
 @login_required
 @rate_limited("RATE_LIMIT_GENERATION", "study generations")
 def lesson_write(request: HttpRequest, pk: int, number: int) -> HttpResponse:
-    lesson = own_lesson(request, pk, number)
+    # A lesson of a class workshop is written once, by whoever opens it first.
+    lesson = readable_lesson(request, pk, number)
     # A failure is stored on the lesson; the partial shows it with a retry button.
     with suppress(GenerationError):
         generation.write_lesson(lesson)
@@ -113,15 +130,18 @@ def lesson_write(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 @require_POST
 @login_required
 def lesson_complete(request: HttpRequest, pk: int, number: int) -> HttpResponse:
-    lesson = own_lesson(request, pk, number)
+    lesson = readable_lesson(request, pk, number)
     try:
-        finished, badges = lesson.workshop.complete_lesson(lesson)
+        finished, badges = lesson.workshop.complete_lesson(lesson, by=request.user)
     except StudyError as error:
         errors.show(request, error)
         return render_lesson(request, lesson, status=errors.PAGE_STATUS)
     announce(request, badges)
     if finished:
-        messages.success(request, "Workshop complete. Check yourself with the recap quiz.")
+        recap = (
+            " Check yourself with the recap quiz." if lesson.workshop.owner == request.user else ""
+        )
+        messages.success(request, "Workshop complete." + recap)
     following = lesson.workshop.lessons.filter(number=number + 1).first()
     if following and not finished:
         return redirect("study:lesson-detail", pk, following.number)
