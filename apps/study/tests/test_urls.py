@@ -46,6 +46,11 @@ PATHS = [
     ("mindmap-update", [1], "/study/mindmaps/1/rename/"),
     ("mindmap-delete", [1], "/study/mindmaps/1/delete/"),
     ("mindmap-export", [1, "png"], "/study/mindmaps/1/export.png"),
+    ("class-set-list", [], "/study/class-sets/"),
+    ("class-set-create", [], "/study/class-sets/hand-out/"),
+    ("class-set-detail", [1], "/study/class-sets/1/"),
+    ("class-set-delete", [1], "/study/class-sets/1/take-back/"),
+    ("class-set-export", [1, "csv"], "/study/class-sets/1/results.csv"),
 ]
 
 
