@@ -77,7 +77,7 @@ def quiz_figures(quiz, student: User) -> Figures:
         figures.finished = True
         figures.score = latest.percent
         figures.detail = f"{latest.correct}/{latest.total}"
-        figures.old_version = latest.asked != quiz.version()
+        figures.old_version = latest.on_old_version
     return figures
 
 
