@@ -254,7 +254,9 @@ def edit_question(
     return {"position": question.position, "version": question.version, "typo_fix": typo}
 
 
-@router.delete("/quizzes/{quiz_id}/questions/{position}", response={204: None, 404: ErrorOut})
+@router.delete(
+    "/quizzes/{quiz_id}/questions/{position}", response={204: None, 404: ErrorOut, 422: ErrorOut}
+)
 def remove_question(request: HttpRequest, quiz_id: Id, position: Position):
     """Attempts made before keep their answers and show as made on an older version."""
     question = own_question(request, quiz_id, position)

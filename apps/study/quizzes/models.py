@@ -117,7 +117,10 @@ class Quiz(models.Model):
 
     def remove_question(self, question: "Question") -> None:
         """Take a question out; the ones after it move up, and so do the answers of the
-        unfinished attempts. Submitted attempts keep what they answered (an older version)."""
+        unfinished attempts. Submitted attempts keep what they answered (an older version).
+        The last question stays."""
+        if self.questions.count() <= 1:
+            raise InvalidInput("A quiz keeps at least one question.")
         with transaction.atomic():
             position = question.position
             question.delete()

@@ -1,5 +1,6 @@
 """Quiz pages: the tab (list and generate), playing one question or all at once, review."""
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Prefetch
 from django.http import Http404, HttpRequest, HttpResponse
@@ -10,7 +11,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from apps.accounts import ratelimits
 from apps.study import errors, generator, stale
 from apps.study.classsets.models import ClassSet
-from apps.study.errors import InvalidAnswers, StudyError
+from apps.study.errors import InvalidAnswers, InvalidInput, StudyError
 from apps.study.quizzes import exports, generation
 from apps.study.quizzes.forms import QuizForm
 from apps.study.quizzes.models import Attempt, Quiz
@@ -203,3 +204,59 @@ def attempt_detail(request: HttpRequest, pk: int, attempt_pk: int) -> HttpRespon
 def quiz_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     quiz = own_quiz(request, pk)
     return download(quiz, fmt, EXPORTS, f"quiz-{quiz.pk}")
+
+
+def render_editor(request: HttpRequest, quiz: Quiz, status: int = 200) -> HttpResponse:
+    context = {"quiz": quiz, "questions": quiz.questions.all()}
+    return render(request, "study/quizzes/edit.html", context, status=status)
+
+
+@require_GET
+@login_required
+def quiz_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    """The owner's editor: each question with its options, answer and explanation."""
+    return render_editor(request, own_quiz(request, pk))
+
+
+@require_POST
+@login_required
+def question_update(request: HttpRequest, pk: int, position: int) -> HttpResponse:
+    quiz = own_quiz(request, pk)
+    question = get_object_or_404(quiz.questions, position=position)
+    try:
+        typo = question.edit(
+            text=request.POST.get("question", ""),
+            options=request.POST.getlist("options"),
+            correct_index=posted_choice(request.POST.get("correct_index")),
+            explanation=request.POST.get("explanation", ""),
+        )
+    except InvalidInput as error:
+        errors.show(request, error)
+        return render_editor(request, quiz, status=errors.PAGE_STATUS)
+    messages.success(
+        request,
+        f"Question {position + 1}: "
+        + (
+            "a typo fix, results kept."
+            if typo
+            else "changed; attempts made before are on the old version."
+        ),
+    )
+    return redirect("study:quiz-edit", pk)
+
+
+@require_POST
+@login_required
+def question_delete(request: HttpRequest, pk: int, position: int) -> HttpResponse:
+    quiz = own_quiz(request, pk)
+    question = get_object_or_404(quiz.questions, position=position)
+    try:
+        quiz.remove_question(question)
+    except InvalidInput as error:
+        errors.show(request, error)
+        return render_editor(request, quiz, status=errors.PAGE_STATUS)
+    messages.success(
+        request,
+        f"Removed question {position + 1}; attempts made before are on the old version.",
+    )
+    return redirect("study:quiz-edit", pk)
