@@ -181,8 +181,11 @@ def create_deck(request: HttpRequest, payload: DeckIn):
 
 @router.get("/decks/due", response=list[CardOut])
 def due_cards(request: HttpRequest):
-    """Cards due now across all your decks, the most overdue first."""
-    return Card.objects.visible_to(request.auth).due(timezone.now())
+    """Cards due now across all your decks and those handed out to your class, the most
+    overdue first, each with your own schedule."""
+    cards = Card.objects.readable_by(request.auth).studied_by(request.auth)
+    due = cards.due_to_learner(timezone.now()).select_related("deck")
+    return [card_out(card, request.auth) for card in due]
 
 
 @router.get("/decks/{deck_id}", response={200: DeckOut, 404: ErrorOut})

@@ -30,10 +30,11 @@ EXPORTS = {"csv": ("text/csv", csv_files.export_csv), "apkg": ("application/zip"
 def render_deck_list(
     request: HttpRequest, new_form=None, import_form=None, generate_form=None, status: int = 200
 ):
-    decks = Deck.objects.visible_to(request.user).with_counts(timezone.now())
+    now = timezone.now()
+    decks = Deck.objects.visible_to(request.user).with_counts(now)
     context = {
         "decks": decks,
-        "due_total": sum(deck.due_count for deck in decks),
+        "due_total": due_queue(request).due_to_learner(now).count(),
         "new_form": new_form or NewDeckForm(),
         "import_form": import_form or CsvImportForm(),
         "generate_form": generate_form or DeckGenerateForm(user=request.user),
@@ -123,6 +124,12 @@ def own_deck(request: HttpRequest, pk: int) -> Deck:
 
 def own_card(request: HttpRequest, pk: int, card_pk: int) -> Card:
     return get_object_or_404(Card.objects.visible_to(request.user), deck_id=pk, pk=card_pk)
+
+
+def due_queue(request: HttpRequest):
+    """Every card the person studies, own decks and those handed out to their class, each
+    with their own memory of it."""
+    return Card.objects.readable_by(request.user).studied_by(request.user)
 
 
 def readable_deck(request: HttpRequest, pk: int) -> Deck:
@@ -243,9 +250,7 @@ def card_delete(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
 def render_study(request: HttpRequest, deck: Deck | None, card: Card | None, status: int = 200):
     """The study page for one deck, or for the due queue across decks when `deck` is None."""
     now = timezone.now()
-    cards = (deck.cards.all() if deck else Card.objects.visible_to(request.user)).studied_by(
-        request.user
-    )
+    cards = deck.cards.studied_by(request.user) if deck else due_queue(request)
     mastered, total = deck.mastery(request.user) if deck else (None, None)
     upcoming = cards.filter(learner_due_at__gt=now).order_by("learner_due_at").first()
     context = {
@@ -275,7 +280,7 @@ def deck_study(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 @login_required
 def deck_due(request: HttpRequest) -> HttpResponse:
-    card = Card.objects.visible_to(request.user).due(timezone.now()).first()
+    card = due_queue(request).due_to_learner(timezone.now()).first()
     return render_study(request, None, card)
 
 
@@ -292,8 +297,7 @@ def card_flip(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
 def card_review(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
     """Answer a card ("got it" / "review") and show the next one of the deck or the queue."""
     card = readable_card(request, pk, card_pk)
-    # The due queue spans one's own decks only.
-    in_queue = request.POST.get("queue") == "due" and card.deck.owner_id == request.user.pk
+    in_queue = request.POST.get("queue") == "due"
     deck = None if in_queue else card.deck
     now = timezone.now()
     try:
@@ -302,8 +306,7 @@ def card_review(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
         errors.show(request, error)
         return render_study(request, deck, card, status=errors.PAGE_STATUS)
     announce(request, badges)
-    cards = Card.objects.visible_to(request.user) if in_queue else card.deck.cards.all()
-    cards = cards.studied_by(request.user)
+    cards = due_queue(request) if in_queue else card.deck.cards.studied_by(request.user)
     practise = request.POST.get("mode") == "all"
     next_card = scheduling.next_card(cards, now=now, after=card if practise else None)
     return render_study(request, deck, next_card)

@@ -420,3 +420,24 @@ def test_a_student_sees_their_own_figures_never_a_classmates(alice_client, bob_c
 def test_an_anonymous_visitor_reaches_no_class_set(client, class_quiz):
     assert client.get("/api/v1/study/class-sets").status_code == 401
     assert client.get("/study/class-sets/").status_code == 302
+
+
+def test_a_class_decks_cards_come_due_in_each_students_own_queue(
+    tess, tess_client, alice_client, bob_client
+):
+    deck = make_deck(tess)
+    ClassSet.objects.hand_out(tess, deck)
+    first = deck.cards.first()
+
+    alice_client.post(
+        f"/study/decks/{deck.pk}/cards/{first.pk}/review/", {"outcome": "got_it", "queue": "due"}
+    )
+
+    alices = [card["front"] for card in alice_client.get("/api/v1/study/decks/due").json()]
+    bobs = [card["front"] for card in bob_client.get("/api/v1/study/decks/due").json()]
+    assert alices == ["Ribosom"] and bobs == ["Mitochondrium", "Ribosom"]
+    assert "1 card to review" in alice_client.get("/study/decks/").content.decode()
+    assert "2 cards to review" in bob_client.get("/study/decks/").content.decode()
+    assert "Ribosom" in alice_client.get("/study/decks/due/").content.decode()
+    # The teacher's own queue holds the deck's cards by the teacher's schedule, untouched.
+    assert len(tess_client.get("/api/v1/study/decks/due").json()) == 2
