@@ -345,6 +345,9 @@ def test_a_students_mindmap_arrangement_is_their_own(tess, alice_client, bob_cli
     mindmap.refresh_from_db()
     assert mindmap.positions == {"lr": {"r.0": [10, 20]}} and mindmap.layout == "lr"
     assert MindmapArrangement.objects.get().student.username == "alice"
+    page = alice_client.get(f"/study/mindmaps/{mindmap.pk}/").content.decode()
+    assert 'data-layout="radial"' in page and "Delete mindmap" not in page
+    assert 'data-layout="lr"' in bob_client.get(f"/study/mindmaps/{mindmap.pk}/").content.decode()
 
 
 def test_a_quiz_attempt_counts_for_the_students_progress(alice, alice_client, class_quiz):
@@ -441,3 +444,13 @@ def test_a_class_decks_cards_come_due_in_each_students_own_queue(
     assert "Ribosom" in alice_client.get("/study/decks/due/").content.decode()
     # The teacher's own queue holds the deck's cards by the teacher's schedule, untouched.
     assert len(tess_client.get("/api/v1/study/decks/due").json()) == 2
+
+
+def test_exporting_a_class_mindmap_counts_for_the_students_badges(tess, alice, alice_client):
+    mindmap = make_mindmap(tess)
+    ClassSet.objects.hand_out(tess, mindmap)
+
+    response = alice_client.get(f"/study/mindmaps/{mindmap.pk}/export.md")
+
+    assert response.status_code == 200 and "Zelle" in response.content.decode()
+    assert Event.objects.get(kind=Event.Kind.MINDMAP_EXPORT).user == alice
