@@ -9,7 +9,8 @@ PORT ?= 8000
 HTTPS_PORT ?= 8443
 REDIS_URL ?= redis://127.0.0.1:6379/0
 DATA_DIR ?= $(CURDIR)/var
-# Chat answers written at once by the chat worker (threads: they wait on the model, not the CPU).
+# Chat answers and study generations made at once by the chat worker (threads: they wait on the
+# model, not the CPU).
 CHAT_CONCURRENCY ?= 16
 # The port Redis listens on when `make run` has to start it itself.
 REDIS_PORT := $(shell echo "$(REDIS_URL)" | sed -nE 's#^redis://[^/]*:([0-9]+).*#\1#p')

@@ -260,8 +260,12 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_EXPIRES = 24 * 3600
 # Chat answers wait on the model, not the CPU: their own queue, served by a thread-pool worker
-# (`celery ... worker -Q chat --pool=threads`), so ingestion never holds a chat up.
-CELERY_TASK_ROUTES = {"apps.chat.tasks.*": {"queue": "chat"}}
+# (`celery ... worker -Q chat,study --pool=threads`), so ingestion never holds a chat up. Study
+# generation waits on the same model: its own `study` queue, served by that worker too.
+CELERY_TASK_ROUTES = {
+    "apps.chat.tasks.*": {"queue": "chat"},
+    "apps.study.tasks.*": {"queue": "study"},
+}
 
 # The cache holds the rate-limit counters (shared by every web process) and nothing else.
 CACHES = {
@@ -362,6 +366,10 @@ CHAT_WAITING_SECONDS = env_int("CHAT_WAITING_SECONDS", 8)
 # the partial answer with a heartbeat at least every 2 s; an answer silent for this long had its
 # worker die under it and is marked interrupted.
 CHAT_STALE_SECONDS = env_int("CHAT_STALE_SECONDS", 30)
+# Study generation (quizzes, workshops and lessons, decks, mindmaps) runs on the `study` queue;
+# its worker beats every few seconds while the model works. A generation silent for this long
+# had its worker die under it and is marked failed ("interrupted"), with a retry.
+STUDY_STALE_SECONDS = env_int("STUDY_STALE_SECONDS", 30)
 # Tests get a file database rather than SQLite's shared-cache memory one: answers are written
 # from worker threads, and only a file database waits on the busy timeout instead of failing
 # with "table is locked". One per test run, outside DATA_DIR.

@@ -142,13 +142,14 @@ def another_web_server(app: RunningApp, port: int) -> subprocess.Popen:
 
 
 def worker_command(queue: str, port: int) -> list:
-    """A Celery worker of the Procfile's: `celery` for jobs, `chat` for answers (threads)."""
+    """A Celery worker of the Procfile's: `celery` for jobs, `chat` for answers and study
+    generation (threads)."""
     command = [Path(sys.executable).parent / "celery", "-A", "cognivault_site", "worker"]
     if queue == "chat":
         return [
             *command,
             "-Q",
-            "chat",
+            "chat,study",
             "--pool=threads",
             "--concurrency=4",
             "-n",

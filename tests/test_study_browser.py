@@ -23,19 +23,33 @@ for i in range(4):
 
 
 @pytest.fixture(scope="module")
-def study_app(start_app):
+def model():
     with StudyModel() as model:
         model.answer(json.dumps(questions(5)))
-        with start_app(model_url=model.url, setup=SETUP, worker=False) as app:
-            yield app
+        yield model
 
 
-def test_a_student_generates_a_quiz_and_plays_it_one_question_at_a_time(browser, study_app):
+@pytest.fixture(scope="module")
+def study_app(start_app, model):
+    with start_app(model_url=model.url, setup=SETUP) as app:
+        yield app
+
+
+def test_a_student_generates_a_quiz_and_plays_it_one_question_at_a_time(browser, study_app, model):
     page = log_in(browser, study_app, "alice", "alice-learns-2026")
     page.goto("/study/quizzes/")
     page.get_by_label("Questions").select_option("5")
-    page.get_by_role("button", name="Generate quiz").click()
-    page.wait_for_url("**/study/quizzes/*/")
+    model.first_delay = 3  # long enough to see the card before the quiz replaces it
+    try:
+        page.get_by_role("button", name="Generate quiz").click()
+        page.wait_for_url("**/study/quizzes/*/")
+        # The form answers at once with a card saying what is being made...
+        page.get_by_text("Making a quiz of 5 questions from your vault").wait_for()
+        # ...and once the worker has made it, the quiz replaces the card.
+        page.get_by_text("Question 1 of 5").wait_for(timeout=90_000)
+    finally:
+        model.first_delay = 0
+    assert page.locator("#generation-card").count() == 0
 
     # questions(5): correct answers are options 1, 0, 1, 0, 1; answer the third one wrong.
     for number, choice in enumerate([1, 0, 0, 0], start=1):

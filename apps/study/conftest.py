@@ -5,9 +5,32 @@ import json
 import pytest
 
 from apps.llm.tests.fake_ollama import FakeOllama, part
+from apps.study import background, tasks
 from apps.vault.models import Chunk
 from apps.vault.tests.conftest import ingest, upload
 from conftest import make_document
+
+
+def run_worker() -> list[tuple[str, int]]:
+    """What a study worker does with every generation waiting for one: the task's own body,
+    run here (the on_commit that queues it never fires inside a test's transaction)."""
+    waiting = [
+        (kind, pk)
+        for kind, (model, _) in background.KINDS.items()
+        for pk in model.objects.filter(status="generating", worker="").values_list("pk", flat=True)
+    ]
+    for kind, pk in waiting:
+        tasks.generate.apply(args=(kind, pk))
+    return waiting
+
+
+def generate(client, path: str, body: dict) -> dict:
+    """POST a generation to the API (202, generating), let the worker make it, and GET it."""
+    started = client.post(path, body, content_type="application/json")
+    assert started.status_code == 202, started.content
+    assert started.json()["status"] == "generating"
+    run_worker()
+    return client.get(f"{path}/{started.json()['id']}").json()
 
 
 class StudyModel(FakeOllama):
@@ -121,13 +144,10 @@ class Notes:
         ingest(self.owner, django_capture_on_commit_callbacks=self.capture)
 
     def make(self, client, route: str, **body) -> int:
-        """A deck, workshop, quiz or mindmap cut from the notes; its id."""
-        response = client.post(
-            f"/api/v1/study/{route}", {"method": "extractive", **body},
-            content_type="application/json",
-        )  # fmt: skip
-        assert response.status_code == 201, response.content
-        return response.json()["id"]
+        """A deck, workshop, quiz or mindmap cut from the notes by the worker; its id."""
+        made = generate(client, f"/api/v1/study/{route}", {"method": "extractive", **body})
+        assert made["status"] == "ready", made
+        return made["id"]
 
 
 @pytest.fixture

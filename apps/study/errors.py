@@ -52,6 +52,19 @@ class WorkshopNotDone(StudyError):
     status = 409
 
 
+class NotReady(StudyError):
+    """Using a quiz, deck, workshop or mindmap a worker is still making, or failed to make."""
+
+    status = 409
+
+
+class Superseded(StudyError):
+    """A worker finished an item that was meanwhile settled as interrupted (its heartbeat
+    stopped): what it made is not kept, so a retry never finds the items twice."""
+
+    status = 409
+
+
 class GenerationError(StudyError):
     """The generator could not make what was asked; the message says why and what to try."""
 

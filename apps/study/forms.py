@@ -1,5 +1,7 @@
 """The scope every "make it from your documents" form of the Study Hub shares."""
 
+import uuid
+
 from django import forms
 
 from apps.study.generator import Scope
@@ -29,9 +31,14 @@ class ScopeForm(forms.Form):
     for_class = forms.BooleanField(
         label="For the class: hand it out to every student once it is made", required=False
     )
+    # A fresh token each time the form is shown: the same form sent twice (a double click, the
+    # back button) finds the item the first send started instead of starting another.
+    token = forms.CharField(widget=forms.HiddenInput, required=False, max_length=100)
 
     def __init__(self, *args, user, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        if not self.is_bound:
+            self.initial["token"] = uuid.uuid4().hex
         self.fields["categories"].queryset = Category.objects.all()
         self.fields["documents"].queryset = Document.objects.visible_to(user).order_by("filename")
         if not user.is_teacher:
@@ -40,6 +47,10 @@ class ScopeForm(forms.Form):
     @property
     def hand_out_to_class(self) -> bool:
         return bool(self.cleaned_data.get("for_class"))
+
+    @property
+    def key(self) -> str:
+        return self.cleaned_data.get("token") or ""
 
     @property
     def chosen_method(self) -> str | None:

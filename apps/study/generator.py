@@ -114,15 +114,9 @@ def live_chunks(user, scope: Scope):
     )
 
 
-def retrieve(
-    user, scope: Scope, *, query: str = DEFAULT_QUERY, limit: int = MAX_CHUNKS
-) -> list[Source]:
-    """Up to `limit` representative chunks, spread across the scope's documents.
-
-    Hybrid search ranks the candidates; the documents then take turns, so one long file
-    cannot crowd out the others. When search finds too few, chunks spaced evenly through
-    each document fill the rest.
-    """
+def check_scope(user, scope: Scope):
+    """The live chunks of the scope, or EmptyScope saying why there are none. No model call:
+    a generation is refused with this before it is queued."""
     try:
         documents = scope.documents(user)
     except ScopeError as error:
@@ -142,6 +136,19 @@ def retrieve(
             "The documents in this scope have no text yet: wait until they are processed, "
             "or pick other documents."
         )
+    return chunks
+
+
+def retrieve(
+    user, scope: Scope, *, query: str = DEFAULT_QUERY, limit: int = MAX_CHUNKS
+) -> list[Source]:
+    """Up to `limit` representative chunks, spread across the scope's documents.
+
+    Hybrid search ranks the candidates; the documents then take turns, so one long file
+    cannot crowd out the others. When search finds too few, chunks spaced evenly through
+    each document fill the rest.
+    """
+    chunks = check_scope(user, scope)
     ranked = _search(user, scope, query, limit)
     picked = _take_turns(ranked, limit)
     if len(picked) < limit:

@@ -1,9 +1,9 @@
 """The scope every generating API route of the Study Hub reads, and what they answer when
 generation fails."""
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from ninja import Field, Schema
+from ninja import Field, Header, Schema, Status
 
 from apps.accounts.api import ErrorOut, Id
 from apps.study import generator
@@ -11,6 +11,38 @@ from apps.study import generator
 # apps/study/errors.py: an empty scope 400, an answer with nothing usable 502, a model that is
 # down 503. (A route that starts a generation lists the rate limit's 429 itself: not all do.)
 GENERATION_ERRORS = {400: ErrorOut, 502: ErrorOut, 503: ErrorOut}
+# What a generating POST answers at once, before anything is queued: an empty scope 400,
+# `for_class` from anyone but a teacher 403, the rate limit 429. What the worker meets (a model
+# down or answering garbage) is the item's `error` once its `status` is failed.
+STARTING_ERRORS = {400: ErrorOut, 403: ErrorOut, 429: ErrorOut}
+
+
+GenerationStatus = Literal["generating", "ready", "failed"]
+
+# Optional on every generating POST: a call retried with the same key (per person and kind)
+# answers with the item the first call started instead of starting another.
+IdempotencyKey = Annotated[
+    str,
+    Header(
+        "",
+        alias="Idempotency-Key",
+        max_length=100,
+        description="Repeat it on a retry: the item the first call started comes back.",
+    ),
+]
+
+
+class StartedOut(Schema):
+    """A generation a worker makes: GET the item by its id until `status` is ready (or
+    failed, with `error`)."""
+
+    id: Id
+    status: GenerationStatus
+
+
+def started(item) -> Status:
+    """202 {id, status}: the item is being made (or, for a repeated key, as it is now)."""
+    return Status(202, {"id": item.pk, "status": item.status})
 
 
 def checked_by_the_rule(**constraints: Any) -> Any:
@@ -34,7 +66,8 @@ class ScopeIn(Schema):
     documents: list[Id] = Field(default_factory=list, max_length=500)
     # Not said: extractive when the embedded model answers, else the model.
     method: Literal["model", "extractive"] | None = None
-    # A teacher's: hand what is made to the class at once (anyone else gets a 403).
+    # A teacher's: hand the item to the class at once; students see it once it is ready
+    # (anyone else gets a 403).
     for_class: bool = False
 
     @property

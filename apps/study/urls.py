@@ -9,6 +9,12 @@ urlpatterns = [
     path("", quizzes.quiz_list, name="index"),  # the hub opens on its first tab
     path("sources/<int:chunk_pk>/", views.source_detail, name="source-detail"),
     path("stale/<str:kind>/<int:pk>/refresh/", views.stale_refresh, name="stale-refresh"),
+    path("generations/<str:kind>/<int:pk>/", views.generation_status, name="generation-status"),
+    path(
+        "generations/<str:kind>/<int:pk>/retry/",
+        views.generation_retry,
+        name="generation-retry",
+    ),
     path("quizzes/", include("apps.study.quizzes.urls")),
     path("workshops/", include("apps.study.workshops.urls")),
     path("decks/", include("apps.study.flashcards.urls")),

@@ -1,4 +1,5 @@
-"""Page parts every Study Hub tab shares: the tab frame, downloads, new badges, a source."""
+"""Page parts every Study Hub tab shares: the tab frame, downloads, new badges, a source, and
+the card of an item a worker is making."""
 
 from collections.abc import Callable
 from typing import TypeVar
@@ -7,10 +8,14 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from apps.study import stale
+from apps.accounts.ratelimits import rate_limited
+from apps.progress.models import EarnedBadge
+from apps.study import generator, stale, tasks
 from apps.study.flashcards.models import Deck
+from apps.study.generated import FAILED, READY
 from apps.study.mindmaps.models import Mindmap
 from apps.study.quizzes.models import Quiz
 from apps.study.workshops.models import Workshop
@@ -96,3 +101,84 @@ def stale_refresh(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
         f"Refreshed {refreshed} item{'s' if refreshed != 1 else ''} from their changed sources.",
     )
     return redirect(page) if kind == "quiz" else redirect(page, pk)
+
+
+# What a worker makes, by kind: the model, and the page of a finished one.
+GENERATED = {
+    "quiz": (Quiz, "study:quiz-detail"),
+    "workshop": (Workshop, "study:workshop-detail"),
+    "deck": (Deck, "study:deck-detail"),
+    "mindmap": (Mindmap, "study:mindmap-detail"),
+}
+
+
+def own_generated(request: HttpRequest, kind: str, pk: int):
+    if kind not in GENERATED:
+        raise Http404("No such kind of study material.")
+    model, _ = GENERATED[kind]
+    item = get_object_or_404(model.objects.visible_to(request.user), pk=pk)
+    item.settle()
+    return item
+
+
+def render_generating(request: HttpRequest, kind: str, item) -> HttpResponse:
+    """The page (or, for htmx, the card) of an item that is being made or failed."""
+    context = {
+        "kind": kind,
+        "item": item,
+        "detail_url": reverse(GENERATED[kind][1], args=[item.pk]),
+    }
+    template = "study/generating.html" + ("#generation-card" if request.htmx else "")
+    return render(request, template, context)
+
+
+def report_made(request: HttpRequest, kind: str, item) -> None:
+    """Once, when the card sees the item ready: the badges the worker's making of it earned
+    (those earned since it was asked for), and whether fewer items came than were asked."""
+    earned = EarnedBadge.objects.visible_to(request.user).filter(earned_at__gte=item.created_at)
+    announce(request, [earned_badge.badge for earned_badge in earned.select_related("badge")])
+    if kind == "quiz":
+        questions = item.questions
+        report_shortfall(
+            request,
+            questions.count(),
+            item.requested,
+            "questions",
+            filled=questions.filter(extractive=True).count(),
+            model=item.backend != generator.EXTRACTIVE,
+        )
+    elif kind == "deck":
+        report_shortfall(
+            request,
+            item.cards.count(),
+            item.asked.get("count", 0),
+            "cards",
+            filled=item.cards.filter(extractive=True).count(),
+            model=not item.model_label.startswith(generator.EXTRACTIVE),
+        )
+
+
+@require_GET
+@login_required
+def generation_status(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
+    """The card of an item being made, asked for again by itself every 2 s; once the item is
+    ready the page reloads into it (HX-Refresh), and without htmx this is the item's page."""
+    item = own_generated(request, kind, pk)
+    if not request.htmx:
+        return redirect(GENERATED[kind][1], item.pk)
+    response = render_generating(request, kind, item)
+    if item.status == READY:
+        report_made(request, kind, item)
+        response["HX-Refresh"] = "true"
+    return response
+
+
+@require_POST
+@login_required
+@rate_limited("RATE_LIMIT_GENERATION", "study generations")
+def generation_retry(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
+    """Make a failed item again, in a worker."""
+    item = own_generated(request, kind, pk)
+    if item.status == FAILED and type(item).objects.restart(item.pk):
+        tasks.enqueue(kind, item.pk)
+    return redirect(GENERATED[kind][1], item.pk)

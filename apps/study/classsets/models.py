@@ -12,6 +12,7 @@ from django.urls import reverse
 
 from apps.study.errors import StudyError
 from apps.study.flashcards.models import Deck
+from apps.study.generated import READY
 from apps.study.mindmaps.models import Mindmap
 from apps.study.ownership import is_student
 from apps.study.quizzes.models import Quiz
@@ -52,10 +53,19 @@ class ClassSetQuerySet(models.QuerySet):
             raise AlreadyHandedOut(f"This {kind} is handed out already.") from None
 
     def readable_by(self, user):
-        """A teacher's own sets; for a student, every set handed out to the class."""
+        """A teacher's own sets; for a student, every set handed out to the class whose item
+        is ready (one still being made, or that failed, is the teacher's alone)."""
         if is_student(user):
-            return self.all()
+            return self.ready()
         return self.of_teacher(user)
+
+    def ready(self):
+        return self.filter(
+            models.Q(quiz__status=READY)
+            | models.Q(deck__status=READY)
+            | models.Q(mindmap__status=READY)
+            | models.Q(workshop__status=READY)
+        )
 
 
 class ClassSet(models.Model):

@@ -10,11 +10,21 @@ from ninja import Field, Router, Schema, Status
 
 from apps.accounts import ratelimits
 from apps.accounts.api import ErrorOut, Id
-from apps.study import stale
+from apps.study import stale, tasks
 from apps.study.classsets.models import ClassSet
 from apps.study.flashcards import anki, csv_files, decks, generation, scheduling
 from apps.study.flashcards.models import Card, CardReview, Deck
-from apps.study.schemas import GENERATION_ERRORS, RefreshOut, ScopeIn, checked_by_the_rule
+from apps.study.generated import asked_before
+from apps.study.schemas import (
+    STARTING_ERRORS,
+    GenerationStatus,
+    IdempotencyKey,
+    RefreshOut,
+    ScopeIn,
+    StartedOut,
+    checked_by_the_rule,
+    started,
+)
 
 router = Router(tags=["study"])
 
@@ -72,6 +82,8 @@ class CardOut(Schema):
 
 class DeckSummaryOut(Schema):
     id: Id
+    status: GenerationStatus  # a generated deck's cards are here once it is ready
+    error: str
     title: str
     created_at: datetime
     card_count: int
@@ -111,6 +123,8 @@ def deck_out(deck: Deck, user) -> dict:
         card.source_changed = card.pk in changed
     return {
         "id": deck.pk,
+        "status": deck.status,
+        "error": deck.error,
         "title": deck.title,
         "created_at": deck.created_at,
         "category_ids": deck.category_ids,
@@ -145,38 +159,49 @@ def list_decks(request: HttpRequest):
     return [
         {
             "id": d.pk,
+            "status": d.status,
+            "error": d.error,
             "title": d.title,
             "created_at": d.created_at,
             "card_count": d.card_count,
             "mastered_count": d.mastered_count,
             "due_count": d.due_count,
         }
-        for d in Deck.objects.visible_to(request.auth).with_counts(timezone.now())
+        for d in Deck.objects.visible_to(request.auth).settled().with_counts(timezone.now())
     ]
 
 
-@router.post("/decks", response={201: DeckOut, 422: ErrorOut, 429: ErrorOut, **GENERATION_ERRORS})
-def create_deck(request: HttpRequest, payload: DeckIn):
+@router.post("/decks", response={201: DeckOut, 202: StartedOut, 422: ErrorOut, **STARTING_ERRORS})
+def create_deck(request: HttpRequest, payload: DeckIn, key: IdempotencyKey = ""):
+    """Cards you bring make the deck at once (201); a deck from the vault is started (202) and
+    a worker makes it: GET it until `status` is ready."""
     if payload.for_class:
         ClassSet.objects.check_teacher(request.auth)
-    if payload.cards is None:
-        ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
-        deck, _badges = generation.generate_deck(
-            request.auth,
-            num_cards=payload.num_cards,
-            scope=payload.scope,
-            method=payload.method,
-            now=timezone.now(),
-            title=payload.title.strip(),
-        )
-    else:
+    if payload.cards is not None:
         cards = [card.dict() for card in payload.cards]
         deck, _badges = decks.create_deck(
             request.auth, payload.title or "Deck", cards, now=timezone.now()
         )
-    if payload.for_class:
-        ClassSet.objects.hand_out(request.auth, deck)
-    return Status(201, deck_out(deck, request.auth))
+        if payload.for_class:
+            ClassSet.objects.hand_out(request.auth, deck)
+        return Status(201, deck_out(deck, request.auth))
+    sent = asked_before(Deck, request.auth, key)
+    if sent is not None:
+        return started(sent)
+    ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
+    deck, new = generation.start_deck(
+        request.auth,
+        num_cards=payload.num_cards,
+        scope=payload.scope,
+        method=payload.method,
+        title=payload.title.strip(),
+        key=key,
+    )
+    if new:
+        if payload.for_class:
+            ClassSet.objects.hand_out(request.auth, deck)
+        tasks.enqueue("deck", deck.pk)
+    return started(deck)
 
 
 @router.get("/decks/due", response=list[CardOut])
@@ -190,7 +215,9 @@ def due_cards(request: HttpRequest):
 
 @router.get("/decks/{deck_id}", response={200: DeckOut, 404: ErrorOut})
 def get_deck(request: HttpRequest, deck_id: Id):
-    return deck_out(readable_deck(request, deck_id), request.auth)
+    deck = readable_deck(request, deck_id)
+    deck.settle()
+    return deck_out(deck, request.auth)
 
 
 @router.patch("/decks/{deck_id}", response={200: DeckOut, 404: ErrorOut, 422: ErrorOut})

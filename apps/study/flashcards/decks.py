@@ -30,18 +30,38 @@ def clean_cards(items: list) -> list[dict]:
     return cards
 
 
-def create_deck(owner, title: str, items: list, *, now: datetime, **fields) -> tuple[Deck, list]:
-    """A deck of the items with a front and a back, recorded for progress; (the deck, badges
-    just earned). Nothing is made from no cards or from more than a deck holds."""
+def checked_cards(items: list) -> list[dict]:
+    """The cards a deck can be made of: at least one, no more than a deck holds."""
     cards = clean_cards(items)
     if not cards:
         raise DeckError("A deck needs at least one card with a front and a back.")
     if len(cards) > Deck.MAX_CARDS:
         raise DeckFull(f"A deck holds at most {Deck.MAX_CARDS} cards; this has {len(cards)}.")
+    return cards
+
+
+def add_cards(deck: Deck, cards: list[dict], *, now: datetime) -> None:
+    Card.objects.bulk_create(
+        Card(deck=deck, position=i, due_at=now, source_chunk_id=card["chunk_id"], **card)
+        for i, card in enumerate(cards)
+    )
+
+
+def create_deck(owner, title: str, items: list, *, now: datetime, **fields) -> tuple[Deck, list]:
+    """A deck of the items with a front and a back, recorded for progress; (the deck, badges
+    just earned). Nothing is made from no cards or from more than a deck holds."""
+    cards = checked_cards(items)
     with transaction.atomic():
         deck = Deck.objects.create(owner=owner, title=title.strip()[:200] or "Deck", **fields)
-        Card.objects.bulk_create(
-            Card(deck=deck, position=i, due_at=now, source_chunk_id=card["chunk_id"], **card)
-            for i, card in enumerate(cards)
-        )
+        add_cards(deck, cards, now=now)
     return deck, tracking.record_deck_created(owner)
+
+
+def fill_deck(deck: Deck, items: list, *, now: datetime, model_label: str) -> list:
+    """Store the generated cards of a deck a worker makes, ready, and record it for
+    progress; the badges just earned."""
+    cards = checked_cards(items)
+    with transaction.atomic():
+        add_cards(deck, cards, now=now)
+        deck.mark_ready(model_label=model_label)
+    return tracking.record_deck_created(deck.owner)

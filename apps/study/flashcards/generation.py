@@ -6,11 +6,11 @@ from datetime import datetime
 from pydantic import BaseModel, field_validator
 
 from apps.llm import gateway
-from apps.study import generator
-from apps.study.errors import InvalidInput, NothingValid
+from apps.study import generated, generator
+from apps.study.errors import InvalidInput, NothingValid, StudyError
 from apps.study.extractive import cards as extractive_cards
 from apps.study.extractive import material
-from apps.study.flashcards.decks import create_deck
+from apps.study.flashcards.decks import fill_deck
 from apps.study.flashcards.models import Card, Deck
 from apps.study.quizzes.generation import scope_title
 
@@ -34,6 +34,55 @@ def same_card(item: CardItem) -> str:
     return " ".join(item.front.casefold().split())
 
 
+def start_deck(
+    user,
+    *,
+    num_cards: int,
+    scope: generator.Scope,
+    title: str = "",
+    method: str | None = None,
+    key: str = "",
+) -> tuple[Deck, bool]:
+    """Check what is asked and store the deck as "generating" for a worker to fill
+    (fill_generated_deck); (the deck, new?). The same request `key` gives back the deck it made
+    before. Raises a StudyError with a readable message."""
+    if num_cards not in Deck.SIZES:
+        raise InvalidInput(f"A deck has {', '.join(map(str, Deck.SIZES))} cards.")
+    generator.check_scope(user, scope)
+    source = scope_title(user, scope)
+    return generated.start(
+        Deck,
+        user,
+        key,
+        title=(title.strip() or f"Cards on {source}")[:200],
+        category_ids=list(scope.category_ids),
+        document_ids=list(scope.document_ids),
+        asked={"method": method, "count": num_cards, "source": source},
+    )
+
+
+def fill_generated_deck(deck: Deck, *, now: datetime) -> list:
+    """Generate the cards of a deck started by start_deck, store them and record the deck;
+    the badges just earned.
+
+    `method` "extractive" cuts every card from the documents; "model" asks the model and fills
+    what it fell short of with extractive cards (marked `extractive`); not given, extractive
+    when the embedded model would answer."""
+    user, count = deck.owner, deck.asked["count"]
+    scope = generator.Scope(deck.category_ids, deck.document_ids)
+    if generator.choose_method(deck.asked.get("method")) == generator.EXTRACTIVE:
+        sources, items, label = material.passages(user, scope, count), [], TEXT_LABEL
+    else:
+        sources, items, label = _from_model(user, scope, count)
+    items += _from_text(user, scope, sources, have=items, count=count)
+    if not items:
+        raise NothingValid(
+            "No card could be made: the documents in this scope hold too few sentences with "
+            "key terms. Pick more documents, or another scope."
+        )
+    return fill_deck(deck, items, now=now, model_label=label)
+
+
 def generate_deck(
     user,
     *,
@@ -43,33 +92,15 @@ def generate_deck(
     title: str = "",
     method: str | None = None,
 ) -> tuple[Deck, list]:
-    """Generate, store and record a deck; (the deck, badges just earned). Raises a StudyError
-    with a readable message.
-
-    `method` "extractive" cuts every card from the documents; "model" asks the model and fills
-    what it fell short of with extractive cards (marked `extractive`); not given, extractive
-    when the embedded model would answer."""
-    if num_cards not in Deck.SIZES:
-        raise InvalidInput(f"A deck has {', '.join(map(str, Deck.SIZES))} cards.")
-    if generator.choose_method(method) == generator.EXTRACTIVE:
-        sources, items, label = material.passages(user, scope, num_cards), [], TEXT_LABEL
-    else:
-        sources, items, label = _from_model(user, scope, num_cards)
-    items += _from_text(user, scope, sources, have=items, count=num_cards)
-    if not items:
-        raise NothingValid(
-            "No card could be made: the documents in this scope hold too few sentences with "
-            "key terms. Pick more documents, or another scope."
-        )
-    return create_deck(
-        user,
-        title or f"Cards on {scope_title(user, scope)}",
-        items,
-        now=now,
-        category_ids=list(scope.category_ids),
-        document_ids=list(scope.document_ids),
-        model_label=label,
-    )
+    """Start and fill a deck here and now; nothing is kept when it fails. (the deck, badges
+    just earned)."""
+    deck, _ = start_deck(user, num_cards=num_cards, scope=scope, title=title, method=method)
+    try:
+        badges = fill_generated_deck(deck, now=now)
+    except StudyError:
+        deck.delete()
+        raise
+    return deck, badges
 
 
 # How material cut from the documents is labelled where a model name would stand.

@@ -5,6 +5,7 @@ from django.db import models
 from django.db.models.functions import Coalesce
 
 from apps.study.errors import DeckError, DeckFull
+from apps.study.generated import Generated, GenerationQuerySet, one_per_request
 from apps.study.ownership import OwnedQuerySet
 
 MAX_SIDE = 2000
@@ -15,7 +16,7 @@ def clean_side(value: object) -> str:
     return value.strip()[:MAX_SIDE] if isinstance(value, str) else ""
 
 
-class DeckQuerySet(OwnedQuerySet):
+class DeckQuerySet(GenerationQuerySet):
     def with_counts(self, now) -> "DeckQuerySet":
         """Annotate card_count, mastered_count and due_count."""
         return self.annotate(
@@ -27,7 +28,7 @@ class DeckQuerySet(OwnedQuerySet):
         )
 
 
-class Deck(models.Model):
+class Deck(Generated):
     SIZES = (10, 20, 40)
     MAX_CARDS = 200
 
@@ -45,6 +46,7 @@ class Deck(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        constraints = [one_per_request("deck")]
 
     def __str__(self) -> str:
         return self.title
@@ -86,6 +88,7 @@ class Deck(models.Model):
 class CardQuerySet(OwnedQuerySet):
     owner_lookup = "deck__owner"
     class_set_lookup = "deck__class_sets"
+    item_status_lookup = "deck__status"
 
     def due(self, now) -> "CardQuerySet":
         return self.filter(due_at__lte=now).order_by("due_at", "deck_id", "position", "id")

@@ -9,8 +9,8 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
-from apps.accounts.ratelimits import rate_limited
-from apps.study import errors, generator, stale
+from apps.accounts import ratelimits
+from apps.study import errors, stale, tasks
 from apps.study.classsets.models import ClassSet
 from apps.study.errors import StudyError
 from apps.study.flashcards import anki, csv_files, decks, generation, scheduling
@@ -22,7 +22,8 @@ from apps.study.flashcards.forms import (
     NewDeckForm,
 )
 from apps.study.flashcards.models import Card, Deck
-from apps.study.views import announce, download, report_shortfall, study_tab
+from apps.study.generated import asked_before
+from apps.study.views import announce, download, render_generating, study_tab
 
 EXPORTS = {"csv": ("text/csv", csv_files.export_csv), "apkg": ("application/zip", anki.export_apkg)}
 
@@ -31,7 +32,7 @@ def render_deck_list(
     request: HttpRequest, new_form=None, import_form=None, generate_form=None, status: int = 200
 ):
     now = timezone.now()
-    decks = Deck.objects.visible_to(request.user).with_counts(now)
+    decks = Deck.objects.visible_to(request.user).settled().with_counts(now)
     context = {
         "decks": decks,
         "due_total": due_queue(request).due_to_learner(now).count(),
@@ -50,33 +51,28 @@ def deck_list(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
-@rate_limited("RATE_LIMIT_GENERATION", "study generations")
 def deck_generate(request: HttpRequest) -> HttpResponse:
     form = DeckGenerateForm(request.POST, user=request.user)
     if form.is_valid():
-        asked = form.cleaned_data["num_cards"]
+        sent = asked_before(Deck, request.user, form.key)  # the same form, sent again
+        if sent is not None:
+            return redirect("study:deck-detail", pk=sent.pk)
+        ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
         try:
-            deck, badges = generation.generate_deck(
+            deck, new = generation.start_deck(
                 request.user,
-                num_cards=asked,
+                num_cards=form.cleaned_data["num_cards"],
                 scope=form.scope,
-                now=timezone.now(),
                 method=form.chosen_method,
+                key=form.key,
             )
         except StudyError as error:
             errors.show(request, error, form)
         else:
-            if form.hand_out_to_class:
-                ClassSet.objects.hand_out(request.user, deck)
-            announce(request, badges)
-            report_shortfall(
-                request,
-                deck.cards.count(),
-                asked,
-                "cards",
-                filled=deck.cards.filter(extractive=True).count(),
-                model=not deck.model_label.startswith(generator.EXTRACTIVE),
-            )
+            if new:
+                if form.hand_out_to_class:
+                    ClassSet.objects.hand_out(request.user, deck)
+                tasks.enqueue("deck", deck.pk)
             return redirect("study:deck-detail", pk=deck.pk)
     return render_deck_list(request, generate_form=form, status=errors.PAGE_STATUS)
 
@@ -173,6 +169,9 @@ def render_deck(request: HttpRequest, deck: Deck, partial: str = "", status: int
 @login_required
 def deck_detail(request: HttpRequest, pk: int) -> HttpResponse:
     deck = readable_deck(request, pk)
+    deck.settle()
+    if not deck.is_ready:
+        return render_generating(request, "deck", deck)
     return render_deck(request, deck)
 
 

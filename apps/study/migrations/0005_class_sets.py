@@ -16,7 +16,7 @@ def owners_answered_their_own_attempts(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('study', '0003_extractive_and_stale_items'),
+        ('study', '0004_generation_in_workers'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

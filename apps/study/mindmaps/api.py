@@ -10,11 +10,21 @@ from ninja import Field, Router, Schema, Status
 
 from apps.accounts import ratelimits
 from apps.accounts.api import ErrorOut, Id
-from apps.study import stale
+from apps.study import stale, tasks
 from apps.study.classsets.models import ClassSet
+from apps.study.generated import asked_before
 from apps.study.mindmaps import generation, svg
 from apps.study.mindmaps.models import Mindmap
-from apps.study.schemas import GENERATION_ERRORS, RefreshOut, ScopeIn, checked_by_the_rule
+from apps.study.schemas import (
+    STARTING_ERRORS,
+    GenerationStatus,
+    IdempotencyKey,
+    RefreshOut,
+    ScopeIn,
+    StartedOut,
+    checked_by_the_rule,
+    started,
+)
 
 router = Router(tags=["study"])
 
@@ -67,6 +77,8 @@ class PositionIn(NodeIn):
 
 class MindmapOut(Schema):
     id: Id
+    status: GenerationStatus  # a generated mindmap's tree is here once it is ready
+    error: str
     title: str
     layout: Literal["lr", "tb", "radial"]
     tree: dict
@@ -97,31 +109,42 @@ def arranged_mindmap(request: HttpRequest, mindmap_id: Id) -> Mindmap:
 
 @router.get("/mindmaps", response=list[MindmapOut])
 def list_mindmaps(request: HttpRequest):
-    return Mindmap.objects.visible_to(request.auth)
+    return Mindmap.objects.visible_to(request.auth).settled()
 
 
 @router.post(
-    "/mindmaps", response={201: MindmapOut, 422: ErrorOut, 429: ErrorOut, **GENERATION_ERRORS}
+    "/mindmaps", response={201: MindmapOut, 202: StartedOut, 422: ErrorOut, **STARTING_ERRORS}
 )
-def create_mindmap(request: HttpRequest, payload: MindmapIn):
+def create_mindmap(request: HttpRequest, payload: MindmapIn, key: IdempotencyKey = ""):
+    """A tree you bring is drawn at once (201); a mindmap from the vault is started (202) and
+    a worker draws it: GET it until `status` is ready."""
     if payload.for_class:
         ClassSet.objects.check_teacher(request.auth)
     title = (payload.title or "").strip()
-    if payload.tree is None:
-        ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
-        mindmap, _badges = generation.generate(
-            request.auth, payload.scope, title, method=payload.method
-        )
-    else:
+    if payload.tree is not None:
         mindmap, _badges = Mindmap.objects.create_from(request.auth, payload.tree, title)
-    if payload.for_class:
-        ClassSet.objects.hand_out(request.auth, mindmap)
-    return Status(201, mindmap)
+        if payload.for_class:
+            ClassSet.objects.hand_out(request.auth, mindmap)
+        return Status(201, mindmap)
+    sent = asked_before(Mindmap, request.auth, key)
+    if sent is not None:
+        return started(sent)
+    ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
+    mindmap, new = generation.start_mindmap(
+        request.auth, payload.scope, title, method=payload.method, key=key
+    )
+    if new:
+        if payload.for_class:
+            ClassSet.objects.hand_out(request.auth, mindmap)
+        tasks.enqueue("mindmap", mindmap.pk)
+    return started(mindmap)
 
 
 @router.get("/mindmaps/{int:mindmap_id}", response={200: MindmapOut, 404: ErrorOut})
 def get_mindmap(request: HttpRequest, mindmap_id: Id):
-    return arranged_mindmap(request, mindmap_id)
+    mindmap = arranged_mindmap(request, mindmap_id)
+    mindmap.settle()
+    return mindmap
 
 
 @router.get("/mindmaps/{int:mindmap_id}.svg", response={200: None, 404: ErrorOut})

@@ -1,8 +1,9 @@
 """Mindmaps from the vault: the shared generator recipe, with the answer held to a tree."""
 
 from apps.llm import jsonparse, prompts
-from apps.study import generator
-from apps.study.errors import MindmapError, NothingValid
+from apps.progress import tracking
+from apps.study import generated, generator
+from apps.study.errors import MindmapError, NothingValid, StudyError
 from apps.study.extractive import structure
 from apps.study.mindmaps.models import Mindmap
 from apps.study.mindmaps.tree import (
@@ -49,16 +50,37 @@ def generate_tree(user, scope: generator.Scope, title: str = "") -> tuple[dict, 
     return tree, answer
 
 
-def generate(
-    user, scope: generator.Scope, title: str = "", method: str | None = None
-) -> tuple[Mindmap, list]:
-    """Generate a mindmap from the vault, store and record it; (the mindmap, badges just
-    earned). Raises a GenerationError with a readable message.
+def start_mindmap(
+    user, scope: generator.Scope, title: str = "", method: str | None = None, key: str = ""
+) -> tuple[Mindmap, bool]:
+    """Check the scope and store the mindmap as "generating", with a root alone for a tree,
+    for a worker to draw (fill_mindmap); (the mindmap, new?). The same request `key` gives back
+    the mindmap it made before."""
+    generator.check_scope(user, scope)
+    source = scope_title(user, scope)
+    name = clean_text(title, MAX_TITLE) or f"Mindmap of {source}"[:MAX_TITLE]
+    return generated.start(
+        Mindmap,
+        user,
+        key,
+        title=name[:200],
+        tree={"title": name, "children": []},
+        category_ids=list(scope.category_ids),
+        document_ids=list(scope.document_ids),
+        asked={"method": method, "title": title, "source": source},
+    )
+
+
+def fill_mindmap(mindmap: Mindmap) -> list:
+    """Draw the tree of a mindmap started by start_mindmap, store it, ready, and record it for
+    progress; the badges just earned.
 
     `method` "extractive" draws it from the documents' own structure; "model" asks the model
     and falls back to the structure when its answer held no usable tree; not given,
     extractive when the embedded model would answer."""
-    if generator.choose_method(method) == generator.EXTRACTIVE:
+    user, title = mindmap.owner, mindmap.asked.get("title", "")
+    scope = generator.Scope(mindmap.category_ids, mindmap.document_ids)
+    if generator.choose_method(mindmap.asked.get("method")) == generator.EXTRACTIVE:
         tree, label = from_structure(user, scope, title), TEXT_LABEL
     else:
         try:
@@ -67,14 +89,23 @@ def generate(
         except NothingValid:
             tree = from_structure(user, scope, title)
             label = f"{TEXT_LABEL} (the model's tree was unusable)"
-    return Mindmap.objects.create_from(
-        user,
-        tree,
-        title,
-        category_ids=list(scope.category_ids),
-        document_ids=list(scope.document_ids),
-        model_label=label,
-    )
+    tree = clean_tree(tree)
+    mindmap.mark_ready(tree=tree, title=(title or tree["title"])[:200], model_label=label)
+    return tracking.record_mindmap_created(user)
+
+
+def generate(
+    user, scope: generator.Scope, title: str = "", method: str | None = None
+) -> tuple[Mindmap, list]:
+    """Start and draw a mindmap here and now; nothing is kept when it fails. (the mindmap,
+    badges just earned)."""
+    mindmap, _ = start_mindmap(user, scope, title, method)
+    try:
+        badges = fill_mindmap(mindmap)
+    except StudyError:
+        mindmap.delete()
+        raise
+    return mindmap, badges
 
 
 TEXT_LABEL = f"{generator.EXTRACTIVE} · the documents' structure"

@@ -7,11 +7,11 @@ from django.db import models
 
 from apps.progress import tracking
 from apps.study.errors import MindmapError, NoSuchNode
+from apps.study.generated import Generated, GenerationQuerySet, one_per_request
 from apps.study.mindmaps.tree import clean_tree, node_ids
-from apps.study.ownership import OwnedQuerySet
 
 
-class MindmapQuerySet(OwnedQuerySet):
+class MindmapQuerySet(GenerationQuerySet):
     def create_from(self, owner, raw_tree: object, title: str = "", **fields):
         """A mindmap of the tree, validated (see tree.clean_tree), recorded for progress;
         (the mindmap, badges just earned)."""
@@ -21,7 +21,7 @@ class MindmapQuerySet(OwnedQuerySet):
         return mindmap, tracking.record_mindmap_created(owner)
 
 
-class Mindmap(models.Model):
+class Mindmap(Generated):
     class Layout(models.TextChoices):
         LEFT_RIGHT = "lr", "Left to right"
         TOP_BOTTOM = "tb", "Top to bottom"
@@ -53,6 +53,7 @@ class Mindmap(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        constraints = [one_per_request("mindmap")]
 
     def __str__(self) -> str:
         return self.title

@@ -7,15 +7,16 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
-from apps.accounts.ratelimits import rate_limited
+from apps.accounts import ratelimits
 from apps.progress import tracking
-from apps.study import errors, stale
+from apps.study import errors, stale, tasks
 from apps.study.classsets.models import ClassSet
 from apps.study.errors import StudyError
+from apps.study.generated import asked_before
 from apps.study.mindmaps import generation, svg, tree
 from apps.study.mindmaps.forms import MindmapGenerateForm, MindmapOutlineForm, NodePositionForm
 from apps.study.mindmaps.models import Mindmap
-from apps.study.views import MARKDOWN, announce, download, study_tab
+from apps.study.views import MARKDOWN, announce, download, render_generating, study_tab
 
 EXPORTS = {
     "svg": ("image/svg+xml", lambda m: svg.render_svg(m).encode()),
@@ -29,7 +30,7 @@ def render_mindmap_list(
     request: HttpRequest, form=None, generate_form=None, status: int = 200
 ) -> HttpResponse:
     context = {
-        "mindmaps": Mindmap.objects.visible_to(request.user),
+        "mindmaps": Mindmap.objects.visible_to(request.user).settled(),
         "form": form or MindmapOutlineForm(),
         "generate_form": generate_form or MindmapGenerateForm(user=request.user),
     }
@@ -38,20 +39,28 @@ def render_mindmap_list(
 
 @require_POST
 @login_required
-@rate_limited("RATE_LIMIT_GENERATION", "study generations")
 def mindmap_generate(request: HttpRequest) -> HttpResponse:
     form = MindmapGenerateForm(request.POST, user=request.user)
     if form.is_valid():
+        sent = asked_before(Mindmap, request.user, form.key)  # the same form, sent again
+        if sent is not None:
+            return redirect("study:mindmap-detail", pk=sent.pk)
+        ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
         try:
-            mindmap, badges = generation.generate(
-                request.user, form.scope, form.cleaned_data["title"], method=form.chosen_method
+            mindmap, new = generation.start_mindmap(
+                request.user,
+                form.scope,
+                form.cleaned_data["title"],
+                method=form.chosen_method,
+                key=form.key,
             )
         except StudyError as error:
             errors.show(request, error, form)
         else:
-            if form.hand_out_to_class:
-                ClassSet.objects.hand_out(request.user, mindmap)
-            announce(request, badges)
+            if new:
+                if form.hand_out_to_class:
+                    ClassSet.objects.hand_out(request.user, mindmap)
+                tasks.enqueue("mindmap", mindmap.pk)
             return redirect("study:mindmap-detail", pk=mindmap.pk)
     return render_mindmap_list(request, generate_form=form, status=errors.PAGE_STATUS)
 
@@ -120,7 +129,11 @@ def arranged_mindmap(request: HttpRequest, pk: int) -> Mindmap:
 @require_GET
 @login_required
 def mindmap_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    return render_mindmap(request, arranged_mindmap(request, pk))
+    mindmap = arranged_mindmap(request, pk)
+    mindmap.settle()
+    if not mindmap.is_ready:
+        return render_generating(request, "mindmap", mindmap)
+    return render_mindmap(request, mindmap)
 
 
 @require_POST

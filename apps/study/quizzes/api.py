@@ -9,12 +9,22 @@ from ninja import Field, Router, Schema, Status
 
 from apps.accounts import ratelimits
 from apps.accounts.api import ErrorOut, Id
-from apps.study import stale
+from apps.study import stale, tasks
 from apps.study.classsets.models import ClassSet
+from apps.study.generated import asked_before
 from apps.study.quizzes import exports, generation
 from apps.study.quizzes.generation import OPTION_COUNT
 from apps.study.quizzes.models import Question, Quiz
-from apps.study.schemas import GENERATION_ERRORS, RefreshOut, ScopeIn, checked_by_the_rule
+from apps.study.schemas import (
+    STARTING_ERRORS,
+    GenerationStatus,
+    IdempotencyKey,
+    RefreshOut,
+    ScopeIn,
+    StartedOut,
+    checked_by_the_rule,
+    started,
+)
 
 router = Router(tags=["study"])
 
@@ -52,6 +62,8 @@ class AttemptSummaryOut(Schema):
 
 class QuizOut(Schema):
     id: Id
+    status: GenerationStatus  # the questions are here once it is ready
+    error: str  # why it could not be made, when it failed
     title: str
     difficulty: Level
     types: list[QuestionType]
@@ -67,6 +79,7 @@ class QuizOut(Schema):
 
 class QuizListOut(Schema):
     id: Id
+    status: GenerationStatus
     title: str
     difficulty: Level
     num_questions: int
@@ -149,40 +162,51 @@ def list_quizzes(request: HttpRequest):
     return [
         {
             "id": item.pk,
+            "status": item.status,
             "title": item.title,
             "difficulty": item.difficulty,
             "num_questions": item.questions.count(),
             "created_at": item.created_at,
         }
-        for item in Quiz.objects.visible_to(request.auth)
+        for item in Quiz.objects.visible_to(request.auth).settled()
     ]
 
 
-@router.post("/quizzes", response={201: QuizOut, 429: ErrorOut, **GENERATION_ERRORS})
-def create_quiz(request: HttpRequest, payload: QuizIn):
+@router.post("/quizzes", response={202: StartedOut, **STARTING_ERRORS})
+def create_quiz(request: HttpRequest, payload: QuizIn, key: IdempotencyKey = ""):
+    """Start a quiz; a worker makes it. GET it until `status` is ready."""
     if payload.for_class:
         ClassSet.objects.check_teacher(request.auth)
+    sent = asked_before(Quiz, request.auth, key)
+    if sent is not None:
+        return started(sent)
     ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
-    made = generation.create_quiz(
+    quiz, new = generation.start_quiz(
         request.auth,
         num_questions=payload.num_questions,
         difficulty=payload.difficulty,
         types=list(payload.types),
         scope=payload.scope,
         method=payload.method,
+        key=key,
     )
-    if payload.for_class:
-        ClassSet.objects.hand_out(request.auth, made)
-    return Status(201, quiz_out(made, request.auth))
+    if new:
+        if payload.for_class:
+            ClassSet.objects.hand_out(request.auth, quiz)
+        tasks.enqueue("quiz", quiz.pk)
+    return started(quiz)
 
 
 @router.get("/quizzes/{quiz_id}", response={200: QuizOut, 404: ErrorOut})
 def get_quiz(request: HttpRequest, quiz_id: Id):
-    return quiz_out(readable_quiz(request, quiz_id), request.auth)
+    quiz = readable_quiz(request, quiz_id)
+    quiz.settle()
+    return quiz_out(quiz, request.auth)
 
 
 @router.post(
-    "/quizzes/{quiz_id}/attempts", response={201: AttemptOut, 404: ErrorOut, 422: ErrorOut}
+    "/quizzes/{quiz_id}/attempts",
+    response={201: AttemptOut, 404: ErrorOut, 409: ErrorOut, 422: ErrorOut},
 )
 def create_attempt(request: HttpRequest, quiz_id: Id, payload: AttemptIn):
     attempt, badges = readable_quiz(request, quiz_id).submit(payload.answers, by=request.auth)

@@ -7,8 +7,8 @@ from django.db import transaction
 from pydantic import BaseModel, StrictInt, ValidationInfo, field_validator, model_validator
 
 from apps.llm import gateway
-from apps.study import generator
-from apps.study.errors import InvalidInput, NothingValid
+from apps.study import generated, generator
+from apps.study.errors import InvalidInput, NothingValid, StudyError
 from apps.study.extractive import material
 from apps.study.extractive import quizzes as extractive_quizzes
 from apps.study.quizzes.models import Difficulty, Question, Quiz
@@ -75,22 +75,21 @@ def scope_title(user, scope: generator.Scope) -> str:
     return title + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
-def create_quiz(
+def start_quiz(
     user,
     *,
     num_questions: int,
     difficulty: str,
     types: list[str],
     scope: generator.Scope = generator.WHOLE_VAULT,
-    workshop=None,
-    sources: list[generator.Source] | None = None,
     method: str | None = None,
-) -> Quiz:
-    """Generate and store a quiz; raises a StudyError with a readable message.
-
-    `method` "extractive" cuts every question from the documents; "model" asks the model and
-    fills what it fell short of with extractive questions (marked `extractive`); not given,
-    extractive when the embedded model would answer."""
+    key: str = "",
+    workshop=None,
+    checked: bool = False,
+) -> tuple[Quiz, bool]:
+    """Check what is asked (a size we make, a scope with text) and store the quiz as
+    "generating" for a worker to fill (fill_quiz); (the quiz, new?). The same request `key`
+    gives back the quiz it made before. Raises a StudyError with a readable message."""
     if num_questions not in Quiz.SIZES:
         raise InvalidInput(f"A quiz has {', '.join(map(str, Quiz.SIZES))} questions.")
     if difficulty not in Difficulty.values:
@@ -98,9 +97,34 @@ def create_quiz(
     types = [kind for kind in TYPES if kind in types]
     if not types:
         raise InvalidInput("Choose multiple choice, true/false or both.")
-    asked = dict(count=num_questions, types=types, difficulty=difficulty)
-    if generator.choose_method(method) == generator.EXTRACTIVE:
-        passages = sources or material.passages(user, scope, num_questions)
+    if not checked:
+        generator.check_scope(user, scope)
+    source = scope_title(user, scope)
+    title = f"Recap: {workshop.title}" if workshop else f"Quiz on {source}"
+    return generated.start(
+        Quiz,
+        user,
+        key,
+        title=title[:200],
+        difficulty=difficulty,
+        types=types,
+        requested=num_questions,
+        scope=scope.as_dict(),
+        workshop=workshop,
+        asked={"method": method, "source": source},
+    )
+
+
+def fill_quiz(quiz: Quiz, sources: list[generator.Source] | None = None) -> None:
+    """Generate the questions of a quiz started by start_quiz and store them, ready.
+
+    `method` "extractive" cuts every question from the documents; "model" asks the model and
+    fills what it fell short of with extractive questions (marked `extractive`); not given,
+    extractive when the embedded model would answer."""
+    user, scope = quiz.owner, generator.Scope(**quiz.scope)
+    asked = dict(count=quiz.requested, types=quiz.types, difficulty=quiz.difficulty)
+    if generator.choose_method(quiz.asked.get("method")) == generator.EXTRACTIVE:
+        passages = sources or material.passages(user, scope, quiz.requested)
         result = generator.Result([], passages, generator.EXTRACTIVE, TEXT_LABEL)
     else:
         result = _from_model(user, scope, sources, **asked)
@@ -110,20 +134,7 @@ def create_quiz(
             "No question could be made: the documents in this scope hold too few sentences "
             "with key terms. Pick more documents, or another scope."
         )
-    title = f"Recap: {workshop.title}" if workshop else f"Quiz on {scope_title(user, scope)}"
     with transaction.atomic():
-        quiz = Quiz.objects.create(
-            owner=user,
-            title=title[:200],
-            difficulty=difficulty,
-            types=types,
-            requested=num_questions,
-            scope=scope.as_dict(),
-            chunk_ids=result.chunk_ids,
-            workshop=workshop,
-            backend=result.backend,
-            model=result.model,
-        )
         made = [(item, False) for item in result.items] + [(item, True) for item in filled]
         Question.objects.bulk_create(
             Question(
@@ -139,6 +150,37 @@ def create_quiz(
             )
             for position, (item, extractive) in enumerate(made)
         )
+        quiz.mark_ready(chunk_ids=result.chunk_ids, backend=result.backend, model=result.model)
+
+
+def create_quiz(
+    user,
+    *,
+    num_questions: int,
+    difficulty: str,
+    types: list[str],
+    scope: generator.Scope = generator.WHOLE_VAULT,
+    workshop=None,
+    sources: list[generator.Source] | None = None,
+    method: str | None = None,
+) -> Quiz:
+    """Start and fill a quiz here and now (the workshop's recap quiz); nothing is kept when
+    it fails. Raises a StudyError with a readable message."""
+    quiz, _ = start_quiz(
+        user,
+        num_questions=num_questions,
+        difficulty=difficulty,
+        types=types,
+        scope=scope,
+        method=method,
+        workshop=workshop,
+        checked=bool(sources),
+    )
+    try:
+        fill_quiz(quiz, sources)
+    except StudyError:
+        quiz.delete()
+        raise
     return quiz
 
 

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from apps.progress import tracking
 from apps.study.errors import InvalidAnswers, InvalidInput
-from apps.study.ownership import OwnedQuerySet
+from apps.study.generated import Generated, GenerationQuerySet, one_per_request
 from apps.study.sources import sources_for
 
 
@@ -17,7 +17,7 @@ class Difficulty(models.TextChoices):
     ADVANCED = "advanced"
 
 
-class Quiz(models.Model):
+class Quiz(Generated):
     SIZES = (5, 10, 20)
 
     owner = models.ForeignKey(
@@ -41,11 +41,12 @@ class Quiz(models.Model):
     model = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
-    objects = OwnedQuerySet.as_manager()
+    objects = GenerationQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-pk"]
         verbose_name_plural = "quizzes"
+        constraints = [one_per_request("quiz")]
 
     def __str__(self) -> str:
         return self.title
@@ -76,6 +77,7 @@ class Quiz(models.Model):
         quiz handed out to the class) or a new one, save it with the version of each question
         it answered and record it for `by`'s progress; (the attempt, badges just earned).
         Answers that do not fit save nothing."""
+        self.require_ready()
         by = by or self.owner
         answers = self.check_answers(answers)
         with transaction.atomic():

@@ -9,14 +9,15 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from apps.accounts import ratelimits
-from apps.study import errors, generator, stale
+from apps.study import errors, stale, tasks
 from apps.study.classsets.models import ClassSet
 from apps.study.errors import InvalidAnswers, InvalidInput, StudyError
+from apps.study.generated import asked_before
 from apps.study.quizzes import exports, generation
 from apps.study.quizzes.forms import QuizForm
 from apps.study.quizzes.models import Attempt, Quiz
 from apps.study.sources import sources_for
-from apps.study.views import MARKDOWN, announce, download, report_shortfall, study_tab
+from apps.study.views import MARKDOWN, announce, download, render_generating, study_tab
 
 EXPORTS = {"md": (MARKDOWN, exports.as_markdown), "pdf": ("application/pdf", exports.as_pdf)}
 
@@ -26,35 +27,33 @@ EXPORTS = {"md": (MARKDOWN, exports.as_markdown), "pdf": ("application/pdf", exp
 def quiz_list(request: HttpRequest) -> HttpResponse:
     form = QuizForm(request.POST or None, user=request.user)
     if request.method == "POST" and form.is_valid():
+        sent = asked_before(Quiz, request.user, form.key)  # the same form, sent again
+        if sent is not None:
+            return redirect("study:quiz-detail", sent.pk)
         ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
         try:
-            made = generation.create_quiz(
+            made, new = generation.start_quiz(
                 request.user,
                 num_questions=form.cleaned_data["num_questions"],
                 difficulty=form.cleaned_data["difficulty"],
                 types=form.cleaned_data["types"],
                 scope=form.scope,
                 method=form.chosen_method,
+                key=form.key,
             )
         except StudyError as error:
             errors.show(request, error, form)
         else:
-            if form.hand_out_to_class:
-                ClassSet.objects.hand_out(request.user, made)
-            report_shortfall(
-                request,
-                made.questions.count(),
-                made.requested,
-                "questions",
-                filled=made.questions.filter(extractive=True).count(),
-                model=made.backend != generator.EXTRACTIVE,
-            )
+            if new:
+                if form.hand_out_to_class:
+                    ClassSet.objects.hand_out(request.user, made)
+                tasks.enqueue("quiz", made.pk)
             return redirect("study:quiz-detail", made.pk)
     context = {
         "form": form,
-        "quizzes": Quiz.objects.visible_to(request.user).prefetch_related(
-            Prefetch("attempts", queryset=Attempt.objects.filter(user=request.user))
-        ),
+        "quizzes": Quiz.objects.visible_to(request.user)
+        .settled()
+        .prefetch_related(Prefetch("attempts", queryset=Attempt.objects.filter(user=request.user))),
     }
     status = errors.PAGE_STATUS if request.method == "POST" else 200
     return study_tab(request, "study/quizzes/list.html", context, status)
@@ -107,6 +106,9 @@ def posted_choice(value: str | None) -> int | None:
 def quiz_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """Play the quiz, resuming the unfinished attempt if there is one."""
     quiz = readable_quiz(request, pk)
+    quiz.settle()
+    if not quiz.is_ready:
+        return render_generating(request, "quiz", quiz)
     if not quiz.questions.exists():
         raise Http404("This quiz has no questions.")
     return render_player(request, quiz, quiz.start_attempt(request.user))
@@ -117,6 +119,8 @@ def quiz_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def quiz_answer(request: HttpRequest, pk: int) -> HttpResponse:
     """Save one answer (so a refresh loses nothing) and move to the asked-for question."""
     quiz = readable_quiz(request, pk)
+    if not quiz.is_ready:
+        return redirect("study:quiz-detail", pk)
     attempt = quiz.start_attempt(request.user)
     try:
         position = posted_choice(request.POST.get("position"))
@@ -143,6 +147,8 @@ def quiz_answer(request: HttpRequest, pk: int) -> HttpResponse:
 def quiz_submit(request: HttpRequest, pk: int) -> HttpResponse:
     """Submit the quiz: what is posted now over what was saved while playing."""
     quiz = readable_quiz(request, pk)
+    if not quiz.is_ready:
+        return redirect("study:quiz-detail", pk)
     attempt = quiz.start_attempt(request.user)
     answers = list(attempt.answers)
     try:
@@ -163,7 +169,9 @@ def quiz_submit(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def quiz_retake(request: HttpRequest, pk: int) -> HttpResponse:
-    readable_quiz(request, pk).retake(request.user)
+    quiz = readable_quiz(request, pk)
+    if quiz.is_ready:
+        quiz.retake(request.user)
     return redirect("study:quiz-detail", pk)
 
 

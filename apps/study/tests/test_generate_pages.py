@@ -1,11 +1,9 @@
 """The four "make it from your documents" forms (quiz, workshop, deck, mindmap) share one
 template and one way of showing a generator's failure: a clear message, nothing lost."""
 
-import re
-
 import pytest
 
-from apps.study.conftest import make_studied_document
+from apps.study.conftest import make_studied_document, run_worker
 from apps.study.models import Deck, Mindmap, Quiz, Workshop
 
 pytestmark = pytest.mark.django_db
@@ -18,6 +16,9 @@ PAGES = [
     ("/study/mindmaps/", "/study/mindmaps/generate/", {"title": "Cells"}, Mindmap,
      "Generate mindmap"),
 ]  # fmt: skip
+
+
+KINDS = {Quiz: "quiz", Workshop: "workshop", Deck: "deck", Mindmap: "mindmap"}
 
 
 @pytest.mark.parametrize(("page", "action", "fields", "made", "button"), PAGES)
@@ -40,18 +41,27 @@ def test_the_form_shows_its_own_fields_and_the_scope(
 
 
 @pytest.mark.parametrize(("page", "action", "fields", "made", "button"), PAGES)
-def test_a_model_that_is_down_is_shown_and_the_chosen_scope_kept(
+def test_a_model_that_is_down_is_shown_on_the_card_and_a_retry_keeps_the_scope(
     alice, alice_client, model, page, action, fields, made, button
 ):
     kept = make_studied_document(alice, "kept.txt")
     make_studied_document(alice, "other.txt")
     model.fail_with = (500, "boom")
     response = alice_client.post(action, {**fields, "documents": [kept.pk]})
-    html = response.content.decode()
-    assert response.status_code == 400
-    assert 'role="alert"' in html and "language model" in html
-    assert re.search(rf'value="{kept.pk}"[^>]*checked', html)
-    assert not made.objects.exists()
+    run_worker()
+    item = made.objects.get()
+    html = alice_client.get(response["Location"]).content.decode()
+    assert response.status_code == 302 and item.status == "failed"
+    assert 'role="alert"' in html and "language model" in html and "Try again" in html
+
+    kind = KINDS[made]
+    retried = alice_client.post(f"/study/generations/{kind}/{item.pk}/retry/")
+    item.refresh_from_db()
+    assert retried["Location"] == response["Location"]
+    assert item.status == "generating" and not item.error
+    assert run_worker() == [(kind, item.pk)]  # queued again, with the scope it was asked with
+    scope = getattr(item, "document_ids", None) or item.scope["document_ids"]
+    assert scope == [kept.pk]
 
 
 @pytest.mark.parametrize(("page", "action", "fields", "made", "button"), PAGES)

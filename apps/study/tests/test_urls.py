@@ -6,6 +6,8 @@ from django.urls import reverse
 PATHS = [
     ("index", [], "/study/"),
     ("source-detail", [7], "/study/sources/7/"),
+    ("generation-status", ["quiz", 1], "/study/generations/quiz/1/"),
+    ("generation-retry", ["deck", 1], "/study/generations/deck/1/retry/"),
     ("quiz-list", [], "/study/quizzes/"),
     ("quiz-detail", [1], "/study/quizzes/1/"),
     ("quiz-answer", [1], "/study/quizzes/1/answer/"),

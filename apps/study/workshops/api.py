@@ -9,10 +9,20 @@ from ninja import Field, Router, Schema, Status
 
 from apps.accounts import ratelimits
 from apps.accounts.api import ErrorOut, Id
-from apps.study import stale
+from apps.study import stale, tasks
 from apps.study.classsets.models import ClassSet
+from apps.study.generated import asked_before
 from apps.study.quizzes.api import QuizOut, quiz_out
-from apps.study.schemas import GENERATION_ERRORS, RefreshOut, ScopeIn
+from apps.study.schemas import (
+    GENERATION_ERRORS,
+    STARTING_ERRORS,
+    GenerationStatus,
+    IdempotencyKey,
+    RefreshOut,
+    ScopeIn,
+    StartedOut,
+    started,
+)
 from apps.study.workshops import exports, generation
 from apps.study.workshops.models import Lesson, LessonCompletion, Workshop
 
@@ -42,6 +52,8 @@ class LessonOut(Schema):
 
 class WorkshopOut(Schema):
     id: Id
+    status: GenerationStatus  # the lessons are here once the outline is ready
+    error: str
     title: str
     summary: str
     requested: int
@@ -106,45 +118,61 @@ def readable_lesson(request: HttpRequest, workshop_id: Id, number: LessonNumber)
 
 @router.get("/workshops", response=list[WorkshopOut])
 def list_workshops(request: HttpRequest):
-    return [workshop_out(item, request.auth) for item in Workshop.objects.visible_to(request.auth)]
+    return [
+        workshop_out(item, request.auth)
+        for item in Workshop.objects.visible_to(request.auth).settled()
+    ]
 
 
-@router.post("/workshops", response={201: WorkshopOut, 429: ErrorOut, **GENERATION_ERRORS})
-def create_workshop(request: HttpRequest, payload: WorkshopIn):
+@router.post("/workshops", response={202: StartedOut, **STARTING_ERRORS})
+def create_workshop(request: HttpRequest, payload: WorkshopIn, key: IdempotencyKey = ""):
+    """Start a workshop; a worker plans its outline. GET it until `status` is ready."""
     if payload.for_class:
         ClassSet.objects.check_teacher(request.auth)
+    sent = asked_before(Workshop, request.auth, key)
+    if sent is not None:
+        return started(sent)
     ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
-    made, _badges = generation.create_workshop(
+    workshop, new = generation.start_workshop(
         request.auth,
         num_lessons=payload.num_lessons,
         scope=payload.scope,
         method=payload.method,
+        key=key,
     )
-    if payload.for_class:
-        ClassSet.objects.hand_out(request.auth, made)
-    return Status(201, workshop_out(made, request.auth))
+    if new:
+        if payload.for_class:
+            ClassSet.objects.hand_out(request.auth, workshop)
+        tasks.enqueue("workshop", workshop.pk)
+    return started(workshop)
 
 
 @router.get("/workshops/{workshop_id}", response={200: WorkshopOut, 404: ErrorOut})
 def get_workshop(request: HttpRequest, workshop_id: Id):
-    return workshop_out(readable_workshop(request, workshop_id), request.auth)
+    workshop = readable_workshop(request, workshop_id)
+    workshop.settle()
+    return workshop_out(workshop, request.auth)
 
 
 @router.post(
     "/workshops/{workshop_id}/lessons/{number}",
-    response={200: LessonOut, 404: ErrorOut, 429: ErrorOut, **GENERATION_ERRORS},
+    response={200: LessonOut, 202: LessonOut, 404: ErrorOut, 429: ErrorOut},
 )
 def write_lesson(request: HttpRequest, workshop_id: Id, number: LessonNumber):
-    """The lesson, written by the model first if this is the first time it is opened (for a
-    workshop handed out to the class: by whoever opens it first)."""
+    """The lesson: 200 once written; otherwise a worker writes it (queued once, however often
+    this is called) and this answers 202 with `status` generating. Poll this route or GET the
+    workshop; a failed lesson is queued again. A lesson of a workshop handed out to the class
+    is written once, for everyone, by whoever asks first."""
     lesson = readable_lesson(request, workshop_id, number)
-    if lesson.status != Lesson.Status.READY:
+    lesson.settle()
+    if lesson.status not in (Lesson.Status.READY, Lesson.Status.GENERATING):
         ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
-    written = generation.write_lesson(lesson)
+        if generation.start_lesson(lesson):
+            tasks.enqueue("lesson", lesson.pk)
     if lesson.workshop.owner_id != request.auth.pk:  # the student's own mark, not the owner's
         mine = lesson.completions.filter(student=request.auth).first()
-        written.completed_at = mine.completed_at if mine else None
-    return written
+        lesson.completed_at = mine.completed_at if mine else None
+    return lesson if lesson.status == Lesson.Status.READY else Status(202, lesson)
 
 
 @router.post(

@@ -1,8 +1,9 @@
 """Workshops: an outline first (JSON, one stricter retry), then each lesson as Markdown the
-first time it is opened, cleaned of chatty filler; and the recap quiz."""
+first time it is opened, cleaned of chatty filler; and the recap quiz. A worker plans the
+outline and writes each lesson (apps/study/tasks.py); start_* checks and stores the request,
+fill_* does the work."""
 
 import re
-from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -10,10 +11,17 @@ from pydantic import BaseModel, StrictInt, ValidationError, field_validator
 
 from apps.llm import jsonparse, prompts
 from apps.progress import tracking
-from apps.study import generator
-from apps.study.errors import GenerationError, InvalidInput, WorkshopNotDone
+from apps.study import generated, generator
+from apps.study.errors import (
+    GenerationError,
+    InvalidInput,
+    StudyError,
+    Superseded,
+    WorkshopNotDone,
+)
 from apps.study.extractive import lessons as extractive_lessons
 from apps.study.extractive import structure
+from apps.study.generated import INTERRUPTED
 from apps.study.quizzes.generation import create_quiz, scope_title
 from apps.study.quizzes.models import Quiz
 from apps.study.sources import as_prompt_sources, sources_for
@@ -21,8 +29,6 @@ from apps.study.workshops.models import Lesson, Workshop
 from apps.vault.keyterms import Vocabulary
 
 RECAP_QUESTIONS = 5
-# A lesson claimed longer ago than this was abandoned by a request that died; take it over.
-STALE_GENERATION = timedelta(minutes=10)
 MAX_LESSON_CHARS = 20_000
 # Chunks a lesson cut from the documents reads at most: its section's, evenly spaced.
 MAX_LESSON_CHUNKS = 12
@@ -72,50 +78,61 @@ class Outline(BaseModel):
         return value.strip()[:200]
 
 
-def create_workshop(
+def start_workshop(
     user,
     *,
     num_lessons: int,
     scope: generator.Scope = generator.WHOLE_VAULT,
     method: str | None = None,
-) -> tuple[Workshop, list]:
-    """Retrieve, ask for the outline (once more, stricter, if unparseable), store it and record
-    it for progress; (the workshop, badges just earned). With `method` "extractive" (the
-    default when the embedded model would answer) the outline follows the documents'
-    structure and every lesson is written at once from their passages."""
+    key: str = "",
+) -> tuple[Workshop, bool]:
+    """Check what is asked and store the workshop as "generating" for a worker to plan
+    (fill_workshop); (the workshop, new?). The same request `key` gives back the workshop it
+    made before."""
     if num_lessons not in Workshop.SIZES:
         raise InvalidInput("A workshop has 5 or 10 lessons.")
-    if generator.choose_method(method) == generator.EXTRACTIVE:
-        return from_structure(user, num_lessons, scope), tracking.record_outline(user)
+    generator.check_scope(user, scope)
+    source = scope_title(user, scope)
+    return generated.start(
+        Workshop,
+        user,
+        key,
+        title=f"Workshop on {source}"[:200],
+        requested=num_lessons,
+        scope=scope.as_dict(),
+        asked={"method": method, "source": source},
+    )
+
+
+def fill_workshop(workshop: Workshop) -> list:
+    """Plan a workshop started by start_workshop: retrieve, ask for the outline (once more,
+    stricter, if unparseable), store its lessons, ready, and record it for progress; the badges
+    just earned. With `method` "extractive" (the default when the embedded model would answer)
+    the outline follows the documents' structure and every lesson is written at once from
+    their passages."""
+    user, scope, count = workshop.owner, generator.Scope(**workshop.scope), workshop.requested
+    if generator.choose_method(workshop.asked.get("method")) == generator.EXTRACTIVE:
+        from_structure(workshop)
+        return tracking.record_outline(user)
     sources = generator.retrieve(user, scope)
     context = generator.context_block(sources)
     outline = lessons = answer = None
     for template in ("workshop_outline", "workshop_outline_retry"):
-        answer = generator.ask(prompts.render(template, count=num_lessons, context=context))
-        outline, lessons = _parse_outline(answer.text, num_lessons, sources)
+        answer = generator.ask(prompts.render(template, count=count, context=context))
+        outline, lessons = _parse_outline(answer.text, count, sources)
         if outline is not None:
             break
     if outline is None:
         # The model gave no outline, even on a second try: the documents' own structure does.
-        workshop = from_structure(user, num_lessons, scope, label=f"{TEXT_LABEL} ({UNUSABLE})")
-        return workshop, tracking.record_outline(user)
+        from_structure(workshop, label=f"{TEXT_LABEL} ({UNUSABLE})")
+        return tracking.record_outline(user)
     titles = {item.value.title.casefold() for item in lessons}
     filled = [
         fields
-        for fields in cut_lessons(user, scope, num_lessons)[0]
+        for fields in cut_lessons(user, scope, count)[0]
         if fields["title"].casefold() not in titles
-    ][: num_lessons - len(lessons)]
+    ][: count - len(lessons)]
     with transaction.atomic():
-        workshop = Workshop.objects.create(
-            owner=user,
-            title=outline.title or f"Workshop on {scope_title(user, scope)}",
-            summary=outline.summary.strip(),
-            requested=num_lessons,
-            scope=scope.as_dict(),
-            chunk_ids=[source.chunk_id for source in sources],
-            backend=answer.backend,
-            model=answer.model,
-        )
         written = [
             {"title": i.value.title, "summary": i.value.summary.strip(), "chunk_ids": i.chunk_ids}
             for i in lessons
@@ -124,32 +141,52 @@ def create_workshop(
             Lesson(workshop=workshop, number=number, **fields)
             for number, fields in enumerate(written + filled, start=1)
         )
-    return workshop, tracking.record_outline(user)
-
-
-def from_structure(
-    user, num_lessons: int, scope: generator.Scope, label: str = TEXT_LABEL
-) -> Workshop:
-    """A workshop whose outline is the documents' sections and whose lessons are their
-    passages (see apps/study/extractive/lessons.py), all written now."""
-    lessons, documents, title = cut_lessons(user, scope, num_lessons)
-    with transaction.atomic():
-        workshop = Workshop.objects.create(
-            owner=user,
-            title=f"Workshop on {title}"[:200],
-            summary=f"{len(lessons)} lessons following the sections of {documents} "
-            f"document{'s' if documents != 1 else ''}, in their own words.",
-            requested=num_lessons,
-            scope=scope.as_dict(),
-            chunk_ids=[chunk_id for fields in lessons for chunk_id in fields["chunk_ids"]],
-            backend=generator.EXTRACTIVE,
-            model=label,
+        workshop.mark_ready(
+            title=outline.title or workshop.title,
+            summary=outline.summary.strip(),
+            chunk_ids=[source.chunk_id for source in sources],
+            backend=answer.backend,
+            model=answer.model,
         )
+    return tracking.record_outline(user)
+
+
+def create_workshop(
+    user,
+    *,
+    num_lessons: int,
+    scope: generator.Scope = generator.WHOLE_VAULT,
+    method: str | None = None,
+) -> tuple[Workshop, list]:
+    """Start and plan a workshop here and now; nothing is kept when it fails. (the workshop,
+    badges just earned)."""
+    workshop, _ = start_workshop(user, num_lessons=num_lessons, scope=scope, method=method)
+    try:
+        badges = fill_workshop(workshop)
+    except StudyError:
+        workshop.delete()
+        raise
+    return workshop, badges
+
+
+def from_structure(workshop: Workshop, label: str = TEXT_LABEL) -> None:
+    """Fill the workshop with an outline of the documents' sections and lessons of their
+    passages (see apps/study/extractive/lessons.py), all written now."""
+    scope = generator.Scope(**workshop.scope)
+    lessons, documents, title = cut_lessons(workshop.owner, scope, workshop.requested)
+    with transaction.atomic():
         Lesson.objects.bulk_create(
             Lesson(workshop=workshop, number=number, **fields)
             for number, fields in enumerate(lessons, start=1)
         )
-    return workshop
+        workshop.mark_ready(
+            title=f"Workshop on {title}"[:200],
+            summary=f"{len(lessons)} lessons following the sections of {documents} "
+            f"document{'s' if documents != 1 else ''}, in their own words.",
+            chunk_ids=[chunk_id for fields in lessons for chunk_id in fields["chunk_ids"]],
+            backend=generator.EXTRACTIVE,
+            model=label,
+        )
 
 
 def cut_lessons(user, scope: generator.Scope, count: int) -> tuple[list[dict], int, str]:
@@ -223,50 +260,67 @@ def clean_lesson(text: str) -> str:
     return "\n".join(lines).strip()[:MAX_LESSON_CHARS]
 
 
-def claim(lesson: Lesson) -> bool:
-    """Take the lesson for generation; False when another request is writing it."""
-    stale = timezone.now() - STALE_GENERATION
-    claimable = Lesson.objects.filter(pk=lesson.pk).exclude(status=Lesson.Status.READY)
-    claimable = claimable.exclude(status=Lesson.Status.GENERATING, generated_at__gt=stale)
-    claimed = claimable.update(status=Lesson.Status.GENERATING, generated_at=timezone.now())
+def start_lesson(lesson: Lesson) -> bool:
+    """Ask a worker to write a lesson not written yet (or failed); False when it is written or
+    being written already, so a second click queues nothing."""
+    started = Lesson.objects.filter(
+        pk=lesson.pk, status__in=[Lesson.Status.PENDING, Lesson.Status.FAILED]
+    ).update(status=Lesson.Status.GENERATING, error="", worker="", heartbeat_at=None)
     lesson.refresh_from_db()
-    return claimed == 1
+    return bool(started)
+
+
+def fill_lesson(lesson: Lesson) -> None:
+    """Write the lesson's Markdown (a worker, after start_lesson); raises a GenerationError
+    with the reason when it cannot."""
+    workshop = lesson.workshop
+    sources = as_prompt_sources(sources_for(workshop.owner, lesson.chunk_ids or workshop.chunk_ids))
+    if not sources:
+        raise generator.EmptyScope(
+            "The documents this lesson was based on are no longer in your vault."
+        )
+    outline = "; ".join(f"{other.number}. {other.title}" for other in workshop.lessons.all())
+    prompt = prompts.render(
+        "workshop_lesson",
+        workshop_title=workshop.title,
+        number=lesson.number,
+        total=workshop.lessons.count(),
+        title=lesson.title,
+        summary=lesson.summary or lesson.title,
+        outline=outline,
+        context=generator.context_block(sources),
+    )
+    content = clean_lesson(generator.ask(prompt, json=False, temperature=0.3).text)
+    if not content:
+        raise generator.NothingValid("The model returned an empty lesson. Try again.")
+    written = {
+        "content": content,
+        "status": Lesson.Status.READY,
+        "error": "",
+        "generated_at": timezone.now(),
+    }
+    # Only while this worker holds it: one settled as interrupted (and retried) meanwhile is not
+    # overwritten behind its page.
+    holding = Lesson.objects.filter(
+        pk=lesson.pk, status=Lesson.Status.GENERATING, worker=lesson.worker
+    )
+    if not holding.update(**written):
+        raise Superseded(INTERRUPTED)
+    for name, value in written.items():
+        setattr(lesson, name, value)
 
 
 def write_lesson(lesson: Lesson) -> Lesson:
-    """Generate the lesson's Markdown if nobody has; failures are stored, then raised."""
-    if lesson.status == Lesson.Status.READY or not claim(lesson):
+    """Write the lesson here and now unless it is written or being written; a failure is
+    stored on the lesson, then raised."""
+    if not start_lesson(lesson):
         return lesson
-    workshop = lesson.workshop
     try:
-        sources = as_prompt_sources(
-            sources_for(workshop.owner, lesson.chunk_ids or workshop.chunk_ids)
-        )
-        if not sources:
-            raise generator.EmptyScope(
-                "The documents this lesson was based on are no longer in your vault."
-            )
-        outline = "; ".join(f"{other.number}. {other.title}" for other in workshop.lessons.all())
-        prompt = prompts.render(
-            "workshop_lesson",
-            workshop_title=workshop.title,
-            number=lesson.number,
-            total=workshop.lessons.count(),
-            title=lesson.title,
-            summary=lesson.summary or lesson.title,
-            outline=outline,
-            context=generator.context_block(sources),
-        )
-        content = clean_lesson(generator.ask(prompt, json=False, temperature=0.3).text)
-        if not content:
-            raise generator.NothingValid("The model returned an empty lesson. Try again.")
+        fill_lesson(lesson)
     except GenerationError as error:
         lesson.status, lesson.error = Lesson.Status.FAILED, str(error)
         lesson.save(update_fields=["status", "error"])
         raise
-    lesson.content, lesson.status, lesson.error = content, Lesson.Status.READY, ""
-    lesson.generated_at = timezone.now()
-    lesson.save(update_fields=["content", "status", "error", "generated_at"])
     return lesson
 
 

@@ -6,11 +6,11 @@ from django.utils import timezone
 
 from apps.progress import tracking
 from apps.study.errors import LessonNotWritten
-from apps.study.ownership import OwnedQuerySet
+from apps.study.generated import Generated, GenerationQuerySet, one_per_request
 from apps.study.quizzes.models import Quiz
 
 
-class Workshop(models.Model):
+class Workshop(Generated):
     SIZES = (5, 10)
 
     owner = models.ForeignKey(
@@ -26,10 +26,11 @@ class Workshop(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     completed_at = models.DateTimeField(null=True, blank=True)
 
-    objects = OwnedQuerySet.as_manager()
+    objects = GenerationQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-pk"]
+        constraints = [one_per_request("workshop")]
 
     def __str__(self) -> str:
         return self.title
@@ -83,6 +84,12 @@ class Workshop(models.Model):
         return self.recap_quizzes.order_by("-pk").first()
 
 
+class LessonQuerySet(GenerationQuerySet):
+    owner_lookup = "workshop__owner"
+    class_set_lookup = "workshop__class_sets"
+    item_status_lookup = "workshop__status"
+
+
 class Lesson(models.Model):
     class Status(models.TextChoices):
         PENDING = "pending"
@@ -103,6 +110,11 @@ class Lesson(models.Model):
     )
     generated_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
+    # While a worker writes it (see apps/study/generated.py).
+    worker = models.CharField(max_length=200, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+
+    objects = LessonQuerySet.as_manager()
 
     class Meta:
         ordering = ["workshop_id", "number"]
@@ -112,6 +124,16 @@ class Lesson(models.Model):
 
     def __str__(self) -> str:
         return f"{self.number}. {self.title}"
+
+    def settle(self) -> bool:
+        """Seen while being written: if its worker went silent, it failed as interrupted."""
+        if (
+            self.status == self.Status.GENERATING
+            and Lesson.objects.filter(pk=self.pk).settle_stale()
+        ):
+            self.refresh_from_db()
+            return True
+        return False
 
 
 class LessonCompletion(models.Model):

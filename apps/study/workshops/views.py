@@ -1,7 +1,5 @@
 """Workshop pages: the tab (list and plan), reading and completing lessons, the recap quiz."""
 
-from contextlib import suppress
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -11,11 +9,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from apps.accounts import ratelimits
 from apps.accounts.ratelimits import rate_limited
 from apps.llm.rendering import render_markdown
-from apps.study import errors, stale
+from apps.study import errors, stale, tasks
 from apps.study.classsets.models import ClassSet
-from apps.study.errors import GenerationError, StudyError
+from apps.study.errors import StudyError
+from apps.study.generated import asked_before
 from apps.study.sources import sources_for
-from apps.study.views import MARKDOWN, announce, download, study_tab
+from apps.study.views import MARKDOWN, announce, download, render_generating, study_tab
 from apps.study.workshops import exports, generation
 from apps.study.workshops.forms import WorkshopForm
 from apps.study.workshops.models import Lesson, Workshop
@@ -29,24 +28,31 @@ LESSON = "study/workshops/lesson.html"
 def workshop_list(request: HttpRequest) -> HttpResponse:
     form = WorkshopForm(request.POST or None, user=request.user)
     if request.method == "POST" and form.is_valid():
+        sent = asked_before(Workshop, request.user, form.key)  # the same form, sent again
+        if sent is not None:
+            return redirect("study:workshop-detail", sent.pk)
         ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
         try:
-            made, badges = generation.create_workshop(
+            made, new = generation.start_workshop(
                 request.user,
                 num_lessons=form.cleaned_data["num_lessons"],
                 scope=form.scope,
                 method=form.chosen_method,
+                key=form.key,
             )
         except StudyError as error:
             errors.show(request, error, form)
         else:
-            if form.hand_out_to_class:
-                ClassSet.objects.hand_out(request.user, made)
-            announce(request, badges)
-            return redirect("study:lesson-detail", made.pk, 1)
+            if new:
+                if form.hand_out_to_class:
+                    ClassSet.objects.hand_out(request.user, made)
+                tasks.enqueue("workshop", made.pk)
+            return redirect("study:workshop-detail", made.pk)
     context = {
         "form": form,
-        "workshops": Workshop.objects.visible_to(request.user).prefetch_related("lessons"),
+        "workshops": Workshop.objects.visible_to(request.user)
+        .settled()
+        .prefetch_related("lessons"),
     }
     status = errors.PAGE_STATUS if request.method == "POST" else 200
     return study_tab(request, "study/workshops/list.html", context, status)
@@ -64,8 +70,12 @@ def readable_workshop(request: HttpRequest, pk: int) -> Workshop:
 @require_GET
 @login_required
 def workshop_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    """A workshop opens at its first lesson not completed yet (the last one when all are)."""
+    """A workshop opens at its first lesson not completed yet (the last one when all are);
+    one being planned shows its card."""
     workshop = readable_workshop(request, pk)
+    workshop.settle()
+    if not workshop.is_ready:
+        return render_generating(request, "workshop", workshop)
     lessons = workshop.lessons
     done = workshop.completed_by(request.user)
     lesson = lessons.exclude(pk__in=done).first() or lessons.last()
@@ -111,20 +121,25 @@ def render_lesson(
 @require_GET
 @login_required
 def lesson_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
-    """Read a lesson; one not written yet is written right after the page arrives."""
-    return render_lesson(request, readable_lesson(request, pk, number))
+    """Read a lesson; one not written yet is written by a worker right after the page
+    arrives, and the lesson's body asks for itself again (htmx) until it is."""
+    lesson = readable_lesson(request, pk, number)
+    lesson.settle()
+    return render_lesson(request, lesson, f"{LESSON}#lesson-body" if request.htmx else LESSON)
 
 
 @require_POST
 @login_required
 @rate_limited("RATE_LIMIT_GENERATION", "study generations")
 def lesson_write(request: HttpRequest, pk: int, number: int) -> HttpResponse:
-    # A lesson of a class workshop is written once, by whoever opens it first.
+    """Have a worker write the lesson (once: a lesson being written is not queued again). A
+    lesson of a class workshop is written once, for everyone, by whoever opens it first."""
     lesson = readable_lesson(request, pk, number)
-    # A failure is stored on the lesson; the partial shows it with a retry button.
-    with suppress(GenerationError):
-        generation.write_lesson(lesson)
-    return render_lesson(request, lesson, f"{LESSON}#lesson-body")
+    if generation.start_lesson(lesson):
+        tasks.enqueue("lesson", lesson.pk)
+    if request.htmx:
+        return render_lesson(request, lesson, f"{LESSON}#lesson-body")
+    return redirect("study:lesson-detail", pk, number)
 
 
 @require_POST

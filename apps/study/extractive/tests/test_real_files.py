@@ -4,6 +4,7 @@ and every answer is a span of the chunk it cites."""
 
 import pytest
 
+from apps.study.conftest import generate
 from apps.study.flashcards.models import Deck
 from apps.study.mindmaps.models import Mindmap
 from apps.study.mindmaps.tree import walk
@@ -34,10 +35,8 @@ def chunk_text(chunk_id: int) -> str:
 
 
 def test_a_quiz_of_5_is_cut_from_the_documents(vault, alice_client):
-    response = alice_client.post(
-        "/api/v1/study/quizzes", {"num_questions": 5}, content_type="application/json"
-    )
-    assert response.status_code == 201, response.content
+    made = generate(alice_client, "/api/v1/study/quizzes", {"num_questions": 5})
+    assert made["status"] == "ready", made
     quiz = Quiz.objects.get()
     questions = list(quiz.questions.all())
     assert len(questions) == 5 and quiz.backend == "extractive"
@@ -59,10 +58,8 @@ def test_a_quiz_of_5_is_cut_from_the_documents(vault, alice_client):
 
 
 def test_a_deck_of_10_has_every_back_in_its_chunk(vault, alice_client):
-    response = alice_client.post(
-        "/api/v1/study/decks", {"num_cards": 10}, content_type="application/json"
-    )
-    assert response.status_code == 201, response.content
+    made = generate(alice_client, "/api/v1/study/decks", {"num_cards": 10})
+    assert made["status"] == "ready", made
     cards = list(Deck.objects.get().cards.select_related("chunk"))
     assert len(cards) == 10
     assert len({" ".join(card.front.casefold().split()) for card in cards}) == 10
@@ -76,12 +73,10 @@ def test_a_deck_of_10_has_every_back_in_its_chunk(vault, alice_client):
 def test_a_mindmap_follows_each_documents_structure(vault, alice_client):
     structured = ["retrieval.pdf", "genetics.md", "zellen.docx", "budget.xlsx", "enzymes.html"]
     chosen = list(Document.objects.filter(filename__in=structured).values_list("pk", flat=True))
-    response = alice_client.post(
-        "/api/v1/study/mindmaps",
-        {"title": "My vault", "document_ids": chosen},
-        content_type="application/json",
+    made = generate(
+        alice_client, "/api/v1/study/mindmaps", {"title": "My vault", "document_ids": chosen}
     )
-    assert response.status_code == 201, response.content
+    assert made["status"] == "ready", made
     mindmap = Mindmap.objects.get()
     titles = {node["title"] for _, node, _, _ in walk(mindmap.tree)}
     assert "Retrieval" in titles or "Keyword search" in titles  # the PDF outline
@@ -96,10 +91,8 @@ def test_a_mindmap_follows_each_documents_structure(vault, alice_client):
 
 
 def test_a_workshop_is_written_from_the_passages_at_once(vault, alice_client):
-    response = alice_client.post(
-        "/api/v1/study/workshops", {"num_lessons": 5}, content_type="application/json"
-    )
-    assert response.status_code == 201, response.content
+    made = generate(alice_client, "/api/v1/study/workshops", {"num_lessons": 5})
+    assert made["status"] == "ready", made
     workshop = Workshop.objects.get()
     lessons = list(workshop.lessons.all())
     assert len(lessons) == 5 and workshop.backend == "extractive"
@@ -110,7 +103,7 @@ def test_a_workshop_is_written_from_the_passages_at_once(vault, alice_client):
 
 
 def test_a_mindmap_of_the_whole_vault_says_what_it_left_out(vault, alice_client):
-    response = alice_client.post("/api/v1/study/mindmaps", {}, content_type="application/json")
-    assert response.status_code == 201, response.content
+    made = generate(alice_client, "/api/v1/study/mindmaps", {})
+    assert made["status"] == "ready", made
     tree = Mindmap.objects.get().tree
     assert len(tree["children"]) == 8 and tree["note"] == "The 8 largest of 9 shown."

@@ -3,7 +3,7 @@ so a request for 10 gets 10; the method can be chosen either way."""
 
 import pytest
 
-from apps.study.conftest import add_chunks, mcq
+from apps.study.conftest import add_chunks, generate, mcq, run_worker
 from apps.study.flashcards.models import Deck
 from apps.study.quizzes.models import Quiz
 from conftest import make_document
@@ -26,9 +26,9 @@ def post(client, path: str, body: dict):
 
 def test_a_quiz_the_model_falls_short_on_is_filled_from_the_text(alice_client, model, notes):
     model.answer({"questions": [mcq(i) for i in range(3)]})
-    response = post(alice_client, "/api/v1/study/quizzes", {"num_questions": 10})
-    assert response.status_code == 201
-    questions = response.json()["questions"]
+    made = generate(alice_client, "/api/v1/study/quizzes", {"num_questions": 10})
+    assert made["status"] == "ready"
+    questions = made["questions"]
     assert len(questions) == 10
     assert [q["extractive"] for q in questions] == [False] * 3 + [True] * 7
     assert len({q["question"] for q in questions}) == 10
@@ -36,10 +36,10 @@ def test_a_quiz_the_model_falls_short_on_is_filled_from_the_text(alice_client, m
 
 
 def test_asking_for_extractive_never_calls_the_model(alice_client, model, notes):
-    response = post(
+    made = generate(
         alice_client, "/api/v1/study/quizzes", {"num_questions": 5, "method": "extractive"}
     )
-    assert response.status_code == 201 and len(response.json()["questions"]) == 5
+    assert made["status"] == "ready" and len(made["questions"]) == 5
     assert not model.chats
     assert Quiz.objects.get().backend == "extractive"
 
@@ -48,9 +48,9 @@ def test_a_deck_the_model_falls_short_on_is_filled_from_the_text(alice_client, m
     model.answer(
         {"cards": [{"front": "What is BM25?", "back": "A ranking function.", "source": 1}]}
     )
-    response = post(alice_client, "/api/v1/study/decks", {"num_cards": 10})
-    assert response.status_code == 201
-    cards = response.json()["cards"]
+    made = generate(alice_client, "/api/v1/study/decks", {"num_cards": 10})
+    assert made["status"] == "ready"
+    cards = made["cards"]
     assert len(cards) == 10 and [c["extractive"] for c in cards].count(True) == 9
     deck = Deck.objects.get()
     for card in deck.cards.filter(extractive=True).select_related("chunk"):
@@ -59,9 +59,9 @@ def test_a_deck_the_model_falls_short_on_is_filled_from_the_text(alice_client, m
 
 def test_the_embedded_backend_makes_extractive_the_default(alice_client, notes, settings):
     settings.LLM_BACKEND = "embedded"
-    response = post(alice_client, "/api/v1/study/decks", {"num_cards": 10})
-    assert response.status_code == 201
-    assert all(card["extractive"] for card in response.json()["cards"])
+    made = generate(alice_client, "/api/v1/study/decks", {"num_cards": 10})
+    assert made["status"] == "ready"
+    assert all(card["extractive"] for card in made["cards"])
 
 
 def test_an_unknown_method_is_refused(alice_client, notes):
@@ -84,7 +84,12 @@ def test_the_page_says_how_many_were_cut_from_the_text(alice_client, model, note
     response = alice_client.post(
         "/study/quizzes/",
         {"num_questions": "10", "difficulty": "beginner", "types": ["mcq", "true_false"]},
-        follow=True,
     )
-    page = response.content.decode()
+    run_worker()
+    # The card on the quiz's page sees it ready: the page reloads into the quiz, and says so.
+    poll = alice_client.get(
+        f"/study/generations/quiz/{Quiz.objects.get().pk}/", HTTP_HX_REQUEST="true"
+    )
+    page = alice_client.get(response["Location"]).content.decode()
+    assert poll["HX-Refresh"] == "true"
     assert "The model gave 3 usable questions of 10; 7 more were cut" in page

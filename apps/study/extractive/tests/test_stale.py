@@ -5,6 +5,7 @@ import pytest
 from django.utils import timezone
 
 from apps.study import stale
+from apps.study.conftest import generate
 from apps.study.flashcards import scheduling
 from apps.study.flashcards.models import Card, CardReview, Deck
 from apps.study.mindmaps.models import Mindmap
@@ -41,10 +42,8 @@ def studied(alice, alice_client, model, tmp_path, django_capture_on_commit_callb
     body = {"method": "extractive"}
     for route, size in (("quizzes", {"num_questions": 5}), ("decks", {"num_cards": 10}),
                         ("workshops", {"num_lessons": 5}), ("mindmaps", {})):  # fmt: skip
-        response = alice_client.post(
-            f"/api/v1/study/{route}", {**body, **size}, content_type="application/json"
-        )
-        assert response.status_code == 201, response.content
+        made = generate(alice_client, f"/api/v1/study/{route}", {**body, **size})
+        assert made["status"] == "ready", made
 
     def edit(text: str) -> None:
         path.write_text(text, encoding="utf-8")

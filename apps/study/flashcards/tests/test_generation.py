@@ -2,7 +2,7 @@
 
 import pytest
 
-from apps.study.conftest import add_chunks, make_studied_document
+from apps.study.conftest import add_chunks, generate, make_studied_document, run_worker
 from apps.study.models import Deck
 from conftest import make_document
 
@@ -27,9 +27,10 @@ def test_generating_a_deck_from_the_page_asks_for_exactly_n_and_keeps_sources(
     answer["cards"][4] = {"front": "Question 0?", "back": "a repeat is dropped"}
     model.answer(answer)
     response = alice_client.post("/study/decks/generate/", {"num_cards": "10"})
+    run_worker()
     deck = Deck.objects.get(owner=alice)
     assert response.status_code == 302 and response.url == f"/study/decks/{deck.pk}/"
-    assert deck.cards.count() == 10
+    assert deck.status == "ready" and deck.cards.count() == 10
     assert "EXACTLY 10" in model.prompt()
     answer_shape = model.chats[-1]["format"]["properties"]["cards"]
     assert answer_shape["maxItems"] == 10
@@ -43,16 +44,22 @@ def test_generation_errors_are_shown_on_the_page(alice, alice_client, model):
     empty = alice_client.post("/study/decks/generate/", {"num_cards": "10"})
     assert empty.status_code == 400
     make_studied_document(alice)
+    assert not Deck.objects.exists()  # an empty vault is refused before anything is queued
     model.fail_with = (500, "boom")
     down = alice_client.post("/study/decks/generate/", {"num_cards": "20"})
-    assert down.status_code == 400 and "language model" in down.content.decode()
-    assert not Deck.objects.exists()
+    run_worker()
+    page = alice_client.get(down.url).content.decode()
+    deck = Deck.objects.get()
+    assert down.status_code == 302 and deck.status == "failed" and not deck.cards.exists()
+    assert "language model" in deck.error
+    assert deck.error in page and "Try again" in page
 
 
 def test_a_model_answer_with_no_card_is_filled_from_the_text(alice, alice_client, model):
     make_studied_document(alice)
     model.answer("I cannot make cards today.")
     filled = alice_client.post("/study/decks/generate/", {"num_cards": "10"})
+    run_worker()
     assert filled.status_code == 302
     cards = list(Deck.objects.get().cards.all())
     assert cards and all(card.extractive and card.chunk_id for card in cards)
@@ -66,16 +73,13 @@ def test_the_api_generates_a_deck_and_maps_errors_to_json(alice, alice_client, m
     assert response.status_code == 400 and "no documents" in response.json()["detail"]
     make_studied_document(alice)
     model.answer(cards(10))
-    created = alice_client.post(
-        "/api/v1/study/decks", {"num_cards": 10}, content_type="application/json"
-    )
-    assert created.status_code == 201 and len(created.json()["cards"]) == 10
-    assert created.json()["cards"][0]["chunk_id"] is not None
+    created = generate(alice_client, "/api/v1/study/decks", {"num_cards": 10})
+    assert created["status"] == "ready" and len(created["cards"]) == 10
+    assert created["cards"][0]["chunk_id"] is not None
     model.fail_with = (500, "boom")
-    down = alice_client.post(
-        "/api/v1/study/decks", {"num_cards": 10}, content_type="application/json"
-    )
-    assert down.status_code == 503 and "detail" in down.json()
+    down = generate(alice_client, "/api/v1/study/decks", {"num_cards": 10})
+    assert down["status"] == "failed" and "language model" in down["error"]
+    assert down["cards"] == []
 
 
 def test_a_scope_with_bobs_document_builds_nothing_for_alice(alice, bob, alice_client, model):
@@ -102,11 +106,9 @@ def test_a_card_citing_several_excerpts_keeps_the_one_it_was_made_from(alice, al
         {"front": "What makes the energy?", "back": "Mitochondria."},  # cites nothing
         {"front": "Xylem?", "back": "Vessels.", "source": [1, 2]},  # shares no word with them
     ]})  # fmt: skip
-    created = alice_client.post(
-        "/api/v1/study/decks", {"num_cards": 10, "method": "model"}, content_type="application/json"
-    )
-    assert created.status_code == 201
-    chunk_of = {card["front"]: card["chunk_id"] for card in created.json()["cards"]}
+    created = generate(alice_client, "/api/v1/study/decks", {"num_cards": 10, "method": "model"})
+    assert created["status"] == "ready"
+    chunk_of = {card["front"]: card["chunk_id"] for card in created["cards"]}
     assert chunk_of["What builds proteins?"] == ribosomes.pk
     assert chunk_of["What makes the energy?"] == mitochondria.pk
     assert chunk_of["Xylem?"] is None  # no guess rather than a wrong source

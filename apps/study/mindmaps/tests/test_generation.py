@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from apps.study.conftest import make_studied_document
+from apps.study.conftest import generate, make_studied_document, run_worker
 from apps.study.models import Mindmap
 
 pytestmark = pytest.mark.django_db
@@ -25,8 +25,9 @@ def test_generating_a_mindmap_validates_the_tree_and_maps_sources_to_chunks(
     }
     model.answer(f"Here you go:\n```json\n{json.dumps(tree)}\n```")
     response = alice_client.post("/study/mindmaps/generate/", {"title": ""})
+    run_worker()
     mindmap = Mindmap.objects.get(owner=alice)
-    assert response.status_code == 302
+    assert response.status_code == 302 and mindmap.status == "ready"
     assert [c["title"] for c in mindmap.tree["children"]] == ["Mitochondria", "Membrane"]
     cited = mindmap.tree["children"][0]["source"]
     assert cited in set(document.chunks.values_list("pk", flat=True))
@@ -41,10 +42,8 @@ def test_a_mindmap_answer_without_a_tree_falls_back_to_the_documents_structure(
 ):
     make_studied_document(alice)
     model.answer({"nodes": ["a", "b"]})
-    response = alice_client.post(
-        "/api/v1/study/mindmaps", {"title": "Cells"}, content_type="application/json"
-    )
-    assert response.status_code == 201
+    made = generate(alice_client, "/api/v1/study/mindmaps", {"title": "Cells"})
+    assert made["status"] == "ready"
     mindmap = Mindmap.objects.get()
     assert "unusable" in mindmap.model_label and mindmap.tree["title"] == "Cells"
     assert mindmap.tree["children"] and all(
@@ -55,9 +54,7 @@ def test_a_mindmap_answer_without_a_tree_falls_back_to_the_documents_structure(
 def test_the_title_asked_for_names_the_root(alice, alice_client, model):
     make_studied_document(alice)
     model.answer({"title": "Whatever", "children": [{"title": "A"}]})
-    created = alice_client.post(
-        "/api/v1/study/mindmaps", {"title": "Zellbiologie"}, content_type="application/json"
-    )
-    assert created.status_code == 201
-    assert created.json()["tree"]["title"] == "Zellbiologie"
+    created = generate(alice_client, "/api/v1/study/mindmaps", {"title": "Zellbiologie"})
+    assert created["status"] == "ready"
+    assert created["tree"]["title"] == "Zellbiologie"
     assert 'Call it "Zellbiologie"' in model.prompt()

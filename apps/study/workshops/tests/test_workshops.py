@@ -1,7 +1,7 @@
 import pytest
 
 from apps.study import generator
-from apps.study.conftest import make_studied_document, questions
+from apps.study.conftest import generate, make_studied_document, questions, run_worker
 from apps.study.models import Lesson, Quiz, Workshop
 from apps.study.workshops import generation as workshop
 from conftest import assert_only_owner_can_reach
@@ -87,11 +87,9 @@ def test_an_outline_with_too_few_lessons_is_filled_from_the_documents(alice, mod
 def test_the_api_marks_lessons_cut_from_the_text(alice, alice_client, model):
     make_studied_document(alice, chunks=6)
     model.answer(outline(count=4))
-    response = alice_client.post(
-        "/api/v1/study/workshops", {"num_lessons": 5}, content_type="application/json"
-    )
-    assert response.status_code == 201
-    assert [lesson["extractive"] for lesson in response.json()["lessons"]] == [False] * 4 + [True]
+    made = generate(alice_client, "/api/v1/study/workshops", {"num_lessons": 5})
+    assert made["status"] == "ready"
+    assert [lesson["extractive"] for lesson in made["lessons"]] == [False] * 4 + [True]
 
 
 def test_a_lesson_is_written_when_first_opened_without_filler_and_sanitised(
@@ -101,10 +99,12 @@ def test_a_lesson_is_written_when_first_opened_without_filler_and_sanitised(
     url = f"/study/workshops/{alices_workshop.pk}/lessons/1/"
 
     first = alice_client.get(url).content.decode()
-    written = alice_client.post(url + "write/", HTTP_HX_REQUEST="true").content.decode()
+    queued = alice_client.post(url + "write/", HTTP_HX_REQUEST="true").content.decode()
+    assert run_worker() == [("lesson", alices_workshop.lessons.get(number=1).pk)]
+    written = alice_client.get(url, HTTP_HX_REQUEST="true").content.decode()  # the body's poll
     lesson = alices_workshop.lessons.get(number=1)
 
-    assert "Writing lesson 1 of 5" in first
+    assert "Writing lesson 1 of 5" in first and "Writing lesson 1 of 5" in queued
     assert lesson.status == Lesson.Status.READY
     assert not lesson.content.startswith("Sure")
     assert "I hope this helps" not in lesson.content
@@ -112,17 +112,21 @@ def test_a_lesson_is_written_when_first_opened_without_filler_and_sanitised(
     assert "<script>" not in written
     chats = len(model.chats)
     alice_client.post(url + "write/")
-    assert len(model.chats) == chats  # written once, kept
+    assert run_worker() == [] and len(model.chats) == chats  # written once, kept
 
 
 def test_a_failed_lesson_shows_the_error_and_can_be_retried(alices_workshop, alice_client, model):
     model.fail_with = (500, "boom")
-    url = f"/study/workshops/{alices_workshop.pk}/lessons/2/write/"
+    url = f"/study/workshops/{alices_workshop.pk}/lessons/2/"
 
-    failed = alice_client.post(url, HTTP_HX_REQUEST="true").content.decode()
+    alice_client.post(url + "write/", HTTP_HX_REQUEST="true")
+    run_worker()
+    failed = alice_client.get(url, HTTP_HX_REQUEST="true").content.decode()
     model.fail_with = None
     model.answer(LESSON)
-    retried = alice_client.post(url, HTTP_HX_REQUEST="true").content.decode()
+    alice_client.post(url + "write/", HTTP_HX_REQUEST="true")  # "Try again"
+    run_worker()
+    retried = alice_client.get(url, HTTP_HX_REQUEST="true").content.decode()
 
     assert "language model" in failed and "Try again" in failed
     assert "The powerhouse" in retried
@@ -166,16 +170,22 @@ def test_exports_hold_the_written_lessons(alices_workshop, alice_client, model):
 def test_the_api_plans_writes_and_completes_lessons(alice, alice_client, model):
     make_studied_document(alice)
     model.answer(outline(5))
-    created = alice_client.post("/api/v1/study/workshops", {"num_lessons": 5},
-                                content_type="application/json")  # fmt: skip
-    workshop_id = created.json()["id"]
+    created = generate(alice_client, "/api/v1/study/workshops", {"num_lessons": 5})
+    workshop_id = created["id"]
     model.answer(LESSON)
     early = alice_client.post(f"/api/v1/study/workshops/{workshop_id}/lessons/2/complete")
+    queued = alice_client.post(f"/api/v1/study/workshops/{workshop_id}/lessons/2")
+    again = alice_client.post(f"/api/v1/study/workshops/{workshop_id}/lessons/2")
+    still = alice_client.post(f"/api/v1/study/workshops/{workshop_id}/lessons/2/complete")
+    assert len(run_worker()) == 1  # asked twice, written once
     lesson = alice_client.post(f"/api/v1/study/workshops/{workshop_id}/lessons/2")
     done = alice_client.post(f"/api/v1/study/workshops/{workshop_id}/lessons/2/complete")
 
-    assert created.status_code == 201 and len(created.json()["lessons"]) == 5
-    assert early.status_code == 409
+    assert created["status"] == "ready" and len(created["lessons"]) == 5
+    assert early.status_code == 409 and still.status_code == 409
+    assert (queued.status_code, again.status_code) == (202, 202)
+    assert queued.json()["status"] == again.json()["status"] == "generating"
+    assert lesson.status_code == 200
     assert lesson.json()["status"] == "ready" and "## The powerhouse" in lesson.json()["content"]
     assert done.json() == {"number": 2, "workshop_completed": False, "badges": ["lesson_learned"]}
     assert alice_client.post(f"/api/v1/study/workshops/{workshop_id}/lessons/9").status_code == 404

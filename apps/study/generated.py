@@ -1,0 +1,158 @@
+"""What every generated study item carries while a worker makes it: its status, the reason it
+failed, what was asked, the key of the request that asked, and the worker's claim and heartbeat.
+
+A generation starts as a row in "generating" (the page and the API answer at once), a worker
+claims it (an atomic update: one worker ever makes it), beats while the model is busy and ends
+it "ready" in the same transaction that stores the items, or "failed" with the reason. A row
+whose worker went silent for STUDY_STALE_SECONDS was cut short (the worker was killed) and is
+marked failed, so nothing stays "generating" for ever.
+"""
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, models, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from apps.study.errors import NotReady, Superseded
+from apps.study.ownership import OwnedQuerySet
+
+GENERATING, READY, FAILED = "generating", "ready", "failed"
+INTERRUPTED = "Interrupted: the worker making this stopped. Try again."
+
+
+class Status(models.TextChoices):
+    GENERATING = GENERATING
+    READY = READY
+    FAILED = FAILED
+
+
+class GenerationQuerySet(OwnedQuerySet):
+    """Claim, heartbeat and stale checks for any model with status, error, worker and
+    heartbeat_at (the generated items, and a workshop's lessons)."""
+
+    def claim(self, pk: int, worker: str) -> bool:
+        """Take a generation no worker has started; only one worker ever wins it."""
+        return bool(
+            self.filter(pk=pk, status=GENERATING, worker="").update(
+                worker=worker, heartbeat_at=timezone.now()
+            )
+        )
+
+    def beat(self, pk: int, worker: str) -> None:
+        self.filter(pk=pk, status=GENERATING, worker=worker).update(heartbeat_at=timezone.now())
+
+    def fail(self, pk: int, worker: str, error: str) -> bool:
+        return bool(
+            self.filter(pk=pk, status=GENERATING, worker=worker).update(
+                status=FAILED, error=error[:2000]
+            )
+        )
+
+    def stale(self) -> "GenerationQuerySet":
+        """Generations a worker took and then went silent on (killed, or its machine gone)."""
+        cutoff = timezone.now() - timedelta(seconds=settings.STUDY_STALE_SECONDS)
+        return self.filter(status=GENERATING, heartbeat_at__lt=cutoff).exclude(worker="")
+
+    def settle_stale(self) -> int:
+        """Mark the stale generations among these failed, as interrupted; how many."""
+        return self.model.objects.filter(pk__in=self.stale().values("pk")).update(
+            status=FAILED, error=INTERRUPTED
+        )
+
+    def settled(self) -> "GenerationQuerySet":
+        """These items, once those whose worker went silent are marked interrupted (for a
+        list, so nothing shows "being made" for ever)."""
+        self.settle_stale()
+        return self
+
+    def restart(self, pk: int) -> bool:
+        """A failed generation back to "generating" for a worker to take; False otherwise."""
+        return bool(
+            self.filter(pk=pk, status=FAILED).update(
+                status=GENERATING, error="", worker="", heartbeat_at=None
+            )
+        )
+
+
+def one_per_request(model_name: str) -> models.UniqueConstraint:
+    """One item per request key and person: a form sent twice or a retried API call with the
+    same Idempotency-Key finds the item the first one made."""
+    return models.UniqueConstraint(
+        fields=["owner", "request_key"],
+        condition=~Q(request_key=""),
+        name=f"{model_name}_one_per_request",
+    )
+
+
+class Generated(models.Model):
+    """Fields and rules of an item a worker generates (Quiz, Workshop, Deck, Mindmap). Items
+    made by hand are ready at once, so that is the default."""
+
+    status = models.CharField(max_length=12, choices=Status.choices, default=READY)
+    error = models.TextField(blank=True, help_text="Why generating it failed.")
+    asked = models.JSONField(
+        default=dict, blank=True, help_text="What the generator was asked (method, title, ...)."
+    )
+    request_key = models.CharField(
+        max_length=100, blank=True, help_text="Form token or Idempotency-Key of the request."
+    )
+    worker = models.CharField(max_length=200, blank=True, help_text="The worker making it.")
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+    @property
+    def is_ready(self) -> bool:
+        return self.status == READY
+
+    def require_ready(self) -> None:
+        """Refuse to use an item that is not made (yet): NotReady says why."""
+        noun = self._meta.verbose_name
+        if self.status == GENERATING:
+            raise NotReady(f"This {noun} is still being made; try again when it is ready.")
+        if self.status == FAILED:
+            raise NotReady(f"This {noun} could not be made: {self.error}")
+
+    def settle(self) -> bool:
+        """Seen while generating: if its worker went silent, it failed as interrupted."""
+        if self.status == GENERATING and type(self).objects.filter(pk=self.pk).settle_stale():
+            self.status, self.error = FAILED, INTERRUPTED
+            return True
+        return False
+
+    def mark_ready(self, **fields) -> None:
+        """Store what the worker made (call inside the transaction that saves the items). An
+        item no longer generating by this worker (settled as interrupted meanwhile, perhaps
+        retried since) raises Superseded, which rolls the items back with the transaction."""
+        done = type(self).objects.filter(pk=self.pk, status=GENERATING, worker=self.worker)
+        if not done.update(**fields, status=READY, error=""):
+            raise Superseded(INTERRUPTED)
+        for name, value in fields.items():
+            setattr(self, name, value)
+        self.status, self.error = READY, ""
+
+
+def asked_before(model, owner, key: str):
+    """The item `owner` already asked for with this request key, if any."""
+    if not key:
+        return None
+    return model.objects.filter(owner=owner, request_key=key).first()
+
+
+def start(model, owner, key: str = "", **fields):
+    """A new item in "generating", or the one this request key made before; (item, new?).
+    The caller queues a worker for a new one, after the transaction commits."""
+    existing = asked_before(model, owner, key)
+    if existing is not None:
+        return existing, False
+    try:
+        with transaction.atomic():
+            item = model.objects.create(owner=owner, request_key=key, status=GENERATING, **fields)
+    except IntegrityError:  # the same request, sent twice at the same instant
+        if not key:
+            raise
+        return model.objects.get(owner=owner, request_key=key), False
+    return item, True

@@ -1,0 +1,423 @@
+"""Study generation runs in a worker: the page and the API answer at once, the item is
+"generating" until the task makes it ready or failed, nothing is made twice for one request,
+and a worker that dies leaves the item failed ("interrupted"), never generating for ever."""
+
+import time
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from apps.study import background, tasks
+from apps.study.conftest import make_studied_document, questions, run_worker
+from apps.study.generated import INTERRUPTED
+from apps.study.models import Deck, Lesson, Mindmap, Quiz, Workshop
+from apps.study.quizzes.generation import fill_quiz, start_quiz
+from apps.study.workshops.generation import create_workshop, fill_lesson, start_lesson
+from conftest import assert_only_owner_can_reach
+
+pytestmark = pytest.mark.django_db
+
+QUIZ = {"num_questions": 5, "difficulty": "beginner", "types": ["mcq", "true_false"]}
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def post(client, path: str, body: dict, **headers):
+    return client.post(path, body, content_type="application/json", **headers)
+
+
+def test_the_api_answers_202_at_once_and_the_worker_makes_the_quiz(
+    alice, alice_client, model, django_capture_on_commit_callbacks
+):
+    make_studied_document(alice)
+    model.answer(questions(5))
+    with django_capture_on_commit_callbacks() as queued:
+        started = post(alice_client, "/api/v1/study/quizzes", QUIZ)
+    quiz_id = started.json()["id"]
+    waiting = alice_client.get(f"/api/v1/study/quizzes/{quiz_id}").json()
+    early = post(alice_client, f"/api/v1/study/quizzes/{quiz_id}/attempts", {"answers": [1] * 5})
+
+    assert started.status_code == 202 and started.json() == {"id": quiz_id, "status": "generating"}
+    assert len(queued) == 1 and not model.chats  # queued, and no model asked in the request
+    assert waiting["status"] == "generating" and waiting["questions"] == []
+    assert early.status_code == 409
+    assert early.json() == {"detail": "This quiz is still being made; try again when it is ready."}
+
+    assert run_worker() == [("quiz", quiz_id)]
+    made = alice_client.get(f"/api/v1/study/quizzes/{quiz_id}").json()
+    assert made["status"] == "ready" and made["error"] == ""
+    assert [q["question"] for q in made["questions"]] == [
+        q["question"] for q in questions(5)["questions"]
+    ]
+    answered = post(alice_client, f"/api/v1/study/quizzes/{quiz_id}/attempts", {"answers": [1] * 5})
+    assert answered.status_code == 201
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "model_class"),
+    [
+        ("/api/v1/study/quizzes", QUIZ, Quiz),
+        ("/api/v1/study/workshops", {"num_lessons": 5}, Workshop),
+        ("/api/v1/study/decks", {"num_cards": 10}, Deck),
+        ("/api/v1/study/mindmaps", {}, Mindmap),
+    ],
+)
+def test_a_call_retried_with_the_same_idempotency_key_starts_nothing_new(
+    alice,
+    alice_client,
+    model,
+    settings,
+    django_capture_on_commit_callbacks,
+    path,
+    body,
+    model_class,
+):
+    settings.RATE_LIMIT_GENERATION = "2/m"
+    make_studied_document(alice)
+    with django_capture_on_commit_callbacks() as queued:
+        first = post(alice_client, path, body, HTTP_IDEMPOTENCY_KEY="try-1")
+        retried = post(alice_client, path, body, HTTP_IDEMPOTENCY_KEY="try-1")
+        retried_again = post(alice_client, path, body, HTTP_IDEMPOTENCY_KEY="try-1")
+        other = post(alice_client, path, body, HTTP_IDEMPOTENCY_KEY="try-2")
+
+    assert first.status_code == retried.status_code == retried_again.status_code == 202
+    assert first.json()["id"] == retried.json()["id"] == retried_again.json()["id"]
+    assert other.status_code == 202 and other.json()["id"] != first.json()["id"]
+    assert len(queued) == 2 and model_class.objects.count() == 2
+    # A repeat is no new generation: the limit of 2 counted only the two that started one.
+    assert post(alice_client, path, body, HTTP_IDEMPOTENCY_KEY="try-3").status_code == 429
+
+
+def test_the_same_key_of_another_person_is_theirs_alone(
+    alice, bob, alice_client, bob_client, model
+):
+    make_studied_document(alice)
+    make_studied_document(bob, "bob.txt")
+    alices = post(alice_client, "/api/v1/study/quizzes", QUIZ, HTTP_IDEMPOTENCY_KEY="k")
+    bobs = post(bob_client, "/api/v1/study/quizzes", QUIZ, HTTP_IDEMPOTENCY_KEY="k")
+
+    assert alices.json()["id"] != bobs.json()["id"]
+    assert Quiz.objects.get(pk=bobs.json()["id"]).owner == bob
+
+
+@pytest.mark.parametrize(
+    ("page", "action", "fields", "model_class"),
+    [
+        ("/study/quizzes/", "/study/quizzes/", QUIZ, Quiz),
+        ("/study/workshops/", "/study/workshops/", {"num_lessons": "5"}, Workshop),
+        ("/study/decks/", "/study/decks/generate/", {"num_cards": "10"}, Deck),
+        ("/study/mindmaps/", "/study/mindmaps/generate/", {"title": ""}, Mindmap),
+    ],
+)
+def test_a_form_sent_twice_makes_one_item(
+    alice,
+    alice_client,
+    model,
+    django_capture_on_commit_callbacks,
+    page,
+    action,
+    fields,
+    model_class,
+):
+    make_studied_document(alice)
+    html = alice_client.get(page).content.decode()
+    token = html.split('name="token" value="', 1)[1].split('"', 1)[0]
+    with django_capture_on_commit_callbacks() as queued:
+        first = alice_client.post(action, {**fields, "token": token})
+        second = alice_client.post(action, {**fields, "token": token})
+    fresh = alice_client.get(page).content.decode()
+
+    assert first.status_code == second.status_code == 302
+    assert first["Location"] == second["Location"]
+    assert len(queued) == 1 and model_class.objects.count() == 1
+    assert f'value="{token}"' not in fresh  # the next form shown is a new request
+
+
+def test_an_empty_scope_and_the_rate_limit_are_refused_before_anything_is_queued(
+    alice, alice_client, model, settings, django_capture_on_commit_callbacks
+):
+    settings.RATE_LIMIT_GENERATION = "1/m"
+    with django_capture_on_commit_callbacks() as queued:
+        empty = post(alice_client, "/api/v1/study/quizzes", QUIZ)
+        make_studied_document(alice)
+        limited = post(alice_client, "/api/v1/study/quizzes", QUIZ)
+
+    assert empty.status_code == 400 and "Knowledge Base" in empty.json()["detail"]
+    assert limited.status_code == 429
+    assert queued == [] and not Quiz.objects.exists()
+
+
+def test_the_card_says_what_is_made_and_the_page_reloads_into_it_when_ready(
+    alice, alice_client, model
+):
+    make_studied_document(alice)
+    model.answer(questions(5))
+    response = alice_client.post("/study/quizzes/", QUIZ)
+    quiz = Quiz.objects.get()
+    status_url = f"/study/generations/quiz/{quiz.pk}/"
+
+    page = alice_client.get(response["Location"]).content.decode()
+    listed = alice_client.get("/study/quizzes/").content.decode()
+    polled = alice_client.get(status_url, **HTMX)
+    run_worker()
+    done = alice_client.get(status_url, **HTMX)
+
+    assert response["Location"] == f"/study/quizzes/{quiz.pk}/"
+    assert "Making a quiz of 5 questions from your vault" in page
+    assert f'hx-get="{status_url}"' in page and 'hx-trigger="load delay:2s"' in page
+    assert "being made…" in listed
+    assert "Making a quiz of 5 questions" in polled.content.decode()
+    assert "HX-Refresh" not in polled
+    assert done["HX-Refresh"] == "true" and "hx-get" not in done.content.decode()
+    assert "Question 1 of 5" in alice_client.get(response["Location"]).content.decode()
+    assert alice_client.get(status_url)["Location"] == f"/study/quizzes/{quiz.pk}/"  # no htmx
+
+
+def test_the_badge_the_worker_earned_is_shown_when_the_page_reloads_into_the_item(
+    alice, alice_client, model
+):
+    make_studied_document(alice)
+    response = alice_client.post("/study/mindmaps/generate/", {"title": "", "method": "extractive"})
+    run_worker()
+    mindmap = Mindmap.objects.get()
+    alice_client.get(f"/study/generations/mindmap/{mindmap.pk}/", **HTMX)
+
+    assert mindmap.status == "ready"
+    assert "New badge: Mind Mapper" in alice_client.get(response["Location"]).content.decode()
+
+
+def test_a_failed_generation_shows_the_reason_and_bob_reaches_none_of_it(
+    alice, alice_client, bob_client, model
+):
+    make_studied_document(alice)
+    model.fail_with = (500, "boom")
+    alice_client.post("/study/decks/generate/", {"num_cards": "10"})
+    run_worker()
+    deck = Deck.objects.get()
+
+    card = alice_client.get(f"/study/generations/deck/{deck.pk}/", **HTMX).content.decode()
+    api = alice_client.get(f"/api/v1/study/decks/{deck.pk}").json()
+
+    assert deck.status == "failed" and "language model" in deck.error
+    assert deck.error in card and "Try again" in card and "hx-get" not in card
+    assert api["status"] == "failed" and api["error"] == deck.error
+    for url, methods in [
+        (f"/study/generations/deck/{deck.pk}/", ["get"]),
+        (f"/study/generations/deck/{deck.pk}/retry/", ["post"]),
+        (f"/study/decks/{deck.pk}/", ["get"]),
+    ]:
+        assert_only_owner_can_reach(url, bob_client, methods)
+    assert Deck.objects.get().status == "failed"  # bob's retry restarted nothing
+
+
+def test_anything_unexpected_in_the_worker_ends_the_item_failed(alice, model, monkeypatch):
+    make_studied_document(alice)
+    mindmap = Mindmap.objects.create(
+        owner=alice, title="M", tree={"title": "M", "children": []}, status="generating"
+    )
+
+    def broken(mindmap):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setitem(background.KINDS, "mindmap", (Mindmap, broken))
+    background.run("mindmap", mindmap.pk, worker="study@here")
+
+    mindmap.refresh_from_db()
+    assert (mindmap.status, mindmap.error) == ("failed", background.UNEXPECTED)
+
+
+def quiz_taken_by(owner, worker: str, silent_for: float) -> Quiz:
+    quiz = Quiz.objects.create(
+        owner=owner,
+        title="Quiz",
+        difficulty="beginner",
+        types=["mcq"],
+        requested=5,
+        status="generating",
+        worker=worker,
+        heartbeat_at=timezone.now() - timedelta(seconds=silent_for),
+    )
+    return quiz
+
+
+def test_a_generation_whose_worker_went_silent_is_shown_interrupted(
+    alice, alice_client, settings, midday
+):
+    settings.STUDY_STALE_SECONDS = 30
+    dead = quiz_taken_by(alice, "study@dead", silent_for=31)
+    alive = quiz_taken_by(alice, "study@alive", silent_for=29)
+
+    dead_api = alice_client.get(f"/api/v1/study/quizzes/{dead.pk}").json()
+    dead_page = alice_client.get(f"/study/quizzes/{dead.pk}/").content.decode()
+    alive_api = alice_client.get(f"/api/v1/study/quizzes/{alive.pk}").json()
+
+    assert dead_api["status"] == "failed" and dead_api["error"] == INTERRUPTED
+    assert INTERRUPTED in dead_page and "Try again" in dead_page
+    assert alive_api["status"] == "generating"
+
+
+def test_a_list_shows_an_item_whose_worker_went_silent_as_failed(
+    alice, alice_client, settings, midday
+):
+    settings.STUDY_STALE_SECONDS = 30
+    dead = quiz_taken_by(alice, "study@dead", silent_for=31)
+
+    listed = alice_client.get("/study/quizzes/").content.decode()
+    api = alice_client.get("/api/v1/study/quizzes").json()
+
+    assert "could not be made" in listed and "being made…" not in listed
+    assert [(quiz["id"], quiz["status"]) for quiz in api] == [(dead.pk, "failed")]
+
+
+def test_a_message_delivered_again_never_makes_the_item_twice(alice, model, settings, midday):
+    settings.STUDY_STALE_SECONDS = 30
+    make_studied_document(alice)
+    busy = quiz_taken_by(alice, "study@alive", silent_for=1)
+    dead = quiz_taken_by(alice, "study@dead", silent_for=60)
+
+    tasks.generate.apply(args=("quiz", busy.pk))  # redelivered while its worker still works
+    tasks.generate.apply(args=("quiz", dead.pk))  # redelivered after its worker died
+
+    busy.refresh_from_db()
+    dead.refresh_from_db()
+    assert not model.chats and not busy.questions.exists() and not dead.questions.exists()
+    assert busy.status == "generating"
+    assert (dead.status, dead.error) == ("failed", INTERRUPTED)
+
+
+def test_a_worker_that_finishes_after_its_item_was_interrupted_keeps_nothing(
+    alice, model, monkeypatch
+):
+    make_studied_document(alice)
+    model.answer(questions(5))
+    quiz, _ = start_quiz(alice, num_questions=5, difficulty="beginner", types=["mcq"])
+
+    def settled_meanwhile(quiz):  # its heartbeat stopped for too long while the model worked
+        Quiz.objects.filter(pk=quiz.pk).update(status="failed", error=INTERRUPTED)
+        fill_quiz(quiz)
+
+    monkeypatch.setitem(background.KINDS, "quiz", (Quiz, settled_meanwhile))
+    background.run("quiz", quiz.pk, worker="study@slow")
+
+    quiz.refresh_from_db()
+    assert model.chats  # the model did answer...
+    assert (quiz.status, quiz.error) == ("failed", INTERRUPTED)  # ...but a retry starts afresh
+    assert not quiz.questions.exists()
+
+
+def test_a_retried_item_keeps_only_what_its_new_worker_makes(alice, model, monkeypatch):
+    make_studied_document(alice)
+    model.answer(questions(5))
+    quiz, _ = start_quiz(alice, num_questions=5, difficulty="beginner", types=QUIZ["types"])
+
+    def interrupted_and_retried_meanwhile(quiz):
+        Quiz.objects.filter(pk=quiz.pk).update(status="failed", error=INTERRUPTED)
+        assert Quiz.objects.restart(quiz.pk)  # Try again: generating, for a new worker
+        fill_quiz(quiz)
+
+    monkeypatch.setitem(background.KINDS, "quiz", (Quiz, interrupted_and_retried_meanwhile))
+    background.run("quiz", quiz.pk, worker="study@slow")
+    monkeypatch.undo()
+    assert not quiz.questions.exists()  # the slow worker's questions were not kept
+    background.run("quiz", quiz.pk, worker="study@new")
+
+    quiz.refresh_from_db()
+    assert quiz.status == "ready" and quiz.questions.count() == 5
+
+
+def test_only_one_worker_takes_a_generation(alice):
+    quiz = quiz_taken_by(alice, "", silent_for=0)
+    assert Quiz.objects.claim(quiz.pk, "study@a")
+    assert not Quiz.objects.claim(quiz.pk, "study@b")
+
+
+def test_a_worker_starting_again_settles_its_generations_and_queues_untaken_ones(
+    alice, monkeypatch
+):
+    mine = quiz_taken_by(alice, "chat@here", silent_for=0)
+    others = quiz_taken_by(alice, "chat@elsewhere", silent_for=0)
+    untaken = quiz_taken_by(alice, "", silent_for=0)
+    queued = []
+    monkeypatch.setattr(tasks, "enqueue", lambda kind, pk: queued.append((kind, pk)))
+
+    interrupted, _ = tasks.recover("chat@here")
+
+    statuses = dict(Quiz.objects.values_list("pk", "status"))
+    assert interrupted == 1 and queued == [("quiz", untaken.pk)]
+    assert statuses == {mine.pk: "failed", others.pk: "generating", untaken.pk: "generating"}
+
+
+@pytest.mark.django_db(transaction=True)  # the heartbeat writes from a thread of its own
+def test_the_worker_beats_while_the_model_works(alice, settings, monkeypatch):
+    settings.STUDY_STALE_SECONDS = 3  # a beat every 0.5 s
+    quiz = quiz_taken_by(alice, "", silent_for=0)
+
+    def slow_model(quiz):
+        claimed = Quiz.objects.get(pk=quiz.pk).heartbeat_at
+        while Quiz.objects.get(pk=quiz.pk).heartbeat_at == claimed:
+            time.sleep(0.05)  # until the heartbeat thread has written a beat
+
+    monkeypatch.setitem(background.KINDS, "quiz", (Quiz, slow_model))
+    background.run("quiz", quiz.pk, worker="study@here")
+
+    quiz.refresh_from_db()
+    assert quiz.worker == "study@here" and quiz.heartbeat_at > quiz.created_at
+
+
+def test_a_lesson_asked_for_twice_is_written_once(
+    alice, alice_client, model, django_capture_on_commit_callbacks
+):
+    make_studied_document(alice)
+    model.answer(
+        {"title": "Cells", "lessons": [{"title": f"Part {i}", "sources": [1]} for i in range(5)]}
+    )
+    workshop, _ = create_workshop(alice, num_lessons=5, method="model")
+    url = f"/api/v1/study/workshops/{workshop.pk}/lessons/1"
+    with django_capture_on_commit_callbacks() as queued:
+        first = alice_client.post(url)
+        second = alice_client.post(url)
+        page = alice_client.post(f"/study/workshops/{workshop.pk}/lessons/1/write/", **HTMX)
+
+    assert first.status_code == second.status_code == 202
+    assert first.json()["status"] == "generating"
+    assert "Writing lesson 1 of 5" in page.content.decode()
+    assert len(queued) == 1
+    assert workshop.lessons.get(number=1).status == Lesson.Status.GENERATING
+
+
+def test_a_lesson_interrupted_while_its_worker_wrote_it_stays_interrupted(
+    alice, model, monkeypatch
+):
+    make_studied_document(alice)
+    model.answer(
+        {"title": "Cells", "lessons": [{"title": f"Part {i}", "sources": [1]} for i in range(5)]}
+    )
+    workshop, _ = create_workshop(alice, num_lessons=5, method="model")
+    lesson = workshop.lessons.get(number=1)
+    assert start_lesson(lesson)
+    model.answer("## Energy\n\nMitochondria make it.")
+
+    def settled_meanwhile(lesson):
+        Lesson.objects.filter(pk=lesson.pk).update(status="failed", error=INTERRUPTED)
+        fill_lesson(lesson)
+
+    monkeypatch.setitem(background.KINDS, "lesson", (Lesson, settled_meanwhile))
+    background.run("lesson", lesson.pk, worker="study@slow")
+
+    lesson.refresh_from_db()
+    assert (lesson.status, lesson.error, lesson.content) == ("failed", INTERRUPTED, "")
+
+
+def test_the_card_and_its_retry_need_a_login_and_the_retry_a_csrf_token(alice, client):
+    deck = Deck.objects.create(owner=alice, title="D", status="failed", error="boom")
+    card = client.get(f"/study/generations/deck/{deck.pk}/")
+    retry = client.post(f"/study/generations/deck/{deck.pk}/retry/")
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(alice)
+    forged = strict.post(f"/study/generations/deck/{deck.pk}/retry/")
+
+    assert card.status_code == retry.status_code == 302
+    assert card["Location"].startswith("/accounts/login/")
+    assert forged.status_code == 403
+    assert Deck.objects.get().status == "failed"
