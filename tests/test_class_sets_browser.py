@@ -1,11 +1,14 @@
 """Class sets in real browsers: the teacher hands out a quiz and a deck, two students study
 them in their own browser contexts and answer differently, and the teacher's results show
-each student's own figures and the question the class misses most."""
+each student's own figures and the question the class misses most. A quiz the teacher
+generates for the class reaches the students only once the worker has made it."""
 
+import json
 import re
 
 import pytest
 
+from apps.study.conftest import StudyModel, questions
 from tests.conftest import TEACHER, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
@@ -41,8 +44,15 @@ create_deck(tess, "Organellen", cards, now=timezone.now())
 
 
 @pytest.fixture(scope="module")
-def class_app(start_app):
-    with start_app(setup=SETUP, worker=False) as app:
+def model():
+    with StudyModel() as model:
+        model.answer(json.dumps(questions(5)))
+        yield model
+
+
+@pytest.fixture(scope="module")
+def class_app(start_app, model):
+    with start_app(model_url=model.url, setup=SETUP) as app:
         yield app
 
 
@@ -134,4 +144,38 @@ def test_two_students_study_a_class_quiz_and_deck_and_the_teacher_sees_each_ones
     # A student never reaches the class's results.
     assert bob.goto(quiz_results).status == 404
     for page in (teacher, alice, bob):
+        page.context.close()
+
+
+def test_a_quiz_generated_for_the_class_reaches_students_once_the_worker_made_it(
+    browser, class_app, model
+):
+    teacher = log_in(browser, class_app, *TEACHER)
+    alice = log_in(browser, class_app, "alice", PASSWORD)
+    teacher.goto("/study/quizzes/")
+    teacher.get_by_label("Questions").select_option("5")
+    teacher.get_by_label("For the class").check()
+    model.first_delay = 8  # long enough for a student to look while it is being made
+    try:
+        teacher.get_by_role("button", name="Generate quiz").click()
+        teacher.wait_for_url("**/study/quizzes/*/")
+        quiz_path = teacher.url.removeprefix(class_app.url)
+        # The teacher sees the card at once; the quiz is handed out, but not to students yet.
+        teacher.get_by_text("Making a quiz of 5 questions").wait_for()
+        alice.goto("/study/class-sets/")
+        assert quiz_path not in alice.content()
+        assert alice.goto(quiz_path).status == 404
+        # Once the worker has made it, the quiz replaces the teacher's card...
+        teacher.get_by_text("Question 1 of 5").wait_for(timeout=90_000)
+    finally:
+        model.first_delay = 0
+    assert teacher.locator("#generation-card").count() == 0
+    # ...and the students find it from their teacher and play it.
+    alice.goto("/study/class-sets/")
+    alice.locator(f'#class-sets a[href="{quiz_path}"]').click()
+    alice.get_by_text("Question 1 of 5").wait_for()
+    alice.locator("input[name=choice]").nth(1).check()
+    alice.get_by_role("button", name="Next").click()
+    alice.get_by_text("Question 2 of 5").wait_for()
+    for page in (teacher, alice):
         page.context.close()
