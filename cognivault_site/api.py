@@ -16,6 +16,7 @@ from apps.chat.errors import ChatError
 from apps.llm.api import router as llm_router
 from apps.progress.api import router as progress_router
 from apps.study.api import router as study_router
+from apps.study.classsets.api import router as class_sets_router
 from apps.study.errors import StudyError
 from apps.study.flashcards.api import router as decks_router
 from apps.study.mindmaps.api import router as mindmaps_router
@@ -225,4 +226,5 @@ api.add_router("/study/", quizzes_router)
 api.add_router("/study/", workshops_router)
 api.add_router("/study/", decks_router)
 api.add_router("/study/", mindmaps_router)
+api.add_router("/study/", class_sets_router)
 api.add_router("/chat/", chat_router)

@@ -29,6 +29,9 @@ class ScopeForm(forms.Form):
         ],
     )
 
+    for_class = forms.BooleanField(
+        label="For the class: hand it out to every student once it is made", required=False
+    )
     # A fresh token each time the form is shown: the same form sent twice (a double click, the
     # back button) finds the item the first send started instead of starting another.
     token = forms.CharField(widget=forms.HiddenInput, required=False, max_length=100)
@@ -39,6 +42,12 @@ class ScopeForm(forms.Form):
             self.initial["token"] = uuid.uuid4().hex
         self.fields["categories"].queryset = Category.objects.all()
         self.fields["documents"].queryset = pickable(Document.objects.visible_to(user))
+        if not user.is_teacher:
+            del self.fields["for_class"]
+
+    @property
+    def hand_out_to_class(self) -> bool:
+        return bool(self.cleaned_data.get("for_class"))
 
     @property
     def key(self) -> str:

@@ -5,19 +5,24 @@ Generated content is stored as it arrived (after validation), with the ids of th
 was built from, so everything can be resumed, reviewed and traced to its source later.
 """
 
-from apps.study.flashcards.models import Card, CardReview, Deck
-from apps.study.mindmaps.models import Mindmap
+from apps.study.classsets.models import ClassSet
+from apps.study.flashcards.models import Card, CardReview, CardSchedule, Deck
+from apps.study.mindmaps.models import Mindmap, MindmapArrangement
 from apps.study.quizzes.models import Attempt, Difficulty, Question, Quiz
-from apps.study.workshops.models import Lesson, Workshop
+from apps.study.workshops.models import Lesson, LessonCompletion, Workshop
 
 __all__ = [
     "Attempt",
     "Card",
     "CardReview",
+    "CardSchedule",
+    "ClassSet",
     "Deck",
     "Difficulty",
     "Lesson",
+    "LessonCompletion",
     "Mindmap",
+    "MindmapArrangement",
     "Question",
     "Quiz",
     "Workshop",

@@ -11,10 +11,10 @@ from apps.study import generator
 # apps/study/errors.py: an empty scope 400, an answer with nothing usable 502, a model that is
 # down 503. (A route that starts a generation lists the rate limit's 429 itself: not all do.)
 GENERATION_ERRORS = {400: ErrorOut, 502: ErrorOut, 503: ErrorOut}
-# What a generating POST answers at once, before anything is queued: an empty scope 400, the
-# rate limit 429. What the worker meets (a model down or answering garbage) is the item's
-# `error` once its `status` is failed.
-STARTING_ERRORS = {400: ErrorOut, 429: ErrorOut}
+# What a generating POST answers at once, before anything is queued: an empty scope 400,
+# `for_class` from anyone but a teacher 403, the rate limit 429. What the worker meets (a model
+# down or answering garbage) is the item's `error` once its `status` is failed.
+STARTING_ERRORS = {400: ErrorOut, 403: ErrorOut, 429: ErrorOut}
 
 
 GenerationStatus = Literal["generating", "ready", "failed"]
@@ -66,6 +66,9 @@ class ScopeIn(Schema):
     documents: list[Id] = Field(default_factory=list, max_length=500)
     # Not said: extractive when the embedded model answers, else the model.
     method: Literal["model", "extractive"] | None = None
+    # A teacher's: hand the item to the class at once; students see it once it is ready
+    # (anyone else gets a 403).
+    for_class: bool = False
 
     @property
     def scope(self) -> generator.Scope:

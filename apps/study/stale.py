@@ -210,6 +210,7 @@ def refresh_quiz(quiz: Quiz) -> int:
                 question.correct_index = made["correct_index"]
                 question.explanation, question.kind = made["explanation"], made["type"]
                 question.chunk_ids, question.extractive = made["chunk_ids"], True
+                question.version += 1  # a new question: attempts before answered the old one
             question.save()
             refreshed += 1
             break

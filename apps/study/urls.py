@@ -19,4 +19,5 @@ urlpatterns = [
     path("workshops/", include("apps.study.workshops.urls")),
     path("decks/", include("apps.study.flashcards.urls")),
     path("mindmaps/", include("apps.study.mindmaps.urls")),
+    path("class-sets/", include("apps.study.classsets.urls")),
 ]

@@ -11,6 +11,7 @@ from ninja import Field, Router, Schema, Status
 from apps.accounts import ratelimits
 from apps.accounts.api import ErrorOut, Id
 from apps.study import stale, tasks
+from apps.study.classsets.models import ClassSet
 from apps.study.flashcards import anki, csv_files, decks, generation, scheduling
 from apps.study.flashcards.models import Card, CardReview, Deck
 from apps.study.generated import asked_before
@@ -105,10 +106,19 @@ class ReviewOut(Schema):
     deck_mastered: bool
 
 
-def deck_out(deck: Deck) -> dict:
+def card_out(card: Card, user) -> Card:
+    """The card with `user`'s own memory of it (state, due time, mastered, flips)."""
+    memory = scheduling.memory_of(card, user)
+    for field in ("state", "due_at", "last_review_at", "mastered", "flips"):
+        setattr(card, field, getattr(memory, field))
+    return card
+
+
+def deck_out(deck: Deck, user) -> dict:
     now = timezone.now()
-    cards = list(deck.cards.all())
-    changed = {card.pk for card in stale.stale_cards(deck)}
+    cards = [card_out(card, user) for card in deck.cards.select_related("deck")]
+    owner = deck.owner_id == user.pk
+    changed = {card.pk for card in stale.stale_cards(deck)} if owner else set()
     for card in cards:
         card.source_changed = card.pk in changed
     return {
@@ -134,6 +144,16 @@ def own_card(request: HttpRequest, deck_id: Id, card_id: Id) -> Card:
     return get_object_or_404(Card.objects.visible_to(request.auth), deck_id=deck_id, pk=card_id)
 
 
+def readable_deck(request: HttpRequest, deck_id: Id) -> Deck:
+    """One's own deck, or one handed out to one's class (to study, not to change)."""
+    return get_object_or_404(Deck.objects.readable_by(request.auth), pk=deck_id)
+
+
+def readable_card(request: HttpRequest, deck_id: Id, card_id: Id) -> Card:
+    cards = Card.objects.readable_by(request.auth).select_related("deck")
+    return get_object_or_404(cards, deck_id=deck_id, pk=card_id)
+
+
 @router.get("/decks", response=list[DeckSummaryOut])
 def list_decks(request: HttpRequest):
     return [
@@ -155,12 +175,16 @@ def list_decks(request: HttpRequest):
 def create_deck(request: HttpRequest, payload: DeckIn, key: IdempotencyKey = ""):
     """Cards you bring make the deck at once (201); a deck from the vault is started (202) and
     a worker makes it: GET it until `status` is ready."""
+    if payload.for_class:
+        ClassSet.objects.check_teacher(request.auth)
     if payload.cards is not None:
         cards = [card.dict() for card in payload.cards]
         deck, _badges = decks.create_deck(
             request.auth, payload.title or "Deck", cards, now=timezone.now()
         )
-        return Status(201, deck_out(deck))
+        if payload.for_class:
+            ClassSet.objects.hand_out(request.auth, deck)
+        return Status(201, deck_out(deck, request.auth))
     sent = asked_before(Deck, request.auth, key)
     if sent is not None:
         return started(sent)
@@ -174,28 +198,33 @@ def create_deck(request: HttpRequest, payload: DeckIn, key: IdempotencyKey = "")
         key=key,
     )
     if new:
+        if payload.for_class:
+            ClassSet.objects.hand_out(request.auth, deck)
         tasks.enqueue("deck", deck.pk)
     return started(deck)
 
 
 @router.get("/decks/due", response=list[CardOut])
 def due_cards(request: HttpRequest):
-    """Cards due now across all your decks, the most overdue first."""
-    return Card.objects.visible_to(request.auth).due(timezone.now())
+    """Cards due now across all your decks and those handed out to your class, the most
+    overdue first, each with your own schedule."""
+    cards = Card.objects.readable_by(request.auth).studied_by(request.auth)
+    due = cards.due_to_learner(timezone.now()).select_related("deck")
+    return [card_out(card, request.auth) for card in due]
 
 
 @router.get("/decks/{deck_id}", response={200: DeckOut, 404: ErrorOut})
 def get_deck(request: HttpRequest, deck_id: Id):
-    deck = own_deck(request, deck_id)
+    deck = readable_deck(request, deck_id)
     deck.settle()
-    return deck_out(deck)
+    return deck_out(deck, request.auth)
 
 
 @router.patch("/decks/{deck_id}", response={200: DeckOut, 404: ErrorOut, 422: ErrorOut})
 def rename_deck(request: HttpRequest, deck_id: Id, payload: DeckPatch = NO_DECK_CHANGE):
     deck = own_deck(request, deck_id)
     deck.rename(payload.title or "")
-    return deck_out(deck)
+    return deck_out(deck, request.auth)
 
 
 @router.delete("/decks/{deck_id}", response={204: None, 404: ErrorOut})
@@ -231,9 +260,12 @@ def delete_card(request: HttpRequest, deck_id: Id, card_id: Id):
     response={200: ReviewOut, 404: ErrorOut, 422: ErrorOut},
 )
 def review_card(request: HttpRequest, deck_id: Id, card_id: Id, payload: ReviewIn):
-    card = own_card(request, deck_id, card_id)
-    scheduling.review(card, payload.outcome, now=timezone.now())
-    return {"card": card, "deck_mastered": card.deck.is_mastered()}
+    card = readable_card(request, deck_id, card_id)
+    scheduling.review(card, payload.outcome, now=timezone.now(), by=request.auth)
+    return {
+        "card": card_out(card, request.auth),
+        "deck_mastered": card.deck.is_mastered(request.auth),
+    }
 
 
 @router.get("/decks/{deck_id}/export.{fmt}", response={200: None, 404: ErrorOut})

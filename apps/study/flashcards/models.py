@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Coalesce
 
 from apps.study.errors import DeckError, DeckFull
 from apps.study.generated import Generated, GenerationQuerySet, one_per_request
@@ -50,13 +51,14 @@ class Deck(Generated):
     def __str__(self) -> str:
         return self.title
 
-    def mastery(self) -> tuple[int, int]:
-        """(mastered cards, all cards): a card is mastered while its last answer was "got it"."""
-        total = self.cards.count()
-        return self.cards.filter(mastered=True).count(), total
+    def mastery(self, user=None) -> tuple[int, int]:
+        """(mastered cards, all cards) for `user` (the owner unless said): a card is mastered
+        while their last answer to it was "got it"."""
+        cards = self.cards.studied_by(user or self.owner)
+        return cards.filter(learner_mastered=True).count(), cards.count()
 
-    def is_mastered(self) -> bool:
-        mastered, total = self.mastery()
+    def is_mastered(self, user=None) -> bool:
+        mastered, total = self.mastery(user)
         return total > 0 and mastered == total
 
     def rename(self, title: str) -> None:
@@ -85,19 +87,66 @@ class Deck(Generated):
 
 class CardQuerySet(OwnedQuerySet):
     owner_lookup = "deck__owner"
+    class_set_lookup = "deck__class_sets"
+    item_status_lookup = "deck__status"
 
     def due(self, now) -> "CardQuerySet":
         return self.filter(due_at__lte=now).order_by("due_at", "deck_id", "position", "id")
 
+    def studied_by(self, user) -> "CardQuerySet":
+        """Each card with `user`'s memory of it as `learner_due_at` and `learner_mastered`:
+        the card's own for its deck's owner, else the student's schedule (a card they never
+        answered is due at once and not mastered)."""
+        schedule = CardSchedule.objects.filter(card=models.OuterRef("pk"), student=user)
+        own = models.Q(deck__owner=user)
+        return self.annotate(
+            learner_due_at=models.Case(
+                models.When(own, then=models.F("due_at")),
+                default=Coalesce(
+                    models.Subquery(schedule.values("due_at")[:1]), models.F("created_at")
+                ),
+            ),
+            learner_mastered=models.Case(
+                models.When(own, then=models.F("mastered")),
+                default=Coalesce(
+                    models.Subquery(schedule.values("mastered")[:1]), models.Value(False)
+                ),
+                output_field=models.BooleanField(),
+            ),
+        )
 
-class Card(models.Model):
-    """One front/back pair and its FSRS memory state (state, step, stability, difficulty)."""
+    def due_to_learner(self, now) -> "CardQuerySet":
+        """Of cards annotated by `studied_by`, those due now, the most overdue first."""
+        return self.filter(learner_due_at__lte=now).order_by(
+            "learner_due_at", "deck_id", "position", "id"
+        )
+
+
+class Memory(models.Model):
+    """FSRS memory of a card (state, step, stability, difficulty, due time) and its answers."""
 
     class State(models.IntegerChoices):
         # The same numbers as fsrs.State, so the row converts without a lookup table.
         LEARNING = 1
         REVIEW = 2
         RELEARNING = 3
+
+    state = models.PositiveSmallIntegerField(choices=State.choices, default=State.LEARNING)
+    step = models.PositiveSmallIntegerField(null=True, blank=True, default=0)
+    stability = models.FloatField(null=True, blank=True)
+    difficulty = models.FloatField(null=True, blank=True)
+    due_at = models.DateTimeField(db_index=True)
+    last_review_at = models.DateTimeField(null=True, blank=True)
+    mastered = models.BooleanField(default=False)
+    flips = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        abstract = True
+
+
+class Card(Memory):
+    """One front/back pair and its owner's FSRS memory of it; students who study it from a
+    deck handed out to the class keep theirs in a CardSchedule each."""
 
     MAX_SIDE = MAX_SIDE
 
@@ -121,14 +170,6 @@ class Card(models.Model):
         blank=True,
         help_text="The passage's id, kept when re-ingestion retires it (and `chunk` empties).",
     )
-    state = models.PositiveSmallIntegerField(choices=State.choices, default=State.LEARNING)
-    step = models.PositiveSmallIntegerField(null=True, blank=True, default=0)
-    stability = models.FloatField(null=True, blank=True)
-    difficulty = models.FloatField(null=True, blank=True)
-    due_at = models.DateTimeField(db_index=True)
-    last_review_at = models.DateTimeField(null=True, blank=True)
-    mastered = models.BooleanField(default=False)
-    flips = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = CardQuerySet.as_manager()
@@ -150,6 +191,24 @@ class Card(models.Model):
         self.save(update_fields=["front", "back"])
 
 
+class CardSchedule(Memory):
+    """A student's memory of one card of a deck handed out to the class: one card, as many
+    schedules as students study it."""
+
+    card = models.ForeignKey(Card, on_delete=models.CASCADE, related_name="schedules")
+    student = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="card_schedules"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["card", "student"], name="one_schedule_per_student")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.card_id} for {self.student_id}"
+
+
 class CardReview(models.Model):
     """The outcome log: one row per "got it" / "review", with the schedule it produced."""
 
@@ -158,6 +217,14 @@ class CardReview(models.Model):
         REVIEW = "review", "Review"
 
     card = models.ForeignKey(Card, on_delete=models.CASCADE, related_name="reviews")
+    student = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="card_reviews",
+        help_text="The student who answered; empty for the deck's owner.",
+    )
     outcome = models.CharField(max_length=10, choices=Outcome.choices)
     reviewed_at = models.DateTimeField()
     state_after = models.PositiveSmallIntegerField(choices=Card.State.choices)

@@ -11,6 +11,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts import ratelimits
 from apps.study import errors, stale, tasks
+from apps.study.classsets.models import ClassSet
 from apps.study.errors import StudyError
 from apps.study.flashcards import anki, csv_files, decks, generation, scheduling
 from apps.study.flashcards.forms import (
@@ -30,10 +31,11 @@ EXPORTS = {"csv": ("text/csv", csv_files.export_csv), "apkg": ("application/zip"
 def render_deck_list(
     request: HttpRequest, new_form=None, import_form=None, generate_form=None, status: int = 200
 ):
-    decks = Deck.objects.visible_to(request.user).settled().with_counts(timezone.now())
+    now = timezone.now()
+    decks = Deck.objects.visible_to(request.user).settled().with_counts(now)
     context = {
         "decks": decks,
-        "due_total": sum(deck.due_count for deck in decks),
+        "due_total": due_queue(request).due_to_learner(now).count(),
         "new_form": new_form or NewDeckForm(),
         "import_form": import_form or CsvImportForm(),
         "generate_form": generate_form or DeckGenerateForm(user=request.user),
@@ -68,6 +70,8 @@ def deck_generate(request: HttpRequest) -> HttpResponse:
             errors.show(request, error, form)
         else:
             if new:
+                if form.hand_out_to_class:
+                    ClassSet.objects.hand_out(request.user, deck)
                 tasks.enqueue("deck", deck.pk)
             return redirect("study:deck-detail", pk=deck.pk)
     return render_deck_list(request, generate_form=form, status=errors.PAGE_STATUS)
@@ -118,9 +122,26 @@ def own_card(request: HttpRequest, pk: int, card_pk: int) -> Card:
     return get_object_or_404(Card.objects.visible_to(request.user), deck_id=pk, pk=card_pk)
 
 
+def due_queue(request: HttpRequest):
+    """Every card the person studies, own decks and those handed out to their class, each
+    with their own memory of it."""
+    return Card.objects.readable_by(request.user).studied_by(request.user)
+
+
+def readable_deck(request: HttpRequest, pk: int) -> Deck:
+    """The person's own deck, or one handed out to their class (to study, not to change)."""
+    return get_object_or_404(Deck.objects.readable_by(request.user), pk=pk)
+
+
+def readable_card(request: HttpRequest, pk: int, card_pk: int) -> Card:
+    cards = Card.objects.readable_by(request.user).select_related("deck")
+    return get_object_or_404(cards, deck_id=pk, pk=card_pk)
+
+
 def render_deck(request: HttpRequest, deck: Deck, partial: str = "", status: int = 200, **extra):
-    mastered, total = deck.mastery()
-    changed = stale.stale_cards(deck)
+    mastered, total = deck.mastery(request.user)
+    owner = deck.owner_id == request.user.pk
+    changed = stale.stale_cards(deck) if owner else []  # the owner's to refresh
     # Searching for the new passages only pays where the cards are shown.
     new = (
         stale.passages_now(deck, {c.pk: stale.card_text(c) for c in changed})
@@ -134,7 +155,8 @@ def render_deck(request: HttpRequest, deck: Deck, partial: str = "", status: int
         "rows": [(card, card.pk in new, new.get(card.pk)) for card in deck.cards.all()],
         "mastered": mastered,
         "total": total,
-        "due_count": deck.cards.due(timezone.now()).count(),
+        "due_count": deck.cards.studied_by(request.user).due_to_learner(timezone.now()).count(),
+        "owner": owner,
         "title_form": extra.pop("title_form", None) or DeckTitleForm(initial={"title": deck.title}),
         "card_form": extra.pop("card_form", None) or CardForm(),
         **extra,
@@ -146,7 +168,7 @@ def render_deck(request: HttpRequest, deck: Deck, partial: str = "", status: int
 @require_GET
 @login_required
 def deck_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    deck = own_deck(request, pk)
+    deck = readable_deck(request, pk)
     deck.settle()
     if not deck.is_ready:
         return render_generating(request, "deck", deck)
@@ -227,16 +249,16 @@ def card_delete(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
 def render_study(request: HttpRequest, deck: Deck | None, card: Card | None, status: int = 200):
     """The study page for one deck, or for the due queue across decks when `deck` is None."""
     now = timezone.now()
-    cards = deck.cards.all() if deck else Card.objects.visible_to(request.user)
-    mastered, total = deck.mastery() if deck else (None, None)
-    upcoming = cards.filter(due_at__gt=now).order_by("due_at").first()
+    cards = deck.cards.studied_by(request.user) if deck else due_queue(request)
+    mastered, total = deck.mastery(request.user) if deck else (None, None)
+    upcoming = cards.filter(learner_due_at__gt=now).order_by("learner_due_at").first()
     context = {
         "deck": deck,
         "card": card,
         "mastered": mastered,
         "total": total,
-        "due_count": cards.due(now).count(),
-        "next_due": upcoming.due_at if upcoming else None,
+        "due_count": cards.due_to_learner(now).count(),
+        "next_due": upcoming.learner_due_at if upcoming else None,
         "practise": request.GET.get("mode") == "all" or request.POST.get("mode") == "all",
     }
     template = "study/flashcards/study.html" + ("#study-card" if request.htmx else "")
@@ -246,9 +268,9 @@ def render_study(request: HttpRequest, deck: Deck | None, card: Card | None, sta
 @require_GET
 @login_required
 def deck_study(request: HttpRequest, pk: int) -> HttpResponse:
-    deck = own_deck(request, pk)
+    deck = readable_deck(request, pk)
     now = timezone.now()
-    card = deck.cards.due(now).first()
+    card = deck.cards.studied_by(request.user).due_to_learner(now).first()
     if card is None and request.GET.get("mode") == "all":
         card = deck.cards.first()
     return render_study(request, deck, card)
@@ -257,15 +279,15 @@ def deck_study(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 @login_required
 def deck_due(request: HttpRequest) -> HttpResponse:
-    card = Card.objects.visible_to(request.user).due(timezone.now()).first()
+    card = due_queue(request).due_to_learner(timezone.now()).first()
     return render_study(request, None, card)
 
 
 @require_POST
 @login_required
 def card_flip(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
-    card = own_card(request, pk, card_pk)
-    scheduling.record_flip(card)
+    card = readable_card(request, pk, card_pk)
+    scheduling.record_flip(card, request.user)
     return HttpResponse(status=204)
 
 
@@ -273,17 +295,17 @@ def card_flip(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
 @login_required
 def card_review(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
     """Answer a card ("got it" / "review") and show the next one of the deck or the queue."""
-    card = own_card(request, pk, card_pk)
+    card = readable_card(request, pk, card_pk)
     in_queue = request.POST.get("queue") == "due"
     deck = None if in_queue else card.deck
     now = timezone.now()
     try:
-        badges = scheduling.review(card, request.POST.get("outcome"), now=now)
+        badges = scheduling.review(card, request.POST.get("outcome"), now=now, by=request.user)
     except StudyError as error:
         errors.show(request, error)
         return render_study(request, deck, card, status=errors.PAGE_STATUS)
     announce(request, badges)
-    cards = Card.objects.visible_to(request.user) if in_queue else card.deck.cards.all()
+    cards = due_queue(request) if in_queue else card.deck.cards.studied_by(request.user)
     practise = request.POST.get("mode") == "all"
     next_card = scheduling.next_card(cards, now=now, after=card if practise else None)
     return render_study(request, deck, next_card)

@@ -11,6 +11,7 @@ from ninja import Field, Router, Schema, Status
 from apps.accounts import ratelimits
 from apps.accounts.api import ErrorOut, Id
 from apps.study import stale, tasks
+from apps.study.classsets.models import ClassSet
 from apps.study.generated import asked_before
 from apps.study.mindmaps import generation, svg
 from apps.study.mindmaps.models import Mindmap
@@ -100,6 +101,12 @@ def own_mindmap(request: HttpRequest, mindmap_id: Id) -> Mindmap:
     return get_object_or_404(Mindmap.objects.visible_to(request.auth), pk=mindmap_id)
 
 
+def arranged_mindmap(request: HttpRequest, mindmap_id: Id) -> Mindmap:
+    """One's own mindmap, or one handed out to one's class, in one's own arrangement."""
+    mindmap = get_object_or_404(Mindmap.objects.readable_by(request.auth), pk=mindmap_id)
+    return mindmap.arranged_for(request.auth)
+
+
 @router.get("/mindmaps", response=list[MindmapOut])
 def list_mindmaps(request: HttpRequest):
     return Mindmap.objects.visible_to(request.auth).settled()
@@ -111,9 +118,13 @@ def list_mindmaps(request: HttpRequest):
 def create_mindmap(request: HttpRequest, payload: MindmapIn, key: IdempotencyKey = ""):
     """A tree you bring is drawn at once (201); a mindmap from the vault is started (202) and
     a worker draws it: GET it until `status` is ready."""
+    if payload.for_class:
+        ClassSet.objects.check_teacher(request.auth)
     title = (payload.title or "").strip()
     if payload.tree is not None:
         mindmap, _badges = Mindmap.objects.create_from(request.auth, payload.tree, title)
+        if payload.for_class:
+            ClassSet.objects.hand_out(request.auth, mindmap)
         return Status(201, mindmap)
     sent = asked_before(Mindmap, request.auth, key)
     if sent is not None:
@@ -123,13 +134,15 @@ def create_mindmap(request: HttpRequest, payload: MindmapIn, key: IdempotencyKey
         request.auth, payload.scope, title, method=payload.method, key=key
     )
     if new:
+        if payload.for_class:
+            ClassSet.objects.hand_out(request.auth, mindmap)
         tasks.enqueue("mindmap", mindmap.pk)
     return started(mindmap)
 
 
 @router.get("/mindmaps/{int:mindmap_id}", response={200: MindmapOut, 404: ErrorOut})
 def get_mindmap(request: HttpRequest, mindmap_id: Id):
-    mindmap = own_mindmap(request, mindmap_id)
+    mindmap = arranged_mindmap(request, mindmap_id)
     mindmap.settle()
     return mindmap
 
@@ -138,7 +151,7 @@ def get_mindmap(request: HttpRequest, mindmap_id: Id):
 @svg_policy
 def mindmap_svg(request: HttpRequest, mindmap_id: Id):
     """The same SVG the page shows, in the saved layout and arrangement."""
-    mindmap = own_mindmap(request, mindmap_id)
+    mindmap = arranged_mindmap(request, mindmap_id)
     changed = [node_id for node_id, _ in stale.stale_nodes(mindmap)]
     drawn = svg.render_svg(mindmap, changed=changed)
     return HttpResponse(drawn, content_type="image/svg+xml")
@@ -164,14 +177,14 @@ def delete_mindmap(request: HttpRequest, mindmap_id: Id):
     response={200: MindmapOut, 404: ErrorOut, 422: ErrorOut},
 )
 def move_node(request: HttpRequest, mindmap_id: Id, payload: PositionIn):
-    mindmap = own_mindmap(request, mindmap_id)
+    mindmap = arranged_mindmap(request, mindmap_id)
     mindmap.move_node(payload.node, payload.layout or mindmap.layout, payload.x, payload.y)
     return mindmap
 
 
 @router.delete("/mindmaps/{int:mindmap_id}/positions", response={200: MindmapOut, 404: ErrorOut})
 def reset_layout(request: HttpRequest, mindmap_id: Id):
-    mindmap = own_mindmap(request, mindmap_id)
+    mindmap = arranged_mindmap(request, mindmap_id)
     mindmap.reset_layout()
     return mindmap
 
@@ -181,7 +194,7 @@ def reset_layout(request: HttpRequest, mindmap_id: Id):
     response={200: MindmapOut, 404: ErrorOut, 422: ErrorOut},
 )
 def toggle_branch(request: HttpRequest, mindmap_id: Id, payload: NodeIn):
-    mindmap = own_mindmap(request, mindmap_id)
+    mindmap = arranged_mindmap(request, mindmap_id)
     mindmap.toggle(payload.node)
     return mindmap
 

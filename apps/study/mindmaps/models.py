@@ -48,12 +48,46 @@ class Mindmap(Generated):
 
     objects = MindmapQuerySet.as_manager()
 
+    # Set by arranged_for: the student whose own arrangement this instance shows and saves.
+    arranged_by = None
+
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [one_per_request("mindmap")]
 
     def __str__(self) -> str:
         return self.title
+
+    def arranged_for(self, user) -> "Mindmap":
+        """This mindmap in `user`'s arrangement (layout, dragged nodes, folds). The owner's is
+        on the mindmap; a student studying one handed out to the class starts from the
+        owner's and keeps their own changes in a MindmapArrangement: moving, folding,
+        switching layout and resetting then save there, never on the mindmap."""
+        if user.pk == self.owner_id:
+            return self
+        mine = MindmapArrangement.objects.filter(mindmap=self, student=user).first()
+        if mine is not None:
+            self.layout, self.positions, self.collapsed = (
+                mine.layout,
+                mine.positions,
+                mine.collapsed,
+            )
+        self.arranged_by = user
+        return self
+
+    def save_arrangement(self, fields: list[str]) -> None:
+        if self.arranged_by is None:
+            self.save(update_fields=[*fields, "updated_at"])
+            return
+        MindmapArrangement.objects.update_or_create(
+            mindmap=self,
+            student=self.arranged_by,
+            defaults={
+                "layout": self.layout,
+                "positions": self.positions,
+                "collapsed": self.collapsed,
+            },
+        )
 
     def change(self, *, title: str | None = None, layout: str | None = None) -> None:
         """Rename it or draw it in another layout; what is not given stays."""
@@ -63,7 +97,7 @@ class Mindmap(Generated):
             self.title = title.strip()[:200]
         if layout is not None:
             self.layout = self.known_layout(layout)
-        self.save(update_fields=["title", "layout", "updated_at"])
+        self.save_arrangement(["title", "layout"])
 
     def known_layout(self, layout: str) -> str:
         if layout not in self.Layout.values:
@@ -84,16 +118,40 @@ class Mindmap(Generated):
             raise MindmapError(f"A node stays within ±{limit:,.0f} of the centre.")
         self.positions = {**self.positions}
         self.positions[layout] = {**self.positions.get(layout, {}), node_id: [x, y]}
-        self.save(update_fields=["positions", "updated_at"])
+        self.save_arrangement(["positions"])
 
     def reset_layout(self) -> None:
         """Forget dragged positions and folds of the current layout: back to the computed one."""
         self.positions = {k: v for k, v in self.positions.items() if k != self.layout}
         self.collapsed = []
-        self.save(update_fields=["positions", "collapsed", "updated_at"])
+        self.save_arrangement(["positions", "collapsed"])
 
     def toggle(self, node_id: str) -> None:
         """Fold or unfold a branch."""
         folded = set(self.collapsed) ^ {self.known_node(node_id)}
         self.collapsed = sorted(folded)
-        self.save(update_fields=["collapsed", "updated_at"])
+        self.save_arrangement(["collapsed"])
+
+
+class MindmapArrangement(models.Model):
+    """A student's own layout, dragged positions and folds of a mindmap handed out to the
+    class (see Mindmap.arranged_for)."""
+
+    mindmap = models.ForeignKey(Mindmap, on_delete=models.CASCADE, related_name="arrangements")
+    student = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="mindmap_arrangements"
+    )
+    layout = models.CharField(max_length=10, choices=Mindmap.Layout.choices)
+    positions = models.JSONField(default=dict, blank=True)
+    collapsed = models.JSONField(default=list, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["mindmap", "student"], name="one_arrangement_per_student"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.mindmap} for {self.student_id}"

@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET, require_POST
 from apps.accounts import ratelimits
 from apps.progress import tracking
 from apps.study import errors, stale, tasks
+from apps.study.classsets.models import ClassSet
 from apps.study.errors import StudyError
 from apps.study.generated import asked_before
 from apps.study.mindmaps import generation, svg, tree
@@ -57,6 +58,8 @@ def mindmap_generate(request: HttpRequest) -> HttpResponse:
             errors.show(request, error, form)
         else:
             if new:
+                if form.hand_out_to_class:
+                    ClassSet.objects.hand_out(request.user, mindmap)
                 tasks.enqueue("mindmap", mindmap.pk)
             return redirect("study:mindmap-detail", pk=mindmap.pk)
     return render_mindmap_list(request, generate_form=form, status=errors.PAGE_STATUS)
@@ -89,7 +92,8 @@ def mindmap_create(request: HttpRequest) -> HttpResponse:
 
 
 def render_mindmap(request: HttpRequest, mindmap: Mindmap, status: int = 200) -> HttpResponse:
-    changed = stale.stale_nodes(mindmap)
+    owner = mindmap.owner_id == request.user.pk
+    changed = stale.stale_nodes(mindmap) if owner else []  # the owner's to refresh
     # An htmx swap redraws only the canvas; the stale nodes are listed outside it.
     new = (
         {}
@@ -103,6 +107,7 @@ def render_mindmap(request: HttpRequest, mindmap: Mindmap, status: int = 200) ->
         "stale_what": "node",
         "stale_nodes": [(node, new.get(node_id)) for node_id, node in changed],
         "mindmap": mindmap,
+        "owner": owner,
         "svg": svg.render_svg(mindmap, changed=[node_id for node_id, _ in changed]),
         "layouts": Mindmap.Layout.choices,
         "export_formats": ("svg", "png", "pdf", "md"),
@@ -115,10 +120,16 @@ def own_mindmap(request: HttpRequest, pk: int) -> Mindmap:
     return get_object_or_404(Mindmap.objects.visible_to(request.user), pk=pk)
 
 
+def arranged_mindmap(request: HttpRequest, pk: int) -> Mindmap:
+    """One's own mindmap, or one handed out to one's class, in one's own arrangement."""
+    mindmap = get_object_or_404(Mindmap.objects.readable_by(request.user), pk=pk)
+    return mindmap.arranged_for(request.user)
+
+
 @require_GET
 @login_required
 def mindmap_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    mindmap = own_mindmap(request, pk)
+    mindmap = arranged_mindmap(request, pk)
     mindmap.settle()
     if not mindmap.is_ready:
         return render_generating(request, "mindmap", mindmap)
@@ -128,7 +139,7 @@ def mindmap_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def mindmap_layout(request: HttpRequest, pk: int) -> HttpResponse:
-    mindmap = own_mindmap(request, pk)
+    mindmap = arranged_mindmap(request, pk)
     try:
         mindmap.change(layout=request.POST.get("layout", ""))
     except StudyError as error:
@@ -140,7 +151,7 @@ def mindmap_layout(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def mindmap_reset(request: HttpRequest, pk: int) -> HttpResponse:
-    mindmap = own_mindmap(request, pk)
+    mindmap = arranged_mindmap(request, pk)
     mindmap.reset_layout()
     return render_mindmap(request, mindmap)
 
@@ -148,7 +159,7 @@ def mindmap_reset(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def mindmap_toggle(request: HttpRequest, pk: int) -> HttpResponse:
-    mindmap = own_mindmap(request, pk)
+    mindmap = arranged_mindmap(request, pk)
     try:
         mindmap.toggle(request.POST.get("node", ""))
     except StudyError as error:
@@ -161,7 +172,7 @@ def mindmap_toggle(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def mindmap_move(request: HttpRequest, pk: int) -> HttpResponse:
     """Where the page's script dropped a node; it reads a refusal as plain text."""
-    mindmap = own_mindmap(request, pk)
+    mindmap = arranged_mindmap(request, pk)
     form = NodePositionForm(request.POST)
     if not form.is_valid():
         message = "A move needs a node, a layout and numbers x and y."
@@ -197,7 +208,7 @@ def mindmap_delete(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 @login_required
 def mindmap_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
-    mindmap = own_mindmap(request, pk)
+    mindmap = arranged_mindmap(request, pk)
     name = slugify(mindmap.title)[:80] or f"mindmap-{mindmap.pk}"
     response = download(mindmap, fmt, EXPORTS, name)
     announce(request, tracking.record_mindmap_exported(request.user))

@@ -10,10 +10,11 @@ from ninja import Field, Router, Schema, Status
 from apps.accounts import ratelimits
 from apps.accounts.api import ErrorOut, Id
 from apps.study import stale, tasks
+from apps.study.classsets.models import ClassSet
 from apps.study.generated import asked_before
 from apps.study.quizzes import exports, generation
 from apps.study.quizzes.generation import OPTION_COUNT
-from apps.study.quizzes.models import Quiz
+from apps.study.quizzes.models import Question, Quiz
 from apps.study.schemas import (
     STARTING_ERRORS,
     GenerationStatus,
@@ -112,8 +113,10 @@ class AttemptOut(Schema):
     badges: list[str]
 
 
-def quiz_out(item: Quiz) -> dict:
-    changed = {question.pk for question in stale.stale_questions(item)}
+def quiz_out(item: Quiz, user) -> dict:
+    """The quiz as `user` sees it: only their own attempts; the owner's stale marks."""
+    owner = item.owner_id == user.pk
+    changed = {question.pk for question in stale.stale_questions(item)} if owner else set()
     return {
         **{field: getattr(item, field) for field in QuizOut.model_fields if hasattr(item, field)},
         "questions": [
@@ -136,13 +139,22 @@ def quiz_out(item: Quiz) -> dict:
                 "percent": a.percent,
                 "submitted_at": a.submitted_at,
             }
-            for a in item.attempts.all()
+            for a in item.attempts_of(user)
         ],
     }
 
 
 def own_quiz(request: HttpRequest, quiz_id: Id) -> Quiz:
     return get_object_or_404(Quiz.objects.visible_to(request.auth), pk=quiz_id)
+
+
+def readable_quiz(request: HttpRequest, quiz_id: Id) -> Quiz:
+    """One's own quiz, or one handed out to one's class (to answer, not to change)."""
+    return get_object_or_404(Quiz.objects.readable_by(request.auth), pk=quiz_id)
+
+
+def own_question(request: HttpRequest, quiz_id: Id, position: int) -> Question:
+    return get_object_or_404(own_quiz(request, quiz_id).questions, position=position)
 
 
 @router.get("/quizzes", response=list[QuizListOut])
@@ -163,6 +175,8 @@ def list_quizzes(request: HttpRequest):
 @router.post("/quizzes", response={202: StartedOut, **STARTING_ERRORS})
 def create_quiz(request: HttpRequest, payload: QuizIn, key: IdempotencyKey = ""):
     """Start a quiz; a worker makes it. GET it until `status` is ready."""
+    if payload.for_class:
+        ClassSet.objects.check_teacher(request.auth)
     sent = asked_before(Quiz, request.auth, key)
     if sent is not None:
         return started(sent)
@@ -177,15 +191,17 @@ def create_quiz(request: HttpRequest, payload: QuizIn, key: IdempotencyKey = "")
         key=key,
     )
     if new:
+        if payload.for_class:
+            ClassSet.objects.hand_out(request.auth, quiz)
         tasks.enqueue("quiz", quiz.pk)
     return started(quiz)
 
 
 @router.get("/quizzes/{quiz_id}", response={200: QuizOut, 404: ErrorOut})
 def get_quiz(request: HttpRequest, quiz_id: Id):
-    quiz = own_quiz(request, quiz_id)
+    quiz = readable_quiz(request, quiz_id)
     quiz.settle()
-    return quiz_out(quiz)
+    return quiz_out(quiz, request.auth)
 
 
 @router.post(
@@ -193,7 +209,7 @@ def get_quiz(request: HttpRequest, quiz_id: Id):
     response={201: AttemptOut, 404: ErrorOut, 409: ErrorOut, 422: ErrorOut},
 )
 def create_attempt(request: HttpRequest, quiz_id: Id, payload: AttemptIn):
-    attempt, badges = own_quiz(request, quiz_id).submit(payload.answers)
+    attempt, badges = readable_quiz(request, quiz_id).submit(payload.answers, by=request.auth)
     return Status(
         201,
         {
@@ -215,6 +231,61 @@ def create_attempt(request: HttpRequest, quiz_id: Id, payload: AttemptIn):
             "badges": [getattr(badge, "code", str(badge)) for badge in badges],
         },
     )
+
+
+# Positions as QuestionOut numbers them, from 0; no quiz has more than the largest size.
+Position = Annotated[int, Field(ge=0, le=max(Quiz.SIZES) - 1)]
+
+
+class QuestionPatch(Schema):
+    """What to change; the rest stays. A typo fix keeps the question's version (and the
+    results of attempts made before); any other change starts a new version."""
+
+    question: str | None = Field(None, min_length=1, max_length=2000)
+    options: list[Annotated[str, Field(min_length=1, max_length=500)]] | None = Field(
+        None, min_length=2, max_length=4
+    )
+    correct_index: Choice | None = None
+    explanation: str | None = Field(None, max_length=4000)
+
+
+NO_QUESTION_CHANGE = QuestionPatch()
+
+
+class QuestionEditOut(Schema):
+    position: Position
+    version: int
+    typo_fix: bool  # the change was small enough to keep the results
+
+
+@router.patch(
+    "/quizzes/{quiz_id}/questions/{position}",
+    response={200: QuestionEditOut, 404: ErrorOut, 422: ErrorOut},
+)
+def edit_question(
+    request: HttpRequest,
+    quiz_id: Id,
+    position: Position,
+    payload: QuestionPatch = NO_QUESTION_CHANGE,
+):
+    question = own_question(request, quiz_id, position)
+    typo = question.edit(
+        text=payload.question,
+        options=payload.options,
+        correct_index=payload.correct_index,
+        explanation=payload.explanation,
+    )
+    return {"position": question.position, "version": question.version, "typo_fix": typo}
+
+
+@router.delete(
+    "/quizzes/{quiz_id}/questions/{position}", response={204: None, 404: ErrorOut, 422: ErrorOut}
+)
+def remove_question(request: HttpRequest, quiz_id: Id, position: Position):
+    """Attempts made before keep their answers and show as made on an older version."""
+    question = own_question(request, quiz_id, position)
+    question.quiz.remove_question(question)
+    return Status(204, None)
 
 
 @router.get("/quizzes/{quiz_id}/export", response={200: None, 404: ErrorOut})

@@ -6,7 +6,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from apps.progress import tracking
-from apps.study.errors import InvalidAnswers
+from apps.study.errors import InvalidAnswers, InvalidInput
 from apps.study.generated import Generated, GenerationQuerySet, one_per_request
 from apps.study.sources import sources_for
 
@@ -72,35 +72,69 @@ class Quiz(Generated):
         )
         return correct, len(questions)
 
-    def submit(self, answers: list) -> tuple["Attempt", list]:
-        """Grade `answers` as the open attempt (or a new one), save it and record it for
-        progress; (the attempt, badges just earned). Answers that do not fit save nothing."""
+    def submit(self, answers: list, by=None) -> tuple["Attempt", list]:
+        """Grade `answers` as the open attempt of `by` (the owner unless said; a student on a
+        quiz handed out to the class) or a new one, save it with the version of each question
+        it answered and record it for `by`'s progress; (the attempt, badges just earned).
+        Answers that do not fit save nothing."""
         self.require_ready()
+        by = by or self.owner
         answers = self.check_answers(answers)
         with transaction.atomic():
-            attempt = self.start_attempt()
+            attempt = self.start_attempt(by)
             attempt.answers = answers
+            attempt.asked = self.version()
             attempt.correct, attempt.total = self.grade(answers)
             attempt.submitted_at = timezone.now()
             attempt.save()
         return attempt, tracking.record_quiz(
-            self.owner,
+            by,
             score_percent=attempt.percent or 0,
             difficulty=self.difficulty,
             questions_wrong=attempt.missed(),
         )
 
-    def retake(self) -> "Attempt":
+    def version(self) -> list[list[int]]:
+        """[question id, its version] per question in order: an attempt made on another list
+        answered an older version of the quiz."""
+        return [[pk, version] for pk, version in self.questions.values_list("pk", "version")]
+
+    def attempts_of(self, user):
+        return self.attempts.filter(user=user)
+
+    def retake(self, by=None) -> "Attempt":
         """Drop the unfinished attempt, if any, and start afresh."""
-        self.attempts.filter(submitted_at__isnull=True).delete()
-        return self.start_attempt()
+        self.attempts_of(by or self.owner).filter(submitted_at__isnull=True).delete()
+        return self.start_attempt(by)
 
-    def open_attempt(self) -> "Attempt | None":
+    def open_attempt(self, by=None) -> "Attempt | None":
         """The unfinished attempt to resume after a refresh, if there is one."""
-        return self.attempts.filter(submitted_at__isnull=True).order_by("-pk").first()
+        unfinished = self.attempts_of(by or self.owner).filter(submitted_at__isnull=True)
+        return unfinished.order_by("-pk").first()
 
-    def start_attempt(self) -> "Attempt":
-        return self.open_attempt() or self.attempts.create(answers=[None] * self.questions.count())
+    def start_attempt(self, by=None) -> "Attempt":
+        return self.open_attempt(by) or self.attempts.create(
+            user=by or self.owner, answers=[None] * self.questions.count()
+        )
+
+    def remove_question(self, question: "Question") -> None:
+        """Take a question out; the ones after it move up, and so do the answers of the
+        unfinished attempts. Submitted attempts keep what they answered (an older version).
+        The last question stays."""
+        if self.questions.count() <= 1:
+            raise InvalidInput("A quiz keeps at least one question.")
+        with transaction.atomic():
+            position = question.position
+            question.delete()
+            for later in self.questions.filter(position__gt=position).order_by("position"):
+                later.position -= 1
+                later.save(update_fields=["position"])
+            for attempt in self.attempts.filter(submitted_at__isnull=True):
+                answers = list(attempt.answers)
+                del answers[position : position + 1]
+                attempt.answers = answers
+                attempt.current = max(0, min(attempt.current, len(answers) - 1))
+                attempt.save(update_fields=["answers", "current"])
 
 
 class Question(models.Model):
@@ -119,6 +153,9 @@ class Question(models.Model):
     extractive = models.BooleanField(
         default=False, help_text="Cut from its chunk by the extractive generator, not a model."
     )
+    version = models.PositiveIntegerField(
+        default=1, help_text="Goes up when an edit changes what is asked (not for a typo fix)."
+    )
 
     class Meta:
         ordering = ["quiz_id", "position"]
@@ -133,6 +170,37 @@ class Question(models.Model):
     def correct_option(self) -> str:
         return self.options[self.correct_index]
 
+    def edit(
+        self,
+        *,
+        text: str | None = None,
+        options: list[str] | None = None,
+        correct_index: int | None = None,
+        explanation: str | None = None,
+    ) -> bool:
+        """Change what is given; True when it was a typo fix (see `is_typo_fix`), which keeps
+        the version and so the results; any other change to the question, its options or
+        its answer is a new version. The explanation never changes the version."""
+        text = self.text if text is None else text.strip()
+        options = self.options if options is None else [o.strip() for o in options]
+        correct_index = self.correct_index if correct_index is None else correct_index
+        if not text or not all(options) or len(options) != len(self.options):
+            raise InvalidInput(
+                f"A question needs its text and {len(self.options)} options, none empty."
+            )
+        if not 0 <= correct_index < len(options):
+            raise InvalidInput(
+                f"The correct answer is one of the options, 0 to {len(options) - 1}."
+            )
+        typo = is_typo_fix(self, text, options, correct_index)
+        if not typo:
+            self.version += 1
+        self.text, self.options, self.correct_index = text, options, correct_index
+        if explanation is not None:
+            self.explanation = explanation.strip()
+        self.save(update_fields=["text", "options", "correct_index", "explanation", "version"])
+        return typo
+
     def accepts(self, choice: object) -> bool:
         """An answer is None (not answered) or the index of one of the options."""
         if choice is None:
@@ -141,8 +209,47 @@ class Question(models.Model):
         return is_index and 0 <= choice < len(self.options)
 
 
+# A typo fix changes each text by at most this many characters (inserted, removed or replaced).
+TYPO_EDITS = 2
+
+
+def edit_distance(a: str, b: str, limit: int) -> int:
+    """Levenshtein distance of a and b, counted up to `limit + 1` (enough to tell a typo)."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    previous = list(range(len(b) + 1))
+    for i, char in enumerate(a, 1):
+        row = [i]
+        for j, other in enumerate(b, 1):
+            row.append(min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (char != other)))
+        if min(row) > limit:
+            return limit + 1
+        previous = row
+    return previous[-1]
+
+
+def is_typo_fix(question: "Question", text: str, options: list[str], correct_index: int) -> bool:
+    """The same answer, and the question and each option changed by at most TYPO_EDITS
+    characters: "Mitochondrium" for "Mitochondirum", not "Ribosome" for "Nucleus"."""
+    if correct_index != question.correct_index or len(options) != len(question.options):
+        return False
+    pairs = [(question.text, text), *zip(question.options, options, strict=True)]
+    return all(edit_distance(old, new, TYPO_EDITS) <= TYPO_EDITS for old, new in pairs)
+
+
 class Attempt(models.Model):
     quiz = models.ForeignKey(Quiz, on_delete=models.CASCADE, related_name="attempts")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="quiz_attempts",
+        help_text="Who answered: the quiz's owner, or a student on a quiz handed to the class.",
+    )
+    asked = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="[question id, version] per answer, as the quiz was when it was submitted.",
+    )
     answers = models.JSONField(default=list, help_text="Chosen option index per question.")
     current = models.PositiveSmallIntegerField(default=0, help_text="Question shown (0-based).")
     correct = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -179,13 +286,36 @@ class Attempt(models.Model):
         self.current = position
         self.save(update_fields=["answers", "current"])
 
+    @property
+    def on_old_version(self) -> bool:
+        """Submitted before a question it answered was changed or removed (or one added)."""
+        return self.is_submitted and bool(self.asked) and self.asked != self.quiz.version()
+
     def results(self) -> list[tuple["Question", int | None, bool]]:
-        """(question, chosen index, right?) for the review."""
+        """(question, chosen index, right?) for the review. A submitted attempt pairs each
+        answer with the question it answered (a question removed since is left out)."""
         answers = list(self.answers)
-        rows = []
-        for i, question in enumerate(self.quiz.questions.all()):
-            chosen = answers[i] if i < len(answers) else None
-            rows.append((question, chosen, chosen == question.correct_index))
+        questions = list(self.quiz.questions.all())
+        if self.asked:
+            by_id = {question.pk: question for question in questions}
+            pairs = [
+                (by_id[pk], answers[i] if i < len(answers) else None)
+                for i, (pk, _version) in enumerate(self.asked)
+                if pk in by_id
+            ]
+        else:
+            pairs = [(q, answers[i] if i < len(answers) else None) for i, q in enumerate(questions)]
+        return [(question, chosen, chosen == question.correct_index) for question, chosen in pairs]
+
+    def answered(self) -> dict[tuple[int, int], bool]:
+        """{(question id, version): right?} of a submitted attempt, for the class results."""
+        answers = list(self.answers)
+        correct = dict(self.quiz.questions.values_list("pk", "correct_index"))
+        rows = {}
+        for i, (pk, version) in enumerate(self.asked):
+            if pk in correct:  # not removed since
+                chosen = answers[i] if i < len(answers) else None
+                rows[(pk, version)] = chosen == correct[pk]
         return rows
 
     def missed(self) -> list[dict]:
@@ -196,7 +326,7 @@ class Attempt(models.Model):
             if right:
                 continue
             missed = {"question": question.text}
-            chunk = next(iter(sources_for(self.quiz.owner, question.chunk_ids)), None)
+            chunk = next(iter(sources_for(self.user, question.chunk_ids)), None)
             if chunk is not None:
                 page = f", p. {chunk.page}" if chunk.page else ""
                 missed["source_label"] = f"{chunk.document.filename}{page}"

@@ -10,4 +10,11 @@ urlpatterns = [
     path("<int:pk>/retake/", views.quiz_retake, name="quiz-retake"),
     path("<int:pk>/attempts/<int:attempt_pk>/", views.attempt_detail, name="attempt-detail"),
     path("<int:pk>/export.<fmt>", views.quiz_export, name="quiz-export"),
+    path("<int:pk>/edit/", views.quiz_edit, name="quiz-edit"),
+    path("<int:pk>/questions/<int:position>/", views.question_update, name="question-update"),
+    path(
+        "<int:pk>/questions/<int:position>/delete/",
+        views.question_delete,
+        name="question-delete",
+    ),
 ]

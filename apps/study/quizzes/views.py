@@ -1,7 +1,8 @@
 """Quiz pages: the tab (list and generate), playing one question or all at once, review."""
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import Count
+from django.db.models import Count, Prefetch
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -9,7 +10,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from apps.accounts import ratelimits
 from apps.study import errors, stale, tasks
-from apps.study.errors import InvalidAnswers, StudyError
+from apps.study.classsets.models import ClassSet
+from apps.study.errors import InvalidAnswers, InvalidInput, StudyError
 from apps.study.generated import asked_before
 from apps.study.quizzes import exports, generation
 from apps.study.quizzes.forms import QuizForm
@@ -43,6 +45,8 @@ def quiz_list(request: HttpRequest) -> HttpResponse:
             errors.show(request, error, form)
         else:
             if new:
+                if form.hand_out_to_class:
+                    ClassSet.objects.hand_out(request.user, made)
                 tasks.enqueue("quiz", made.pk)
             return redirect("study:quiz-detail", made.pk)
     context = {
@@ -50,7 +54,7 @@ def quiz_list(request: HttpRequest) -> HttpResponse:
         "quizzes": Quiz.objects.visible_to(request.user)
         .settled()
         .annotate(question_count=Count("questions"))
-        .prefetch_related("attempts"),
+        .prefetch_related(Prefetch("attempts", queryset=Attempt.objects.filter(user=request.user))),
     }
     status = errors.PAGE_STATUS if request.method == "POST" else 200
     return study_tab(request, "study/quizzes/list.html", context, status)
@@ -58,6 +62,11 @@ def quiz_list(request: HttpRequest) -> HttpResponse:
 
 def own_quiz(request: HttpRequest, pk: int) -> Quiz:
     return get_object_or_404(Quiz.objects.visible_to(request.user), pk=pk)
+
+
+def readable_quiz(request: HttpRequest, pk: int) -> Quiz:
+    """One's own quiz, or one handed out to one's class (to answer, not to change)."""
+    return get_object_or_404(Quiz.objects.readable_by(request.user), pk=pk)
 
 
 def render_player(
@@ -69,6 +78,7 @@ def render_player(
     answers = (list(attempt.answers) + [None] * len(questions))[: len(questions)]
     context = {
         "quiz": quiz,
+        "owner": quiz.owner_id == request.user.pk,
         "attempt": attempt,
         "mode": "one" if one_at_a_time else "all",
         "rows": list(zip(questions, answers, strict=True)),
@@ -96,23 +106,23 @@ def posted_choice(value: str | None) -> int | None:
 @login_required
 def quiz_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """Play the quiz, resuming the unfinished attempt if there is one."""
-    quiz = own_quiz(request, pk)
+    quiz = readable_quiz(request, pk)
     quiz.settle()
     if not quiz.is_ready:
         return render_generating(request, "quiz", quiz)
     if not quiz.questions.exists():
         raise Http404("This quiz has no questions.")
-    return render_player(request, quiz, quiz.start_attempt())
+    return render_player(request, quiz, quiz.start_attempt(request.user))
 
 
 @require_POST
 @login_required
 def quiz_answer(request: HttpRequest, pk: int) -> HttpResponse:
     """Save one answer (so a refresh loses nothing) and move to the asked-for question."""
-    quiz = own_quiz(request, pk)
+    quiz = readable_quiz(request, pk)
     if not quiz.is_ready:
         return redirect("study:quiz-detail", pk)
-    attempt = quiz.start_attempt()
+    attempt = quiz.start_attempt(request.user)
     try:
         position = posted_choice(request.POST.get("position"))
         if position is None:
@@ -137,10 +147,10 @@ def quiz_answer(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def quiz_submit(request: HttpRequest, pk: int) -> HttpResponse:
     """Submit the quiz: what is posted now over what was saved while playing."""
-    quiz = own_quiz(request, pk)
+    quiz = readable_quiz(request, pk)
     if not quiz.is_ready:
         return redirect("study:quiz-detail", pk)
-    attempt = quiz.start_attempt()
+    attempt = quiz.start_attempt(request.user)
     answers = list(attempt.answers)
     try:
         for position in range(len(answers)):
@@ -149,7 +159,7 @@ def quiz_submit(request: HttpRequest, pk: int) -> HttpResponse:
                 posted = request.POST.get("choice")
             if posted not in (None, ""):
                 answers[position] = posted_choice(posted)
-        attempt, badges = quiz.submit(answers)
+        attempt, badges = quiz.submit(answers, by=request.user)
     except InvalidAnswers as error:
         errors.show(request, error)
         return render_player(request, quiz, attempt, status=errors.PAGE_STATUS)
@@ -160,18 +170,21 @@ def quiz_submit(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def quiz_retake(request: HttpRequest, pk: int) -> HttpResponse:
-    quiz = own_quiz(request, pk)
+    quiz = readable_quiz(request, pk)
     if quiz.is_ready:
-        quiz.retake()
+        quiz.retake(request.user)
     return redirect("study:quiz-detail", pk)
 
 
 @require_GET
 @login_required
 def attempt_detail(request: HttpRequest, pk: int, attempt_pk: int) -> HttpResponse:
-    quiz = own_quiz(request, pk)
-    attempt = get_object_or_404(quiz.attempts, pk=attempt_pk, submitted_at__isnull=False)
-    changed = stale.stale_questions(quiz)
+    quiz = readable_quiz(request, pk)
+    attempt = get_object_or_404(
+        quiz.attempts_of(request.user), pk=attempt_pk, submitted_at__isnull=False
+    )
+    owner = quiz.owner_id == request.user.pk
+    changed = stale.stale_questions(quiz) if owner else []  # the owner's to refresh
     new = stale.passages_now(quiz, {q.pk: stale.question_text(q) for q in changed})
     results = attempt.results()
     sources = sources_for_each(request.user, [question.chunk_ids for question, _, _ in results])
@@ -185,6 +198,7 @@ def attempt_detail(request: HttpRequest, pk: int, attempt_pk: int) -> HttpRespon
         "rows": rows,
         **{"stale_count": len(changed), "stale_kind": "quiz", "stale_pk": quiz.pk},
         "stale_what": "question",
+        "owner": owner,
     }
     return render(request, "study/quizzes/review.html", context)
 
@@ -194,3 +208,59 @@ def attempt_detail(request: HttpRequest, pk: int, attempt_pk: int) -> HttpRespon
 def quiz_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     quiz = own_quiz(request, pk)
     return download(quiz, fmt, EXPORTS, f"quiz-{quiz.pk}")
+
+
+def render_editor(request: HttpRequest, quiz: Quiz, status: int = 200) -> HttpResponse:
+    context = {"quiz": quiz, "questions": quiz.questions.all()}
+    return render(request, "study/quizzes/edit.html", context, status=status)
+
+
+@require_GET
+@login_required
+def quiz_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    """The owner's editor: each question with its options, answer and explanation."""
+    return render_editor(request, own_quiz(request, pk))
+
+
+@require_POST
+@login_required
+def question_update(request: HttpRequest, pk: int, position: int) -> HttpResponse:
+    quiz = own_quiz(request, pk)
+    question = get_object_or_404(quiz.questions, position=position)
+    try:
+        typo = question.edit(
+            text=request.POST.get("question", ""),
+            options=request.POST.getlist("options"),
+            correct_index=posted_choice(request.POST.get("correct_index")),
+            explanation=request.POST.get("explanation", ""),
+        )
+    except InvalidInput as error:
+        errors.show(request, error)
+        return render_editor(request, quiz, status=errors.PAGE_STATUS)
+    messages.success(
+        request,
+        f"Question {position + 1}: "
+        + (
+            "a typo fix, results kept."
+            if typo
+            else "changed; attempts made before are on the old version."
+        ),
+    )
+    return redirect("study:quiz-edit", pk)
+
+
+@require_POST
+@login_required
+def question_delete(request: HttpRequest, pk: int, position: int) -> HttpResponse:
+    quiz = own_quiz(request, pk)
+    question = get_object_or_404(quiz.questions, position=position)
+    try:
+        quiz.remove_question(question)
+    except InvalidInput as error:
+        errors.show(request, error)
+        return render_editor(request, quiz, status=errors.PAGE_STATUS)
+    messages.success(
+        request,
+        f"Removed question {position + 1}; attempts made before are on the old version.",
+    )
+    return redirect("study:quiz-edit", pk)

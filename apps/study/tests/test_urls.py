@@ -15,6 +15,9 @@ PATHS = [
     ("quiz-retake", [1], "/study/quizzes/1/retake/"),
     ("attempt-detail", [1, 2], "/study/quizzes/1/attempts/2/"),
     ("quiz-export", [1, "pdf"], "/study/quizzes/1/export.pdf"),
+    ("quiz-edit", [1], "/study/quizzes/1/edit/"),
+    ("question-update", [1, 2], "/study/quizzes/1/questions/2/"),
+    ("question-delete", [1, 2], "/study/quizzes/1/questions/2/delete/"),
     ("workshop-list", [], "/study/workshops/"),
     ("workshop-detail", [1], "/study/workshops/1/"),
     ("lesson-detail", [1, 2], "/study/workshops/1/lessons/2/"),
@@ -48,6 +51,11 @@ PATHS = [
     ("mindmap-update", [1], "/study/mindmaps/1/rename/"),
     ("mindmap-delete", [1], "/study/mindmaps/1/delete/"),
     ("mindmap-export", [1, "png"], "/study/mindmaps/1/export.png"),
+    ("class-set-list", [], "/study/class-sets/"),
+    ("class-set-create", [], "/study/class-sets/hand-out/"),
+    ("class-set-detail", [1], "/study/class-sets/1/"),
+    ("class-set-delete", [1], "/study/class-sets/1/take-back/"),
+    ("class-set-export", [1, "csv"], "/study/class-sets/1/results.csv"),
 ]
 
 

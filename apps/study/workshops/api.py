@@ -10,6 +10,7 @@ from ninja import Field, Router, Schema, Status
 from apps.accounts import ratelimits
 from apps.accounts.api import ErrorOut, Id
 from apps.study import stale, tasks
+from apps.study.classsets.models import ClassSet
 from apps.study.generated import asked_before
 from apps.study.quizzes.api import QuizOut, quiz_out
 from apps.study.schemas import (
@@ -23,7 +24,7 @@ from apps.study.schemas import (
     started,
 )
 from apps.study.workshops import exports, generation
-from apps.study.workshops.models import Lesson, Workshop
+from apps.study.workshops.models import Lesson, LessonCompletion, Workshop
 
 router = Router(tags=["study"])
 
@@ -71,18 +72,32 @@ class CompletionOut(Schema):
     badges: list[str]
 
 
-def workshop_out(item: Workshop) -> dict:
-    recap = item.recap_quiz
+def workshop_out(item: Workshop, user) -> dict:
+    """The workshop as `user` sees it: their own completions; the owner's recap and stale
+    marks."""
+    owner = item.owner_id == user.pk
+    recap = item.recap_quiz if owner else None
     lessons = list(item.lessons.all())
-    changed = {lesson.pk for lesson in stale.stale_lessons(item)}
+    changed = {lesson.pk for lesson in stale.stale_lessons(item)} if owner else set()
+    if not owner:
+        done = dict(
+            LessonCompletion.objects.filter(lesson__workshop=item, student=user).values_list(
+                "lesson_id", "completed_at"
+            )
+        )
+        for lesson in lessons:
+            lesson.completed_at = done.get(lesson.pk)
     for lesson in lessons:
         lesson.source_changed = lesson.pk in changed
+    finished = all(lesson.completed_at for lesson in lessons) and bool(lessons)
+    completed_at = item.completed_at if owner else (max(done.values()) if finished else None)
     return {
         **{
             f: getattr(item, f)
             for f in WorkshopOut.model_fields
             if f not in ("lessons",) and hasattr(item, f)
         },
+        "completed_at": completed_at,
         "recap_quiz_id": recap.pk if recap else None,
         "lessons": lessons,
     }
@@ -92,18 +107,28 @@ def own_workshop(request: HttpRequest, workshop_id: Id) -> Workshop:
     return get_object_or_404(Workshop.objects.visible_to(request.auth), pk=workshop_id)
 
 
-def own_lesson(request: HttpRequest, workshop_id: Id, number: LessonNumber) -> Lesson:
-    return get_object_or_404(own_workshop(request, workshop_id).lessons, number=number)
+def readable_workshop(request: HttpRequest, workshop_id: Id) -> Workshop:
+    """One's own workshop, or one handed out to one's class (to read and complete)."""
+    return get_object_or_404(Workshop.objects.readable_by(request.auth), pk=workshop_id)
+
+
+def readable_lesson(request: HttpRequest, workshop_id: Id, number: LessonNumber) -> Lesson:
+    return get_object_or_404(readable_workshop(request, workshop_id).lessons, number=number)
 
 
 @router.get("/workshops", response=list[WorkshopOut])
 def list_workshops(request: HttpRequest):
-    return [workshop_out(item) for item in Workshop.objects.visible_to(request.auth).settled()]
+    return [
+        workshop_out(item, request.auth)
+        for item in Workshop.objects.visible_to(request.auth).settled()
+    ]
 
 
 @router.post("/workshops", response={202: StartedOut, **STARTING_ERRORS})
 def create_workshop(request: HttpRequest, payload: WorkshopIn, key: IdempotencyKey = ""):
     """Start a workshop; a worker plans its outline. GET it until `status` is ready."""
+    if payload.for_class:
+        ClassSet.objects.check_teacher(request.auth)
     sent = asked_before(Workshop, request.auth, key)
     if sent is not None:
         return started(sent)
@@ -116,15 +141,17 @@ def create_workshop(request: HttpRequest, payload: WorkshopIn, key: IdempotencyK
         key=key,
     )
     if new:
+        if payload.for_class:
+            ClassSet.objects.hand_out(request.auth, workshop)
         tasks.enqueue("workshop", workshop.pk)
     return started(workshop)
 
 
 @router.get("/workshops/{workshop_id}", response={200: WorkshopOut, 404: ErrorOut})
 def get_workshop(request: HttpRequest, workshop_id: Id):
-    workshop = own_workshop(request, workshop_id)
+    workshop = readable_workshop(request, workshop_id)
     workshop.settle()
-    return workshop_out(workshop)
+    return workshop_out(workshop, request.auth)
 
 
 @router.post(
@@ -134,16 +161,18 @@ def get_workshop(request: HttpRequest, workshop_id: Id):
 def write_lesson(request: HttpRequest, workshop_id: Id, number: LessonNumber):
     """The lesson: 200 once written; otherwise a worker writes it (queued once, however often
     this is called) and this answers 202 with `status` generating. Poll this route or GET the
-    workshop; a failed lesson is queued again."""
-    lesson = own_lesson(request, workshop_id, number)
+    workshop; a failed lesson is queued again. A lesson of a workshop handed out to the class
+    is written once, for everyone, by whoever asks first."""
+    lesson = readable_lesson(request, workshop_id, number)
     lesson.settle()
-    if lesson.status == Lesson.Status.READY:
-        return lesson
-    if lesson.status != Lesson.Status.GENERATING:
+    if lesson.status not in (Lesson.Status.READY, Lesson.Status.GENERATING):
         ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
         if generation.start_lesson(lesson):
             tasks.enqueue("lesson", lesson.pk)
-    return Status(202, lesson)
+    if lesson.workshop.owner_id != request.auth.pk:  # the student's own mark, not the owner's
+        mine = lesson.completions.filter(student=request.auth).first()
+        lesson.completed_at = mine.completed_at if mine else None
+    return lesson if lesson.status == Lesson.Status.READY else Status(202, lesson)
 
 
 @router.post(
@@ -151,8 +180,8 @@ def write_lesson(request: HttpRequest, workshop_id: Id, number: LessonNumber):
     response={200: CompletionOut, 404: ErrorOut, 409: ErrorOut},
 )
 def complete_lesson(request: HttpRequest, workshop_id: Id, number: LessonNumber):
-    lesson = own_lesson(request, workshop_id, number)
-    finished, badges = lesson.workshop.complete_lesson(lesson)
+    lesson = readable_lesson(request, workshop_id, number)
+    finished, badges = lesson.workshop.complete_lesson(lesson, by=request.auth)
     return {
         "number": number,
         "workshop_completed": finished,
@@ -165,7 +194,8 @@ def complete_lesson(request: HttpRequest, workshop_id: Id, number: LessonNumber)
     response={201: QuizOut, 404: ErrorOut, 409: ErrorOut, **GENERATION_ERRORS},
 )
 def create_recap(request: HttpRequest, workshop_id: Id):
-    return Status(201, quiz_out(generation.recap_quiz(own_workshop(request, workshop_id))))
+    recap = generation.recap_quiz(own_workshop(request, workshop_id))
+    return Status(201, quiz_out(recap, request.auth))
 
 
 @router.get("/workshops/{workshop_id}/export", response={200: None, 404: ErrorOut})

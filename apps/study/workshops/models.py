@@ -40,11 +40,33 @@ class Workshop(Generated):
         lessons = list(self.lessons.all())
         return sum(1 for lesson in lessons if lesson.completed_at), len(lessons)
 
-    def complete_lesson(self, lesson: "Lesson") -> tuple[bool, list]:
-        """Mark one written lesson done and record it for progress; (True when that completed
-        the whole workshop just now, badges just earned)."""
+    def completed_by(self, user) -> set[int]:
+        """Ids of the lessons `user` completed: the lessons' own marks for the owner, the
+        student's completions on a workshop handed out to the class."""
+        if user.pk == self.owner_id:
+            return set(self.lessons.filter(completed_at__isnull=False).values_list("pk", flat=True))
+        done = LessonCompletion.objects.filter(lesson__workshop=self, student=user)
+        return set(done.values_list("lesson_id", flat=True))
+
+    def progress_of(self, user) -> tuple[int, int]:
+        return len(self.completed_by(user)), self.lessons.count()
+
+    def complete_lesson(self, lesson: "Lesson", by=None) -> tuple[bool, list]:
+        """Mark one written lesson done for `by` (the owner unless said) and record it for
+        their progress; (True when that completed the whole workshop just now, badges just
+        earned)."""
         if lesson.status != Lesson.Status.READY:
             raise LessonNotWritten("Open the lesson first: it has not been written yet.")
+        by = by or self.owner
+        if by.pk != self.owner_id:
+            _, created = LessonCompletion.objects.get_or_create(lesson=lesson, student=by)
+            if not created:
+                return False, []
+            badges = tracking.record_lesson_completed(by)
+            done, total = self.progress_of(by)
+            if done == total:
+                return True, badges + tracking.record_workshop_completed(by)
+            return False, badges
         badges = []
         if lesson.completed_at is None:
             lesson.completed_at = timezone.now()
@@ -64,6 +86,8 @@ class Workshop(Generated):
 
 class LessonQuerySet(GenerationQuerySet):
     owner_lookup = "workshop__owner"
+    class_set_lookup = "workshop__class_sets"
+    item_status_lookup = "workshop__status"
 
 
 class Lesson(models.Model):
@@ -110,3 +134,21 @@ class Lesson(models.Model):
             self.refresh_from_db()
             return True
         return False
+
+
+class LessonCompletion(models.Model):
+    """A student completed a lesson of a workshop handed out to the class."""
+
+    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="completions")
+    student = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="lesson_completions"
+    )
+    completed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["lesson", "student"], name="one_completion_per_student")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.lesson} by {self.student_id}"

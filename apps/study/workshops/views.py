@@ -10,6 +10,7 @@ from apps.accounts import ratelimits
 from apps.accounts.ratelimits import rate_limited
 from apps.llm.rendering import render_markdown
 from apps.study import errors, stale, tasks
+from apps.study.classsets.models import ClassSet
 from apps.study.errors import StudyError
 from apps.study.generated import asked_before
 from apps.study.sources import sources_for
@@ -43,6 +44,8 @@ def workshop_list(request: HttpRequest) -> HttpResponse:
             errors.show(request, error, form)
         else:
             if new:
+                if form.hand_out_to_class:
+                    ClassSet.objects.hand_out(request.user, made)
                 tasks.enqueue("workshop", made.pk)
             return redirect("study:workshop-detail", made.pk)
     context = {
@@ -59,22 +62,28 @@ def own_workshop(request: HttpRequest, pk: int) -> Workshop:
     return get_object_or_404(Workshop.objects.visible_to(request.user), pk=pk)
 
 
+def readable_workshop(request: HttpRequest, pk: int) -> Workshop:
+    """One's own workshop, or one handed out to one's class (to read and complete)."""
+    return get_object_or_404(Workshop.objects.readable_by(request.user), pk=pk)
+
+
 @require_GET
 @login_required
 def workshop_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """A workshop opens at its first lesson not completed yet (the last one when all are);
     one being planned shows its card."""
-    workshop = own_workshop(request, pk)
+    workshop = readable_workshop(request, pk)
     workshop.settle()
     if not workshop.is_ready:
         return render_generating(request, "workshop", workshop)
     lessons = workshop.lessons
-    lesson = lessons.filter(completed_at__isnull=True).first() or lessons.last()
+    done = workshop.completed_by(request.user)
+    lesson = lessons.exclude(pk__in=done).first() or lessons.last()
     return redirect("study:lesson-detail", pk, lesson.number)
 
 
-def own_lesson(request: HttpRequest, pk: int, number: int) -> Lesson:
-    lessons = own_workshop(request, pk).lessons.select_related("workshop")
+def readable_lesson(request: HttpRequest, pk: int, number: int) -> Lesson:
+    lessons = readable_workshop(request, pk).lessons.select_related("workshop")
     return get_object_or_404(lessons, number=number)
 
 
@@ -82,7 +91,9 @@ def render_lesson(
     request: HttpRequest, lesson: Lesson, template: str = LESSON, status: int = 200
 ) -> HttpResponse:
     workshop = lesson.workshop
-    changed = stale.stale_lessons(workshop)
+    owner = workshop.owner_id == request.user.pk
+    changed = stale.stale_lessons(workshop) if owner else []  # the owner's to refresh
+    completed = workshop.completed_by(request.user)
     # The lesson body a write swaps in sits below the notice: only the whole page searches.
     shown = lesson in changed and template == LESSON
     new = stale.passages_now(workshop, {lesson.pk: stale.lesson_text(lesson)} if shown else {})
@@ -98,7 +109,11 @@ def render_lesson(
         "body": render_markdown(lesson.content),
         "sources": sources_for(request.user, lesson.chunk_ids),
         "next": workshop.lessons.filter(number=lesson.number + 1).first(),
-        "done": workshop.progress[0],
+        "owner": owner,
+        "completed": completed,
+        "done": len(completed),
+        # The recap quiz is the owner's (it is made as theirs).
+        "recap": owner and workshop.completed_at is not None,
     }
     return render(request, template, context, status=status)
 
@@ -108,7 +123,7 @@ def render_lesson(
 def lesson_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """Read a lesson; one not written yet is written by a worker right after the page
     arrives, and the lesson's body asks for itself again (htmx) until it is."""
-    lesson = own_lesson(request, pk, number)
+    lesson = readable_lesson(request, pk, number)
     lesson.settle()
     return render_lesson(request, lesson, f"{LESSON}#lesson-body" if request.htmx else LESSON)
 
@@ -117,8 +132,9 @@ def lesson_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 @login_required
 @rate_limited("RATE_LIMIT_GENERATION", "study generations")
 def lesson_write(request: HttpRequest, pk: int, number: int) -> HttpResponse:
-    """Have a worker write the lesson (once: a lesson being written is not queued again)."""
-    lesson = own_lesson(request, pk, number)
+    """Have a worker write the lesson (once: a lesson being written is not queued again). A
+    lesson of a class workshop is written once, for everyone, by whoever opens it first."""
+    lesson = readable_lesson(request, pk, number)
     if generation.start_lesson(lesson):
         tasks.enqueue("lesson", lesson.pk)
     if request.htmx:
@@ -129,15 +145,18 @@ def lesson_write(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 @require_POST
 @login_required
 def lesson_complete(request: HttpRequest, pk: int, number: int) -> HttpResponse:
-    lesson = own_lesson(request, pk, number)
+    lesson = readable_lesson(request, pk, number)
     try:
-        finished, badges = lesson.workshop.complete_lesson(lesson)
+        finished, badges = lesson.workshop.complete_lesson(lesson, by=request.user)
     except StudyError as error:
         errors.show(request, error)
         return render_lesson(request, lesson, status=errors.PAGE_STATUS)
     announce(request, badges)
     if finished:
-        messages.success(request, "Workshop complete. Check yourself with the recap quiz.")
+        recap = (
+            " Check yourself with the recap quiz." if lesson.workshop.owner == request.user else ""
+        )
+        messages.success(request, "Workshop complete." + recap)
     following = lesson.workshop.lessons.filter(number=number + 1).first()
     if following and not finished:
         return redirect("study:lesson-detail", pk, following.number)

@@ -30,8 +30,12 @@ def test_refreshing_a_quiz_changes_only_its_changed_questions_and_keeps_the_scor
     for question in quiz.questions.all():
         if question.pk not in changed:
             assert (question.text, question.options, question.chunk_ids) == before[question.pk]
+        # Cut again is a new version of the question; pointed to the new passage is not.
+        cut_again = (question.text, question.options) != before[question.pk][:2]
+        assert question.version == (2 if cut_again else 1)
     attempt.refresh_from_db()
     assert attempt.percent == 100
+    assert attempt.on_old_version == any(q.version > 1 for q in quiz.questions.all())
 
 
 def test_bob_can_neither_see_nor_refresh_alices_changed_questions(alice_client, bob_client, notes):

@@ -1,0 +1,197 @@
+"""Class sets under /api/v1/study/class-sets: hand out, take back, list, the class's results.
+
+A student studies a set through each feature's own routes (quiz attempts, card reviews,
+lesson completion, mindmap arrangement), which accept what is handed out to their class.
+"""
+
+from datetime import date, datetime
+from typing import Literal
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+from ninja import Field, Router, Schema, Status
+
+from apps.accounts.api import ErrorOut, Id
+from apps.study.classsets import results
+from apps.study.classsets.models import ClassSet
+from apps.study.ownership import is_student
+
+router = Router(tags=["study"])
+
+Kind = Literal["quiz", "deck", "mindmap", "workshop"]
+
+
+class ClassSetIn(Schema):
+    kind: Kind
+    id: Id = Field(..., description="The quiz's, deck's, mindmap's or workshop's id.")
+    note: str = Field("", max_length=500)
+    due: date | None = None
+
+
+class FiguresOut(Schema):
+    started: bool
+    finished: bool
+    score: int | None  # percent: quiz score, deck mastery or lessons completed
+    detail: str
+    old_version: bool  # the score is from an attempt on an older version of the quiz
+    last_activity: datetime | None
+
+
+class StudentFiguresOut(FiguresOut):
+    username: str
+    name: str
+
+
+class ClassSetOut(Schema):
+    id: Id
+    kind: Kind
+    item_id: Id
+    title: str
+    teacher: str
+    note: str
+    due: date | None
+    handed_out_at: datetime
+    url: str  # the page to study it on
+    mine: FiguresOut | None  # a student's own figures; none for the teacher
+
+
+class PassageOut(Schema):
+    chunk_id: Id
+    document_id: Id
+    filename: str
+    page: int | None
+    text: str
+
+
+class MissedOut(Schema):
+    item_id: Id  # the question's or card's id
+    position: int
+    text: str
+    misses: int
+    students: int
+    passage: PassageOut | None
+
+
+class ResultsOut(Schema):
+    class_set: ClassSetOut
+    students: list[StudentFiguresOut]
+    most_missed: list[MissedOut]
+
+
+def figures_out(figures: results.Figures) -> dict:
+    return {
+        "started": figures.started,
+        "finished": figures.finished,
+        "score": figures.score,
+        "detail": figures.detail,
+        "old_version": figures.old_version,
+        "last_activity": figures.last_activity,
+    }
+
+
+def class_set_out(class_set: ClassSet, user) -> dict:
+    mine = results.figures_of(class_set, user) if is_student(user) else None
+    return {
+        "id": class_set.pk,
+        "kind": class_set.kind,
+        "item_id": class_set.item.pk,
+        "title": class_set.item.title,
+        "teacher": class_set.teacher.get_full_name() or class_set.teacher.username,
+        "note": class_set.note,
+        "due": class_set.due,
+        "handed_out_at": class_set.handed_out_at,
+        "url": class_set.study_url(),
+        "mine": figures_out(mine) if mine else None,
+    }
+
+
+def readable_set(request: HttpRequest, set_id: Id) -> ClassSet:
+    return get_object_or_404(ClassSet.objects.readable_by(request.auth), pk=set_id)
+
+
+def own_set(request: HttpRequest, set_id: Id) -> ClassSet:
+    """The asking teacher's own set; anyone else's (or a student's asking) is a 404."""
+    return get_object_or_404(ClassSet.objects.of_teacher(request.auth), pk=set_id)
+
+
+@router.post(
+    "/class-sets", response={201: ClassSetOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut}
+)
+def hand_out(request: HttpRequest, payload: ClassSetIn):
+    """Hand one of your quizzes, decks, mindmaps or workshops to the class (teachers)."""
+    ClassSet.objects.check_teacher(request.auth)
+    model = ClassSet.MODELS[ClassSet.Kind(payload.kind)]
+    item = get_object_or_404(model.objects.visible_to(request.auth), pk=payload.id)
+    made = ClassSet.objects.hand_out(request.auth, item, note=payload.note, due=payload.due)
+    return Status(201, class_set_out(made, request.auth))
+
+
+@router.get("/class-sets", response=list[ClassSetOut])
+def list_class_sets(request: HttpRequest):
+    """A student: every set handed out to the class, with their own figures. A teacher: the
+    sets they handed out."""
+    sets = ClassSet.objects.readable_by(request.auth).select_related(
+        "teacher", "quiz", "deck", "mindmap", "workshop"
+    )
+    return [class_set_out(class_set, request.auth) for class_set in sets]
+
+
+@router.get("/class-sets/{set_id}", response={200: ClassSetOut, 404: ErrorOut})
+def get_class_set(request: HttpRequest, set_id: Id):
+    return class_set_out(readable_set(request, set_id), request.auth)
+
+
+@router.delete("/class-sets/{set_id}", response={204: None, 404: ErrorOut})
+def take_back(request: HttpRequest, set_id: Id):
+    """Students no longer reach it; their work stays, and comes back if it is handed out
+    again."""
+    own_set(request, set_id).delete()
+    return Status(204, None)
+
+
+def results_out(report: results.Results, user) -> dict:
+    return {
+        "class_set": class_set_out(report.class_set, user),
+        "students": [
+            {
+                **figures_out(row),
+                "username": row.student.username,
+                "name": row.student.get_full_name(),
+            }
+            for row in report.students
+        ],
+        "most_missed": [
+            {
+                "item_id": missed.item_id,
+                "position": missed.position,
+                "text": missed.text,
+                "misses": missed.misses,
+                "students": missed.students,
+                "passage": None
+                if missed.passage is None
+                else {
+                    "chunk_id": missed.passage.pk,
+                    "document_id": missed.passage.document_id,
+                    "filename": missed.passage.document.filename,
+                    "page": missed.passage.page,
+                    "text": missed.passage.text,
+                },
+            }
+            for missed in report.most_missed
+        ],
+    }
+
+
+@router.get("/class-sets/{set_id}/results", response={200: ResultsOut, 404: ErrorOut})
+def class_results(request: HttpRequest, set_id: Id):
+    """Every student's figures and what the class misses most (the teacher who handed it
+    out only)."""
+    return results_out(results.results(own_set(request, set_id)), request.auth)
+
+
+@router.get("/class-sets/{set_id}/results.csv", response={200: None, 404: ErrorOut})
+def class_results_csv(request: HttpRequest, set_id: Id):
+    class_set = own_set(request, set_id)
+    response = HttpResponse(results.as_csv(results.results(class_set)), content_type="text/csv")
+    response["Content-Disposition"] = f'attachment; filename="{results.csv_name(class_set)}"'
+    return response

@@ -1,0 +1,151 @@
+"""Class sets: a teacher hands one quiz, deck, mindmap or workshop to the whole class.
+
+The item stays the teacher's (its content changes only through them); each student's work on
+it sits in rows of their own (attempts, card schedules, lesson completions, arrangements).
+Taking a set back deletes the ClassSet: students no longer reach the item, and their work
+stays with it, so handing it out again brings the results back.
+"""
+
+from django.conf import settings
+from django.db import IntegrityError, models, transaction
+from django.urls import reverse
+
+from apps.study.errors import StudyError
+from apps.study.flashcards.models import Deck
+from apps.study.generated import READY
+from apps.study.mindmaps.models import Mindmap
+from apps.study.ownership import is_student
+from apps.study.quizzes.models import Quiz
+from apps.study.workshops.models import Workshop
+
+
+class NotATeacher(StudyError):
+    status = 403
+
+
+class AlreadyHandedOut(StudyError):
+    status = 409
+
+
+ONLY_TEACHERS = "Only teachers hand material out to the class."
+
+
+class ClassSetQuerySet(models.QuerySet):
+    def of_teacher(self, user):
+        return self.filter(teacher=user) if user.is_authenticated else self.none()
+
+    def check_teacher(self, user) -> None:
+        """Refuse anyone but a teacher before anything is made "for the class"."""
+        if not (user.is_authenticated and user.is_teacher):
+            raise NotATeacher(ONLY_TEACHERS)
+
+    def hand_out(self, teacher, item, *, note: str = "", due=None) -> "ClassSet":
+        """Hand `item` (the teacher's own quiz, deck, mindmap or workshop) to the class."""
+        self.check_teacher(teacher)
+        kind = ClassSet.kind_of(item)
+        if item.owner_id != teacher.pk:
+            raise NotATeacher("Only the teacher who made it can hand it out.")
+        note = note.strip()[:500]
+        try:
+            with transaction.atomic():
+                return self.create(teacher=teacher, kind=kind, note=note, due=due, **{kind: item})
+        except IntegrityError:  # one set per item (two hand-outs at once: one wins)
+            raise AlreadyHandedOut(f"This {kind} is handed out already.") from None
+
+    def readable_by(self, user):
+        """A teacher's own sets; for a student, every set handed out to the class whose item
+        is ready (one still being made, or that failed, is the teacher's alone)."""
+        if is_student(user):
+            return self.ready()
+        return self.of_teacher(user)
+
+    def ready(self):
+        return self.filter(
+            models.Q(quiz__status=READY)
+            | models.Q(deck__status=READY)
+            | models.Q(mindmap__status=READY)
+            | models.Q(workshop__status=READY)
+        )
+
+
+class ClassSet(models.Model):
+    class Kind(models.TextChoices):
+        QUIZ = "quiz"
+        DECK = "deck"
+        MINDMAP = "mindmap"
+        WORKSHOP = "workshop"
+
+    MODELS = {Kind.QUIZ: Quiz, Kind.DECK: Deck, Kind.MINDMAP: Mindmap, Kind.WORKSHOP: Workshop}
+
+    teacher = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="class_sets"
+    )
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    quiz = models.ForeignKey(
+        Quiz, null=True, blank=True, on_delete=models.CASCADE, related_name="class_sets"
+    )
+    deck = models.ForeignKey(
+        Deck, null=True, blank=True, on_delete=models.CASCADE, related_name="class_sets"
+    )
+    mindmap = models.ForeignKey(
+        Mindmap, null=True, blank=True, on_delete=models.CASCADE, related_name="class_sets"
+    )
+    workshop = models.ForeignKey(
+        Workshop, null=True, blank=True, on_delete=models.CASCADE, related_name="class_sets"
+    )
+    note = models.CharField(max_length=500, blank=True)
+    due = models.DateField(null=True, blank=True)
+    handed_out_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ClassSetQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-handed_out_at", "-pk"]
+        constraints = [
+            # One set per item: the visibility join never doubles a row.
+            *(
+                models.UniqueConstraint(fields=[kind], name=f"one_class_set_per_{kind}")
+                for kind in ("quiz", "deck", "mindmap", "workshop")
+            ),
+            models.CheckConstraint(
+                name="class_set_names_its_one_item",
+                condition=(
+                    models.Q(
+                        kind="quiz", quiz__isnull=False, deck=None, mindmap=None, workshop=None
+                    )
+                    | models.Q(
+                        kind="deck", deck__isnull=False, quiz=None, mindmap=None, workshop=None
+                    )
+                    | models.Q(
+                        kind="mindmap", mindmap__isnull=False, quiz=None, deck=None, workshop=None
+                    )
+                    | models.Q(
+                        kind="workshop", workshop__isnull=False, quiz=None, deck=None, mindmap=None
+                    )
+                ),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.item}"
+
+    @classmethod
+    def kind_of(cls, item) -> str:
+        for kind, model in cls.MODELS.items():
+            if isinstance(item, model):
+                return kind.value
+        raise TypeError(f"{item!r} cannot be handed out")
+
+    @property
+    def item(self):
+        return getattr(self, self.kind)
+
+    def study_url(self) -> str:
+        """The page a student studies the item on."""
+        page = {
+            self.Kind.QUIZ: "study:quiz-detail",
+            self.Kind.DECK: "study:deck-detail",
+            self.Kind.MINDMAP: "study:mindmap-detail",
+            self.Kind.WORKSHOP: "study:workshop-detail",
+        }[self.kind]
+        return reverse(page, args=[self.item.pk])

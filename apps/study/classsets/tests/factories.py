@@ -1,0 +1,75 @@
+"""A teacher's study items made straight in the database (no generation), citing passages of
+a class document, to hand out in tests."""
+
+from django.utils import timezone
+
+from apps.study.conftest import add_chunks
+from apps.study.flashcards.decks import create_deck
+from apps.study.models import Lesson, Mindmap, Question, Quiz, Workshop
+from apps.vault.models import Document
+from conftest import make_document
+
+TREE = {"title": "Zelle", "children": [{"title": "Kern"}, {"title": "Mitochondrium"}]}
+
+
+def class_passages(teacher, count: int = 3):
+    document = make_document(teacher, "biologie.txt", status="done", scope=Document.Scope.CLASS)
+    return add_chunks(
+        document,
+        [f"Passage {i}: Mitochondrien sind die Kraftwerke der Zelle." for i in range(count)],
+    )
+
+
+def make_quiz(owner, chunks=()) -> Quiz:
+    """Three questions; the right answers are 1, 0 and 1."""
+    quiz = Quiz.objects.create(
+        owner=owner, title="Zellbiologie", difficulty="beginner", types=["mcq"], requested=3
+    )
+    texts = ["Was ist das Kraftwerk der Zelle?", "Haben Pflanzen Zellwände?", "Wo liegt die DNA?"]
+    options = [
+        ["Kern", "Mitochondrium", "Ribosom", "Vakuole"],
+        ["Ja", "Nein"],
+        ["Ribosom", "Kern", "Membran", "Vakuole"],
+    ]
+    for position, (text, choices) in enumerate(zip(texts, options, strict=True)):
+        Question.objects.create(
+            quiz=quiz,
+            position=position,
+            kind="mcq" if len(choices) == 4 else "true_false",
+            text=text,
+            options=choices,
+            correct_index=0 if position == 1 else 1,
+            chunk_ids=[chunks[position].pk] if chunks else [],
+        )
+    return quiz
+
+
+def make_deck(owner, chunks=()):
+    items = [
+        {
+            "front": "Mitochondrium",
+            "back": "Kraftwerk",
+            "chunk_id": chunks[0].pk if chunks else None,
+        },
+        {"front": "Ribosom", "back": "Proteinfabrik"},
+    ]
+    deck, _ = create_deck(owner, "Organellen", items, now=timezone.now())
+    return deck
+
+
+def make_workshop(owner, lessons: int = 2) -> Workshop:
+    workshop = Workshop.objects.create(owner=owner, title="Die Zelle", requested=lessons)
+    for number in range(1, lessons + 1):
+        Lesson.objects.create(
+            workshop=workshop,
+            number=number,
+            title=f"Lektion {number}",
+            content=f"Inhalt {number}",
+            status=Lesson.Status.READY,
+        )
+    return workshop
+
+
+def make_mindmap(owner) -> Mindmap:
+    mindmap, _ = Mindmap.objects.create_from(owner, TREE)
+    return mindmap

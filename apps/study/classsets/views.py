@@ -1,0 +1,82 @@
+"""Class set pages: "From your teacher" for students, handing out and taking back, and the
+teacher's results per set with a CSV export."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from apps.study import errors
+from apps.study.classsets import results
+from apps.study.classsets.forms import HandOutForm
+from apps.study.classsets.models import ClassSet
+from apps.study.errors import StudyError
+from apps.study.ownership import is_student
+
+
+@require_GET
+@login_required
+def class_set_list(request: HttpRequest) -> HttpResponse:
+    """A student's sets from their teachers with their own figures; a teacher's handed-out sets."""
+    sets = ClassSet.objects.readable_by(request.user).select_related(
+        "teacher", "quiz", "deck", "mindmap", "workshop"
+    )
+    student = is_student(request.user)
+    rows = [(s, results.figures_of(s, request.user) if student else None) for s in sets]
+    return render(request, "study/classsets/list.html", {"rows": rows, "student": student})
+
+
+@require_POST
+@login_required
+def class_set_create(request: HttpRequest) -> HttpResponse:
+    """Hand one of one's own items to the class; back to the item's page."""
+    form = HandOutForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Say what to hand out; a due date is a date.")
+        return redirect("study:class-set-list")
+    data = form.cleaned_data
+    try:
+        ClassSet.objects.check_teacher(request.user)
+        model = ClassSet.MODELS[ClassSet.Kind(data["kind"])]
+        item = get_object_or_404(model.objects.visible_to(request.user), pk=data["item"])
+        made = ClassSet.objects.hand_out(request.user, item, note=data["note"], due=data["due"])
+    except StudyError as error:
+        errors.show(request, error)
+        return redirect("study:class-set-list")
+    messages.success(request, f"Handed “{item.title}” out to the class.")
+    return redirect("study:class-set-detail", made.pk)
+
+
+def own_set(request: HttpRequest, pk: int) -> ClassSet:
+    """The asking teacher's own set; anyone else's is a 404."""
+    return get_object_or_404(ClassSet.objects.of_teacher(request.user), pk=pk)
+
+
+@require_POST
+@login_required
+def class_set_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    class_set = own_set(request, pk)
+    title = class_set.item.title
+    class_set.delete()
+    messages.success(request, f"Took “{title}” back: students no longer see it.")
+    return redirect("study:class-set-list")
+
+
+@require_GET
+@login_required
+def class_set_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """The class's results for one set: who started and finished, scores, most missed."""
+    report = results.results(own_set(request, pk))
+    return render(request, "study/classsets/detail.html", {"report": report})
+
+
+@require_GET
+@login_required
+def class_set_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
+    if fmt != "csv":
+        raise Http404("Results export as CSV.")
+    class_set = own_set(request, pk)
+    response = HttpResponse(results.as_csv(results.results(class_set)), content_type="text/csv")
+    response["Content-Disposition"] = f'attachment; filename="{results.csv_name(class_set)}"'
+    return response
