@@ -26,7 +26,7 @@ QUERIES = {
     "quiz attempt": 9,
     "workshops": 14,
     "lesson": 11,
-    "decks": 13,
+    "decks": 14,
     "due cards": 6,
     "deck": 10,
     "deck study": 8,

@@ -208,7 +208,9 @@ def seed_quizzes_and_workshops(user: User, chunks: list[Chunk], count: int, now:
             )
             for i in range(10)
         )
-        Attempt.objects.create(quiz=quiz, answers=[1] * 10, correct=10, total=10, submitted_at=now)
+        Attempt.objects.create(
+            quiz=quiz, user=user, answers=[1] * 10, correct=10, total=10, submitted_at=now
+        )
         workshop = Workshop.objects.create(
             owner=user, title=f"Workshop {n}", requested=5, summary="Zellen"
         )

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
+from django.conf import settings as configured
 
 from apps.chat import answering, tasks
 from apps.chat.models import Thread
@@ -14,12 +15,13 @@ from apps.chat.routing import websocket_urlpatterns
 from apps.chat.tests.model_script import EMBEDDING, chat_script
 from apps.llm.tests.fake_ollama import FakeOllama
 from apps.vault.models import Chunk, Document
-from cognivault_site import settings as site
 from conftest import make_document
 from tests.conftest import redis_url  # noqa: F401  (a Redis server of the test session's own)
 
 CHUNK_TEXT = "Mitochondria are the powerhouse of the cell: they make ATP from glucose."
 FINAL = re.compile(r'class="message assistant (done|stopped|failed)" hx-swap-oob')
+# The app's channel layer as configured, read before a test swaps in the in-memory one.
+APP_LAYER = configured.CHANNEL_LAYERS["default"]["CONFIG"]
 
 
 @pytest.fixture
@@ -31,7 +33,7 @@ def chat_worker(settings, redis_url, monkeypatch):  # noqa: F811
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             "CONFIG": {
-                **site.CHANNEL_LAYERS["default"]["CONFIG"],
+                **APP_LAYER,
                 "hosts": [redis_url],
                 "prefix": f"test-{uuid.uuid4().hex[:8]}",
             },

@@ -5,18 +5,20 @@ import uuid
 
 import pytest
 from channels_redis.core import RedisChannelLayer
+from django.conf import settings as configured
 
-from cognivault_site import settings as site
 from tests.conftest import redis_url  # noqa: F401  (a Redis server of the test session's own)
 
 pytestmark = pytest.mark.asyncio
 
+# The app's channel layer as configured, read before a test swaps in the in-memory one.
+APP_LAYER = configured.CHANNEL_LAYERS["default"]["CONFIG"]
 ANSWERS = 30
 FRAMES = 20  # an answer's first words, each its own push
 
 
 async def test_a_web_process_behind_by_a_class_of_answers_loses_no_frame(redis_url):  # noqa: F811
-    config = site.CHANNEL_LAYERS["default"]["CONFIG"]  # the app's, not the tests' in-memory one
+    config = APP_LAYER
     layer = RedisChannelLayer(**{**config, "hosts": [redis_url], "prefix": uuid.uuid4().hex[:8]})
     # The sockets of one web process: their frames wait in the same Redis key.
     pages = [await layer.new_channel() for _ in range(ANSWERS)]
