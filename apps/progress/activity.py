@@ -4,21 +4,29 @@ Sessions are stored in UTC; a session that crosses local midnight gives each day
 and all arithmetic happens in UTC so a DST change never adds or loses an hour.
 """
 
+import contextlib
+import logging
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from functools import cached_property
 from zoneinfo import ZoneInfo
 
+import redis
+from django.core.cache import cache
+from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from apps.progress.models import EarnedBadge, Event, LocalZone, StudySession
+
+log = logging.getLogger(__name__)
 
 HEATMAP_DAYS = 90
 HEATMAP_WEEKS = 13  # 13 columns × 7 rows = 91 cells: the one before the 90 days stays blank
 # Upper bounds (seconds, exclusive) of levels 1-3; anything above is level 4.
 LEVEL_BOUNDS = (15 * 60, 60 * 60, 3 * 60 * 60)
 EARLIEST_DAY = date(2000, 1, 1)
+FIGURES_SECONDS = 7 * 24 * 3600
 
 
 def level_for(seconds: float, sessions: int) -> int:
@@ -47,6 +55,18 @@ class Day:
     @property
     def minutes(self) -> int:
         return self.seconds // 60
+
+
+@dataclass
+class MessageFigures:
+    """What the figures need from a person's messages, counted in one zone: a few hundred
+    numbers instead of every message, kept in the cache until the next message."""
+
+    count: int
+    scoped: int
+    with_attachments: int
+    per_day: dict[date, int]
+    sessions_by_hour: dict[int, set[int]]  # local hour: the sessions with a message in it
 
 
 def current_run(dates: set[date], today: date) -> int:
@@ -103,6 +123,54 @@ class Activity:
             .values_list("at", "session_id", "scope_used", "attachments")
         )
 
+    @cached_property
+    def message_figures(self) -> MessageFigures:
+        """Counted in the database; the per-day and per-hour figures come from the cache when
+        no message was recorded since. A message is only ever added (with a higher id) or
+        deleted with its person, so the count, the last id and the latest time name the set."""
+        totals = (
+            Event.objects.visible_to(self.user)
+            .filter(kind=Event.Kind.MESSAGE)
+            .aggregate(
+                count=Count("pk"),
+                scoped=Count("pk", filter=Q(scope_used=True)),
+                with_attachments=Count("pk", filter=Q(attachments__gt=0)),
+                last=Max("pk"),
+                latest=Max("at"),
+            )
+        )
+        latest = totals["latest"].timestamp() if totals["latest"] else 0
+        named = (self.user.pk, self.zone.key, totals["count"], totals["last"], latest)
+        key = "progress:messages:" + ":".join(map(str, named))
+        try:
+            kept = cache.get(key)
+        except redis.RedisError as error:  # Redis down: slower, not broken (health says so)
+            log.warning("study figures not cached: %s", error)
+            kept = None
+        if kept is None:
+            kept = self.count_messages()
+            with contextlib.suppress(redis.RedisError):
+                cache.set(key, kept, FIGURES_SECONDS)
+        per_day, sessions_by_hour = kept
+        return MessageFigures(
+            count=totals["count"],
+            scoped=totals["scoped"],
+            with_attachments=totals["with_attachments"],
+            per_day=per_day,
+            sessions_by_hour=sessions_by_hour,
+        )
+
+    def count_messages(self) -> tuple[dict[date, int], dict[int, set[int]]]:
+        """Messages per local day, and the sessions with a message in each local hour."""
+        per_day: Counter[date] = Counter()
+        sessions_by_hour: dict[int, set[int]] = {}
+        for at, session, *_ in self.messages:
+            moment = self.local(at)
+            per_day[moment.date()] += 1
+            if session is not None:
+                sessions_by_hour.setdefault(moment.hour, set()).add(session)
+        return dict(per_day), sessions_by_hour
+
     # --- totals and streaks ----------------------------------------------------------------
 
     @cached_property
@@ -116,13 +184,8 @@ class Activity:
         )
 
     @cached_property
-    def local_message_times(self) -> list[datetime]:
-        """Each message's time in the person's zone, converted once for every figure."""
-        return [self.local(at) for at, *_ in self.messages]
-
-    @cached_property
-    def messages_per_day(self) -> Counter[date]:
-        return Counter(moment.date() for moment in self.local_message_times)
+    def messages_per_day(self) -> dict[date, int]:
+        return self.message_figures.per_day
 
     @cached_property
     def active_dates(self) -> set[date]:
@@ -137,15 +200,8 @@ class Activity:
         return longest_run(self.active_dates)
 
     def sessions_with_messages_in_hours(self, hours: set[int]) -> int:
-        sessions = (message[1] for message in self.messages)
-        return len(
-            {
-                session
-                for session, moment in zip(sessions, self.local_message_times, strict=True)
-                if moment.hour in hours
-            }
-            - {None}
-        )
+        by_hour = self.message_figures.sessions_by_hour
+        return len(set().union(*(by_hour.get(hour, ()) for hour in hours)))
 
     # --- days ------------------------------------------------------------------------------
 

@@ -108,7 +108,7 @@ def summary(request: HttpRequest):
         "time_zone": activity.zone.key,
         "total_seconds": activity.total_seconds,
         "sessions": len(activity.sessions),
-        "messages": len(activity.messages),
+        "messages": activity.message_figures.count,
         "current_streak": activity.current_streak,
         "longest_streak": activity.longest_streak,
         "badges_earned": sum(1 for b in badges if b.earned),

@@ -43,13 +43,16 @@ def count(kind: str, **filters) -> EventCount:
 
 # Each metric: how to compute it, and which events can change it (only those re-evaluate it).
 METRICS: dict[str, tuple[Callable[[Activity], int], set[str]]] = {
-    Metric.MESSAGES: (lambda a: len(a.messages), {Kind.MESSAGE}),
+    Metric.MESSAGES: (lambda a: a.message_figures.count, {Kind.MESSAGE}),
     Metric.MAX_MESSAGES_IN_A_DAY: (
         lambda a: max(a.messages_per_day.values(), default=0),
         {Kind.MESSAGE},
     ),
-    Metric.SCOPED_MESSAGES: (lambda a: sum(m[2] for m in a.messages), {Kind.MESSAGE}),
-    Metric.ATTACHMENT_MESSAGES: (lambda a: sum(m[3] > 0 for m in a.messages), {Kind.MESSAGE}),
+    Metric.SCOPED_MESSAGES: (lambda a: a.message_figures.scoped, {Kind.MESSAGE}),
+    Metric.ATTACHMENT_MESSAGES: (
+        lambda a: a.message_figures.with_attachments,
+        {Kind.MESSAGE},
+    ),
     Metric.SESSIONS: (lambda a: len(a.sessions), {Kind.MESSAGE}),
     Metric.STUDY_MINUTES: (lambda a: a.total_seconds // 60, {Kind.MESSAGE}),
     Metric.LONGEST_SESSION_MINUTES: (lambda a: a.longest_session_seconds // 60, {Kind.MESSAGE}),
