@@ -7,19 +7,22 @@ and all arithmetic happens in UTC so a DST change never adds or loses an hour.
 import contextlib
 import logging
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from functools import cached_property
+from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 import redis
 from django.core.cache import cache
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Max
 from django.utils import timezone
 
 from apps.progress.models import EarnedBadge, Event, LocalZone, StudySession
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 HEATMAP_DAYS = 90
 HEATMAP_WEEKS = 13  # 13 columns × 7 rows = 91 cells: the one before the 90 days stays blank
@@ -60,13 +63,27 @@ class Day:
 @dataclass
 class MessageFigures:
     """What the figures need from a person's messages, counted in one zone: a few hundred
-    numbers instead of every message, kept in the cache until the next message."""
+    numbers instead of every message, kept in the cache until their next event."""
 
     count: int
     scoped: int
     with_attachments: int
     per_day: dict[date, int]
     sessions_by_hour: dict[int, set[int]]  # local hour: the sessions with a message in it
+
+
+def kept(key: str, compute: Callable[[], T]) -> T:
+    """`compute()`, kept in the cache (Redis, shared by the web processes) under `key`."""
+    try:
+        value = cache.get(key)
+    except redis.RedisError as error:  # Redis down: slower, not broken (health says so)
+        log.warning("study figures not cached: %s", error)
+        return compute()
+    if value is None:
+        value = compute()
+        with contextlib.suppress(redis.RedisError):
+            cache.set(key, value, FIGURES_SECONDS)
+    return value
 
 
 def current_run(dates: set[date], today: date) -> int:
@@ -124,44 +141,23 @@ class Activity:
         )
 
     @cached_property
-    def message_figures(self) -> MessageFigures:
-        """Counted in the database; the per-day and per-hour figures come from the cache when
-        no message was recorded since. A message is only ever added (with a higher id) or
-        deleted with its person, so the count, the last id and the latest time name the set."""
-        totals = (
-            Event.objects.visible_to(self.user)
-            .filter(kind=Event.Kind.MESSAGE)
-            .aggregate(
-                count=Count("pk"),
-                scoped=Count("pk", filter=Q(scope_used=True)),
-                with_attachments=Count("pk", filter=Q(attachments__gt=0)),
-                last=Max("pk"),
-                latest=Max("at"),
-            )
+    def version(self) -> str:
+        """Names the person's events as they stand. An event is only ever added (with a higher
+        id) or deleted with its person, so their number, the last id and the latest time change
+        with each one: figures counted from events are kept in the cache under it."""
+        seen = Event.objects.visible_to(self.user).aggregate(
+            count=Count("pk"), last=Max("pk"), latest=Max("at")
         )
-        latest = totals["latest"].timestamp() if totals["latest"] else 0
-        named = (self.user.pk, self.zone.key, totals["count"], totals["last"], latest)
-        key = "progress:messages:" + ":".join(map(str, named))
-        try:
-            kept = cache.get(key)
-        except redis.RedisError as error:  # Redis down: slower, not broken (health says so)
-            log.warning("study figures not cached: %s", error)
-            kept = None
-        if kept is None:
-            kept = self.count_messages()
-            with contextlib.suppress(redis.RedisError):
-                cache.set(key, kept, FIGURES_SECONDS)
-        per_day, sessions_by_hour = kept
-        return MessageFigures(
-            count=totals["count"],
-            scoped=totals["scoped"],
-            with_attachments=totals["with_attachments"],
-            per_day=per_day,
-            sessions_by_hour=sessions_by_hour,
-        )
+        latest = seen["latest"].timestamp() if seen["latest"] else 0
+        return f"{self.user.pk}:{seen['count']}:{seen['last']}:{latest}"
 
-    def count_messages(self) -> tuple[dict[date, int], dict[int, set[int]]]:
-        """Messages per local day, and the sessions with a message in each local hour."""
+    @cached_property
+    def message_figures(self) -> MessageFigures:
+        key = f"progress:messages:{self.version}:{self.zone.key}"
+        return MessageFigures(*kept(key, self.count_messages))
+
+    def count_messages(self) -> tuple:
+        """MessageFigures' fields, counted from every message (plain values for the cache)."""
         per_day: Counter[date] = Counter()
         sessions_by_hour: dict[int, set[int]] = {}
         for at, session, *_ in self.messages:
@@ -169,7 +165,13 @@ class Activity:
             per_day[moment.date()] += 1
             if session is not None:
                 sessions_by_hour.setdefault(moment.hour, set()).add(session)
-        return dict(per_day), sessions_by_hour
+        return (
+            len(self.messages),
+            sum(scoped for _, _, scoped, _ in self.messages),
+            sum(attachments > 0 for *_, attachments in self.messages),
+            dict(per_day),
+            sessions_by_hour,
+        )
 
     # --- totals and streaks ----------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 """The one badge evaluator: computes each metric from the database and awards every enabled
 badge whose target is reached. Badges are rows (BadgeDefinition); only metrics are code."""
 
+import hashlib
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -10,7 +11,7 @@ from django.db import IntegrityError, models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from apps.progress.activity import Activity
+from apps.progress.activity import Activity, kept
 from apps.progress.models import BadgeDefinition, EarnedBadge, Event, Metric
 
 logger = logging.getLogger(__name__)
@@ -82,6 +83,11 @@ METRICS: dict[str, tuple[Callable[[Activity], int], set[str]]] = {
 }
 
 
+COUNTED = {m: compute for m, (compute, _) in METRICS.items() if isinstance(compute, EventCount)}
+# Counts kept under another definition of the counting metrics are never read back.
+COUNTS_KEY = "progress:counts:" + hashlib.sha256(repr(COUNTED).encode()).hexdigest()[:16]
+
+
 def metrics_changed_by(kinds: Iterable[str]) -> list[str]:
     kinds = set(kinds)
     return [metric for metric, (_, changed_by) in METRICS.items() if changed_by & kinds]
@@ -108,14 +114,15 @@ class Metrics:
         return self.values[metric]
 
     def counts(self) -> dict[str, int]:
-        """Every counting metric at once: one query instead of one each."""
-        counted = {
-            m: compute for m, (compute, _) in METRICS.items() if isinstance(compute, EventCount)
-        }
+        """Every counting metric at once: one query instead of one each, kept in the cache
+        until the person's next event."""
+        return kept(f"{COUNTS_KEY}:{self.activity.version}", self.count)
+
+    def count(self) -> dict[str, int]:
         return Event.objects.visible_to(self.activity.user).aggregate(
             **{
                 metric: models.Count("pk", filter=compute.condition)
-                for metric, compute in counted.items()
+                for metric, compute in COUNTED.items()
             }
         )
 

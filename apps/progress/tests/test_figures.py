@@ -1,5 +1,5 @@
-"""The message figures kept in the cache are the ones counted from the messages themselves, in
-the person's zone, and a new message counts at once."""
+"""The figures kept in the cache are the ones counted from the events themselves (messages in
+the person's zone), and a new event counts at once."""
 
 from collections import Counter
 from datetime import UTC, datetime, timedelta
@@ -9,8 +9,8 @@ import pytest
 
 from apps.progress import tracking
 from apps.progress.activity import Activity
-from apps.progress.badges import EARLY_HOURS, NIGHT_HOURS
-from apps.progress.models import Event
+from apps.progress.badges import EARLY_HOURS, NIGHT_HOURS, Metrics
+from apps.progress.models import Event, Metric
 from apps.progress.tests.helpers import live_in
 from tests.conftest import free_port
 
@@ -115,3 +115,20 @@ def test_the_dashboard_is_counted_without_its_cache_while_redis_is_down(
     page = alice_client.get("/progress/")
     assert page.status_code == 200
     assert 'data-stat="sessions">1<' in page.text
+
+
+def test_badge_counts_follow_each_new_event(alice):
+    tracking.record_deck_created(alice)
+    assert Metrics(Activity(alice))[Metric.DECKS] == 1
+    tracking.record_deck_created(alice)
+    tracking.record_quiz(alice, score_percent=100, difficulty="advanced")
+    metrics = Metrics(Activity(alice))
+    assert (metrics[Metric.DECKS], metrics[Metric.PERFECT_QUIZZES]) == (2, 1)
+    assert metrics.counts() == Metrics(Activity(alice)).count()
+
+
+def test_the_dashboard_shows_progress_made_since_it_was_last_opened(alice_client, alice):
+    tracking.record_deck_created(alice)
+    assert "1 / 5 decks created" in alice_client.get("/progress/").text
+    tracking.record_deck_created(alice)
+    assert "2 / 5 decks created" in alice_client.get("/progress/").text
