@@ -72,6 +72,16 @@ class MessageFigures:
     sessions_by_hour: dict[int, set[int]]  # local hour: the sessions with a message in it
 
 
+@dataclass
+class SessionFigures:
+    """What the figures need from a person's sessions, counted in one zone."""
+
+    count: int
+    total_seconds: int
+    longest_seconds: int
+    per_day: dict[date, tuple[int, int]]  # local day: (seconds, sessions) that day
+
+
 def kept(key: str, compute: Callable[[], T]) -> T:
     """`compute()`, kept in the cache (Redis, shared by the web processes) under `key`."""
     try:
@@ -176,14 +186,41 @@ class Activity:
     # --- totals and streaks ----------------------------------------------------------------
 
     @cached_property
-    def total_seconds(self) -> int:
-        return int(sum((end - start).total_seconds() for _, start, end in self.sessions))
+    def session_figures(self) -> SessionFigures:
+        # Sessions change only when a message is recorded, in its transaction: the events'
+        # version names them too.
+        key = f"progress:sessions:{self.version}:{self.zone.key}"
+        return SessionFigures(*kept(key, self.count_sessions))
 
-    @cached_property
+    def count_sessions(self) -> tuple:
+        """SessionFigures' fields from every session; time split at local midnights."""
+        per_day: dict[date, tuple[int, int]] = {}
+        for _, started, ended in self.sessions:
+            day = self.local(started).date()
+            while True:
+                day_start = local_midnight(day, self.zone)
+                day_end = local_midnight(day + timedelta(days=1), self.zone)
+                # A session ending exactly at midnight does not spill into the next day.
+                if ended < day_start or (ended == day_start and started < day_start):
+                    break
+                overlap = int((min(ended, day_end) - max(started, day_start)).total_seconds())
+                seconds, sessions = per_day.get(day, (0, 0))
+                per_day[day] = (seconds + overlap, sessions + 1)
+                day += timedelta(days=1)
+        durations = [(end - start).total_seconds() for _, start, end in self.sessions]
+        return len(durations), int(sum(durations)), int(max(durations, default=0)), per_day
+
+    @property
+    def session_count(self) -> int:
+        return self.session_figures.count
+
+    @property
+    def total_seconds(self) -> int:
+        return self.session_figures.total_seconds
+
+    @property
     def longest_session_seconds(self) -> int:
-        return int(
-            max(((end - start).total_seconds() for _, start, end in self.sessions), default=0)
-        )
+        return self.session_figures.longest_seconds
 
     @cached_property
     def messages_per_day(self) -> dict[date, int]:
@@ -209,28 +246,9 @@ class Activity:
 
     def days(self, first: date, last: date) -> list[Day]:
         """Every local day from first to last, time split at local midnights."""
-        span = range((last - first).days + 1)
-        days = {first + timedelta(days=n): Day(first + timedelta(days=n)) for n in span}
-        window_start = local_midnight(first, self.zone)
-        window_end = local_midnight(last + timedelta(days=1), self.zone)
-        for _, started, ended in self.sessions:
-            if ended < window_start or started >= window_end:
-                continue
-            day = max(self.local(started).date(), first)
-            while day <= last:
-                day_start = local_midnight(day, self.zone)
-                day_end = local_midnight(day + timedelta(days=1), self.zone)
-                # A session ending exactly at midnight does not spill into the next day.
-                if ended < day_start or (ended == day_start and started < day_start):
-                    break
-                overlap = min(ended, day_end) - max(started, day_start)
-                days[day].seconds += int(overlap.total_seconds())
-                days[day].sessions += 1
-                day += timedelta(days=1)
-        for day, count in self.messages_per_day.items():
-            if day in days:
-                days[day].messages = count
-        return list(days.values())
+        per_day, messages = self.session_figures.per_day, self.messages_per_day
+        dates = (first + timedelta(days=n) for n in range((last - first).days + 1))
+        return [Day(day, *per_day.get(day, (0, 0)), messages.get(day, 0)) for day in dates]
 
     def can_show(self, day: date) -> bool:
         """Days one may ask about: none before 2000, none after tomorrow (a zone ahead)."""

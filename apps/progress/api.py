@@ -107,7 +107,7 @@ def summary(request: HttpRequest):
     return {
         "time_zone": activity.zone.key,
         "total_seconds": activity.total_seconds,
-        "sessions": len(activity.sessions),
+        "sessions": activity.session_count,
         "messages": activity.message_figures.count,
         "current_streak": activity.current_streak,
         "longest_streak": activity.longest_streak,

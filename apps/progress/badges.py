@@ -54,7 +54,7 @@ METRICS: dict[str, tuple[Callable[[Activity], int], set[str]]] = {
         lambda a: a.message_figures.with_attachments,
         {Kind.MESSAGE},
     ),
-    Metric.SESSIONS: (lambda a: len(a.sessions), {Kind.MESSAGE}),
+    Metric.SESSIONS: (lambda a: a.session_count, {Kind.MESSAGE}),
     Metric.STUDY_MINUTES: (lambda a: a.total_seconds // 60, {Kind.MESSAGE}),
     Metric.LONGEST_SESSION_MINUTES: (lambda a: a.longest_session_seconds // 60, {Kind.MESSAGE}),
     Metric.LONGEST_STREAK: (lambda a: a.longest_streak, {Kind.MESSAGE}),

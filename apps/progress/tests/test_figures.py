@@ -1,5 +1,5 @@
-"""The figures kept in the cache are the ones counted from the events themselves (messages in
-the person's zone), and a new event counts at once."""
+"""The figures kept in the cache are the ones counted from the events and sessions themselves
+(in the person's zone), and a new event counts at once."""
 
 from collections import Counter
 from datetime import UTC, datetime, timedelta
@@ -8,9 +8,9 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from apps.progress import tracking
-from apps.progress.activity import Activity
+from apps.progress.activity import Activity, SessionFigures
 from apps.progress.badges import EARLY_HOURS, NIGHT_HOURS, Metrics
-from apps.progress.models import Event, Metric
+from apps.progress.models import Event, Metric, StudySession
 from apps.progress.tests.helpers import live_in
 from tests.conftest import free_port
 
@@ -132,3 +132,26 @@ def test_the_dashboard_shows_progress_made_since_it_was_last_opened(alice_client
     assert "1 / 5 decks created" in alice_client.get("/progress/").text
     tracking.record_deck_created(alice)
     assert "2 / 5 decks created" in alice_client.get("/progress/").text
+
+
+@pytest.mark.parametrize("zone", ["Europe/Berlin", "Asia/Kathmandu", "America/St_Johns", "UTC"])
+def test_the_kept_session_figures_are_those_counted_from_the_sessions(alice, zone):
+    live_in(alice, zone)
+    study_unevenly(alice)
+    durations = [s.duration.total_seconds() for s in StudySession.objects.filter(user=alice)]
+    counted = SessionFigures(*Activity(alice).count_sessions())
+    assert (counted.count, counted.total_seconds) == (len(durations), int(sum(durations)))
+    assert counted.longest_seconds == int(max(durations))
+    assert sum(seconds for seconds, _ in counted.per_day.values()) == counted.total_seconds
+    assert Activity(alice).session_figures == counted  # kept
+    assert Activity(alice).session_figures == counted  # read back from the cache
+
+
+def test_a_message_that_extends_a_session_counts_at_once(alice):
+    start = datetime(2026, 5, 1, 10, 0, tzinfo=UTC)
+    tracking.record_message(alice, at=start)
+    assert Activity(alice).day(start.date()).seconds == 0
+    tracking.record_message(alice, at=start + timedelta(minutes=10))
+    day = Activity(alice).day(start.date())
+    assert (day.seconds, day.sessions, day.messages) == (600, 1, 2)
+    assert Activity(alice).total_seconds == 600
