@@ -29,7 +29,9 @@ HEATMAP_WEEKS = 13  # 13 columns × 7 rows = 91 cells: the one before the 90 day
 # Upper bounds (seconds, exclusive) of levels 1-3; anything above is level 4.
 LEVEL_BOUNDS = (15 * 60, 60 * 60, 3 * 60 * 60)
 EARLIEST_DAY = date(2000, 1, 1)
-FIGURES_SECONDS = 7 * 24 * 3600
+# Figures are kept under the person's events as they stand, so each event leaves the last ones
+# behind unread: an hour lets those go soon; a dashboard opened later counts once more.
+FIGURES_SECONDS = 3600
 
 
 def level_for(seconds: float, sessions: int) -> int:
