@@ -3,7 +3,8 @@
 
 Each page is asked alone through Django's test client, logged in, warm (a few requests first);
 median and p95 of the repeats. SQLite in a throwaway DATA_DIR by default; BENCH_DATABASE=postgres
-runs the same against a throwaway PostgreSQL cluster (tests/postgres.py).
+runs the same against a throwaway PostgreSQL cluster (tests/postgres.py). BENCH_PAGES picks
+pages by name, comma-separated (`BENCH_PAGES="progress,progress day"`); every page by default.
 """
 
 import os
@@ -40,6 +41,7 @@ from tests.vault_seed import pages, seed  # noqa: E402
 
 WARM = 3
 REPEATS = int(os.environ.get("BENCH_REPEATS", "30"))
+ONLY = {name.strip() for name in os.environ.get("BENCH_PAGES", "").split(",") if name.strip()}
 TARGET_MS = 15
 
 
@@ -71,6 +73,8 @@ def main() -> None:
     clients = {}
     rows = []
     for name, user, url in pages(vault, now):
+        if ONLY and name not in ONLY:
+            continue
         if user.pk not in clients:
             clients[user.pk] = Client()
             clients[user.pk].force_login(user)

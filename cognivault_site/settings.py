@@ -274,8 +274,8 @@ WORKER_QUEUES = [
     "study",  # study generation
 ]
 
-# The cache holds the rate-limit counters and the rendered document pickers (apps/vault/forms.py),
-# shared by every web process.
+# The cache holds the rate-limit counters, the rendered document pickers (apps/vault/forms.py)
+# and each person's study figures (apps/progress/activity.py), shared by every web process.
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
 }

@@ -4,21 +4,34 @@ Sessions are stored in UTC; a session that crosses local midnight gives each day
 and all arithmetic happens in UTC so a DST change never adds or loses an hour.
 """
 
+import contextlib
+import logging
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from functools import cached_property
+from typing import TypeVar
 from zoneinfo import ZoneInfo
 
+import redis
+from django.core.cache import cache
+from django.db.models import Count, Max
 from django.utils import timezone
 
 from apps.progress.models import EarnedBadge, Event, LocalZone, StudySession
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 HEATMAP_DAYS = 90
 HEATMAP_WEEKS = 13  # 13 columns × 7 rows = 91 cells: the one before the 90 days stays blank
 # Upper bounds (seconds, exclusive) of levels 1-3; anything above is level 4.
 LEVEL_BOUNDS = (15 * 60, 60 * 60, 3 * 60 * 60)
 EARLIEST_DAY = date(2000, 1, 1)
+# Figures are kept under the person's events as they stand, so each event leaves the last ones
+# behind unread: an hour lets those go soon; a dashboard opened later counts once more.
+FIGURES_SECONDS = 3600
 
 
 def level_for(seconds: float, sessions: int) -> int:
@@ -47,6 +60,42 @@ class Day:
     @property
     def minutes(self) -> int:
         return self.seconds // 60
+
+
+@dataclass
+class MessageFigures:
+    """What the figures need from a person's messages, counted in one zone: a few hundred
+    numbers instead of every message, kept in the cache until their next event."""
+
+    count: int
+    scoped: int
+    with_attachments: int
+    per_day: dict[date, int]
+    sessions_by_hour: dict[int, set[int]]  # local hour: the sessions with a message in it
+
+
+@dataclass
+class SessionFigures:
+    """What the figures need from a person's sessions, counted in one zone."""
+
+    count: int
+    total_seconds: int
+    longest_seconds: int
+    per_day: dict[date, tuple[int, int]]  # local day: (seconds, sessions) that day
+
+
+def kept(key: str, compute: Callable[[], T]) -> T:
+    """`compute()`, kept in the cache (Redis, shared by the web processes) under `key`."""
+    try:
+        value = cache.get(key)
+    except redis.RedisError as error:  # Redis down: slower, not broken (health says so)
+        log.warning("study figures not cached: %s", error)
+        return compute()
+    if value is None:
+        value = compute()
+        with contextlib.suppress(redis.RedisError):
+            cache.set(key, value, FIGURES_SECONDS)
+    return value
 
 
 def current_run(dates: set[date], today: date) -> int:
@@ -103,26 +152,81 @@ class Activity:
             .values_list("at", "session_id", "scope_used", "attachments")
         )
 
+    @cached_property
+    def version(self) -> str:
+        """Names the person's events as they stand. An event is only ever added (with a higher
+        id) or deleted with its person, so their number, the last id and the latest time change
+        with each one: figures counted from events are kept in the cache under it."""
+        seen = Event.objects.visible_to(self.user).aggregate(
+            count=Count("pk"), last=Max("pk"), latest=Max("at")
+        )
+        latest = seen["latest"].timestamp() if seen["latest"] else 0
+        return f"{self.user.pk}:{seen['count']}:{seen['last']}:{latest}"
+
+    @cached_property
+    def message_figures(self) -> MessageFigures:
+        key = f"progress:messages:{self.version}:{self.zone.key}"
+        return MessageFigures(*kept(key, self.count_messages))
+
+    def count_messages(self) -> tuple:
+        """MessageFigures' fields, counted from every message (plain values for the cache)."""
+        per_day: Counter[date] = Counter()
+        sessions_by_hour: dict[int, set[int]] = {}
+        for at, session, *_ in self.messages:
+            moment = self.local(at)
+            per_day[moment.date()] += 1
+            if session is not None:
+                sessions_by_hour.setdefault(moment.hour, set()).add(session)
+        return (
+            len(self.messages),
+            sum(scoped for _, _, scoped, _ in self.messages),
+            sum(attachments > 0 for *_, attachments in self.messages),
+            dict(per_day),
+            sessions_by_hour,
+        )
+
     # --- totals and streaks ----------------------------------------------------------------
 
     @cached_property
+    def session_figures(self) -> SessionFigures:
+        # Sessions change only when a message is recorded, in its transaction: the events'
+        # version names them too.
+        key = f"progress:sessions:{self.version}:{self.zone.key}"
+        return SessionFigures(*kept(key, self.count_sessions))
+
+    def count_sessions(self) -> tuple:
+        """SessionFigures' fields from every session; time split at local midnights."""
+        per_day: dict[date, tuple[int, int]] = {}
+        for _, started, ended in self.sessions:
+            day = self.local(started).date()
+            while True:
+                day_start = local_midnight(day, self.zone)
+                day_end = local_midnight(day + timedelta(days=1), self.zone)
+                # A session ending exactly at midnight does not spill into the next day.
+                if ended < day_start or (ended == day_start and started < day_start):
+                    break
+                overlap = int((min(ended, day_end) - max(started, day_start)).total_seconds())
+                seconds, sessions = per_day.get(day, (0, 0))
+                per_day[day] = (seconds + overlap, sessions + 1)
+                day += timedelta(days=1)
+        durations = [(end - start).total_seconds() for _, start, end in self.sessions]
+        return len(durations), int(sum(durations)), int(max(durations, default=0)), per_day
+
+    @property
+    def session_count(self) -> int:
+        return self.session_figures.count
+
+    @property
     def total_seconds(self) -> int:
-        return int(sum((end - start).total_seconds() for _, start, end in self.sessions))
+        return self.session_figures.total_seconds
 
-    @cached_property
+    @property
     def longest_session_seconds(self) -> int:
-        return int(
-            max(((end - start).total_seconds() for _, start, end in self.sessions), default=0)
-        )
+        return self.session_figures.longest_seconds
 
     @cached_property
-    def local_message_times(self) -> list[datetime]:
-        """Each message's time in the person's zone, converted once for every figure."""
-        return [self.local(at) for at, *_ in self.messages]
-
-    @cached_property
-    def messages_per_day(self) -> Counter[date]:
-        return Counter(moment.date() for moment in self.local_message_times)
+    def messages_per_day(self) -> dict[date, int]:
+        return self.message_figures.per_day
 
     @cached_property
     def active_dates(self) -> set[date]:
@@ -137,42 +241,16 @@ class Activity:
         return longest_run(self.active_dates)
 
     def sessions_with_messages_in_hours(self, hours: set[int]) -> int:
-        sessions = (message[1] for message in self.messages)
-        return len(
-            {
-                session
-                for session, moment in zip(sessions, self.local_message_times, strict=True)
-                if moment.hour in hours
-            }
-            - {None}
-        )
+        by_hour = self.message_figures.sessions_by_hour
+        return len(set().union(*(by_hour.get(hour, ()) for hour in hours)))
 
     # --- days ------------------------------------------------------------------------------
 
     def days(self, first: date, last: date) -> list[Day]:
         """Every local day from first to last, time split at local midnights."""
-        span = range((last - first).days + 1)
-        days = {first + timedelta(days=n): Day(first + timedelta(days=n)) for n in span}
-        window_start = local_midnight(first, self.zone)
-        window_end = local_midnight(last + timedelta(days=1), self.zone)
-        for _, started, ended in self.sessions:
-            if ended < window_start or started >= window_end:
-                continue
-            day = max(self.local(started).date(), first)
-            while day <= last:
-                day_start = local_midnight(day, self.zone)
-                day_end = local_midnight(day + timedelta(days=1), self.zone)
-                # A session ending exactly at midnight does not spill into the next day.
-                if ended < day_start or (ended == day_start and started < day_start):
-                    break
-                overlap = min(ended, day_end) - max(started, day_start)
-                days[day].seconds += int(overlap.total_seconds())
-                days[day].sessions += 1
-                day += timedelta(days=1)
-        for day, count in self.messages_per_day.items():
-            if day in days:
-                days[day].messages = count
-        return list(days.values())
+        per_day, messages = self.session_figures.per_day, self.messages_per_day
+        dates = (first + timedelta(days=n) for n in range((last - first).days + 1))
+        return [Day(day, *per_day.get(day, (0, 0)), messages.get(day, 0)) for day in dates]
 
     def can_show(self, day: date) -> bool:
         """Days one may ask about: none before 2000, none after tomorrow (a zone ahead)."""

@@ -107,8 +107,8 @@ def summary(request: HttpRequest):
     return {
         "time_zone": activity.zone.key,
         "total_seconds": activity.total_seconds,
-        "sessions": len(activity.sessions),
-        "messages": len(activity.messages),
+        "sessions": activity.session_count,
+        "messages": activity.message_figures.count,
         "current_streak": activity.current_streak,
         "longest_streak": activity.longest_streak,
         "badges_earned": sum(1 for b in badges if b.earned),

@@ -1,6 +1,7 @@
 """The one badge evaluator: computes each metric from the database and awards every enabled
 badge whose target is reached. Badges are rows (BadgeDefinition); only metrics are code."""
 
+import hashlib
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -10,7 +11,7 @@ from django.db import IntegrityError, models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from apps.progress.activity import Activity
+from apps.progress.activity import Activity, kept
 from apps.progress.models import BadgeDefinition, EarnedBadge, Event, Metric
 
 logger = logging.getLogger(__name__)
@@ -43,14 +44,17 @@ def count(kind: str, **filters) -> EventCount:
 
 # Each metric: how to compute it, and which events can change it (only those re-evaluate it).
 METRICS: dict[str, tuple[Callable[[Activity], int], set[str]]] = {
-    Metric.MESSAGES: (lambda a: len(a.messages), {Kind.MESSAGE}),
+    Metric.MESSAGES: (lambda a: a.message_figures.count, {Kind.MESSAGE}),
     Metric.MAX_MESSAGES_IN_A_DAY: (
         lambda a: max(a.messages_per_day.values(), default=0),
         {Kind.MESSAGE},
     ),
-    Metric.SCOPED_MESSAGES: (lambda a: sum(m[2] for m in a.messages), {Kind.MESSAGE}),
-    Metric.ATTACHMENT_MESSAGES: (lambda a: sum(m[3] > 0 for m in a.messages), {Kind.MESSAGE}),
-    Metric.SESSIONS: (lambda a: len(a.sessions), {Kind.MESSAGE}),
+    Metric.SCOPED_MESSAGES: (lambda a: a.message_figures.scoped, {Kind.MESSAGE}),
+    Metric.ATTACHMENT_MESSAGES: (
+        lambda a: a.message_figures.with_attachments,
+        {Kind.MESSAGE},
+    ),
+    Metric.SESSIONS: (lambda a: a.session_count, {Kind.MESSAGE}),
     Metric.STUDY_MINUTES: (lambda a: a.total_seconds // 60, {Kind.MESSAGE}),
     Metric.LONGEST_SESSION_MINUTES: (lambda a: a.longest_session_seconds // 60, {Kind.MESSAGE}),
     Metric.LONGEST_STREAK: (lambda a: a.longest_streak, {Kind.MESSAGE}),
@@ -79,6 +83,11 @@ METRICS: dict[str, tuple[Callable[[Activity], int], set[str]]] = {
 }
 
 
+COUNTED = {m: compute for m, (compute, _) in METRICS.items() if isinstance(compute, EventCount)}
+# Counts kept under another definition of the counting metrics are never read back.
+COUNTS_KEY = "progress:counts:" + hashlib.sha256(repr(COUNTED).encode()).hexdigest()[:16]
+
+
 def metrics_changed_by(kinds: Iterable[str]) -> list[str]:
     kinds = set(kinds)
     return [metric for metric, (_, changed_by) in METRICS.items() if changed_by & kinds]
@@ -105,14 +114,15 @@ class Metrics:
         return self.values[metric]
 
     def counts(self) -> dict[str, int]:
-        """Every counting metric at once: one query instead of one each."""
-        counted = {
-            m: compute for m, (compute, _) in METRICS.items() if isinstance(compute, EventCount)
-        }
+        """Every counting metric at once: one query instead of one each, kept in the cache
+        until the person's next event."""
+        return kept(f"{COUNTS_KEY}:{self.activity.version}", self.count)
+
+    def count(self) -> dict[str, int]:
         return Event.objects.visible_to(self.activity.user).aggregate(
             **{
                 metric: models.Count("pk", filter=compute.condition)
-                for metric, compute in counted.items()
+                for metric, compute in COUNTED.items()
             }
         )
 
