@@ -82,13 +82,15 @@ class Thread(models.Model):
         extra = len(question.content) if question is not None else 0
         return fit_memory(self.pairs(before=question), extra, budget)
 
-    def settle_interrupted(self) -> list[int]:
-        """An answer whose worker went silent will never finish: say so. Returns their ids."""
-        return self.messages.all().settle_stale()
-
-    def answering(self) -> "Message | None":
-        """The answer being written (or waiting for a worker), if any."""
-        return self.messages.filter(status=Message.Status.STREAMING).last()
+    def busy(self) -> bool:
+        """Whether an answer is being written (or waits for a worker). One whose worker went
+        silent will never finish: it is marked interrupted, and does not count."""
+        cutoff = timezone.now() - timedelta(seconds=settings.CHAT_STALE_SECONDS)
+        streaming = self.messages.filter(status=Message.Status.STREAMING)
+        answers = list(streaming.values_list("pk", "worker", "heartbeat_at"))
+        stale = [pk for pk, worker, beat in answers if worker and beat and beat < cutoff]
+        settled = Message.objects.interrupt(streaming.filter(pk__in=stale).stale()) if stale else []
+        return len(answers) > len(settled)
 
     def request_stop(self) -> list[int]:
         """Stop this thread's answer from any web process: the worker writing it reads the
@@ -99,7 +101,7 @@ class Thread(models.Model):
         self.messages.filter(status=Message.Status.STREAMING).update(stop_requested=True)
         return stopped
 
-    @transaction.atomic
+    @transaction.atomic(savepoint=False)  # inside a caller's transaction: no savepoint of its own
     def ask(self, content: str, scope: dict, scope_label: str, attachments=()) -> "Message":
         """Add a question and the empty answer the agent will write; returns the answer."""
         question = self.messages.create(
@@ -114,7 +116,7 @@ class Thread(models.Model):
         self.save()
         return self.messages.create(role=Message.Role.ASSISTANT, status=Message.Status.STREAMING)
 
-    @transaction.atomic
+    @transaction.atomic(savepoint=False)  # inside a caller's transaction: no savepoint of its own
     def rewind(self, question: "Message", content: str) -> "Message":
         """Edit an earlier question: everything after it goes, a fresh answer follows."""
         self.messages.filter(pk__gt=question.pk).delete()
@@ -123,7 +125,7 @@ class Thread(models.Model):
         self.save()
         return self.messages.create(role=Message.Role.ASSISTANT, status=Message.Status.STREAMING)
 
-    @transaction.atomic
+    @transaction.atomic(savepoint=False)  # inside a caller's transaction: no savepoint of its own
     def regenerate(self) -> "Message | None":
         """Replace the last answer with a fresh one; None when there is nothing to redo."""
         last_question = self.messages.filter(role=Message.Role.USER).last()
@@ -151,9 +153,6 @@ class MessageQuerySet(models.QuerySet):
         return self.filter(status=Message.Status.STREAMING, heartbeat_at__lt=cutoff).exclude(
             worker=""
         )
-
-    def settle_stale(self) -> list[int]:
-        return self.interrupt(self.stale())
 
     @staticmethod
     def interrupt(answers: "MessageQuerySet") -> list[int]:

@@ -50,8 +50,7 @@ def clean_question(content) -> str:
 
 
 def check_idle(thread: Thread) -> None:
-    thread.settle_interrupted()
-    if thread.answering() is not None:
+    if thread.busy():
         raise AskError("An answer is still being written; stop it or wait for it.")
 
 
