@@ -68,14 +68,7 @@ class Thread(models.Model):
         messages = self.messages.all()
         if before is not None:
             messages = messages.filter(pk__lt=before.pk)
-        pairs, question = [], None
-        for message in messages:
-            if message.role == Message.Role.USER:
-                question = message
-            elif question is not None and message.remembered:
-                pairs.append((question, message))
-                question = None
-        return pairs
+        return answered_pairs(messages)
 
     def memory(self, question: "Message | None" = None, budget: int = MEMORY_BUDGET) -> Memory:
         """What the model is given before `question` (or after the last answer, when None)."""
@@ -134,6 +127,18 @@ class Thread(models.Model):
         self.messages.filter(pk__gt=last_question.pk).delete()
         self.save()
         return self.messages.create(role=Message.Role.ASSISTANT, status=Message.Status.STREAMING)
+
+
+def answered_pairs(messages) -> list[tuple["Message", "Message"]]:
+    """The question/answer pairs of a thread's messages (in order) that the model remembers."""
+    pairs, question = [], None
+    for message in messages:
+        if message.role == Message.Role.USER:
+            question = message
+        elif question is not None and message.remembered:
+            pairs.append((question, message))
+            question = None
+    return pairs
 
 
 def title_from(question: str) -> str:
