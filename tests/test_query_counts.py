@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 QUERIES = {
     "settings": 5,
     "classroom (teacher)": 5,
-    "chat thread": 11,
+    "chat thread": 10,
     "knowledge base": 11,
     "knowledge base (teacher)": 11,
     "ingestion run": 4,

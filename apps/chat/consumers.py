@@ -24,6 +24,7 @@ from apps.chat.conversation import (
     fragment,
     group_for,
     render_parts,
+    render_thread,
 )
 from apps.chat.models import Message, Thread
 
@@ -135,7 +136,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             answer = turns.regenerate(user, thread)
         else:
             raise turns.AskError("Unknown action.")
-        return answer.pk, render_parts(thread.pk, ASK_PARTS if action == "ask" else START_PARTS)
+        thread.owner = user  # the thread was read by its owner: no second read of the user
+        return answer.pk, render_thread(thread, ASK_PARTS if action == "ask" else START_PARTS)
 
     async def _render(self, parts) -> str:
         return await database_sync_to_async(render_parts)(self.thread.pk, parts)

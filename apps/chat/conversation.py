@@ -5,7 +5,7 @@ composer; and rendering them as out-of-band fragments for the thread's group."""
 from django.template.loader import render_to_string
 
 from apps.chat.forms import ComposerFiles
-from apps.chat.models import Thread
+from apps.chat.models import MEMORY_BUDGET, Thread, answered_pairs, fit_memory
 from apps.chat.turns import MAX_ATTACHMENTS
 from apps.llm import gateway
 from apps.vault.models import Category
@@ -42,7 +42,7 @@ def conversation_context(thread: Thread) -> dict:
         # Not "messages": that name belongs to django.contrib.messages in base.html.
         "conversation": messages,
         "streaming": any(message.live for message in messages),
-        "memory": thread.memory(),
+        "memory": fit_memory(answered_pairs(messages), 0, MEMORY_BUDGET),
         "categories": Category.objects.all(),
         "files": ComposerFiles(user=user)["document_ids"],
         "starters": STARTERS,
@@ -57,9 +57,14 @@ def fragment(partial: str, **context) -> str:
 
 def render_parts(thread_id: int, parts=END_PARTS, message_id: int | None = None) -> str:
     """The named partials of a thread as one frame; "" when the thread is gone."""
-    thread = Thread.objects.filter(pk=thread_id).first()
+    thread = Thread.objects.filter(pk=thread_id).select_related("owner").first()
     if thread is None:
         return ""
+    return render_thread(thread, parts, message_id)
+
+
+def render_thread(thread: Thread, parts=END_PARTS, message_id: int | None = None) -> str:
+    """render_parts for a thread just read (with its owner)."""
     context = conversation_context(thread)
     conversation = context["conversation"]
     html = []

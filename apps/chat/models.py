@@ -68,27 +68,22 @@ class Thread(models.Model):
         messages = self.messages.all()
         if before is not None:
             messages = messages.filter(pk__lt=before.pk)
-        pairs, question = [], None
-        for message in messages:
-            if message.role == Message.Role.USER:
-                question = message
-            elif question is not None and message.remembered:
-                pairs.append((question, message))
-                question = None
-        return pairs
+        return answered_pairs(messages)
 
     def memory(self, question: "Message | None" = None, budget: int = MEMORY_BUDGET) -> Memory:
         """What the model is given before `question` (or after the last answer, when None)."""
         extra = len(question.content) if question is not None else 0
         return fit_memory(self.pairs(before=question), extra, budget)
 
-    def settle_interrupted(self) -> list[int]:
-        """An answer whose worker went silent will never finish: say so. Returns their ids."""
-        return self.messages.all().settle_stale()
-
-    def answering(self) -> "Message | None":
-        """The answer being written (or waiting for a worker), if any."""
-        return self.messages.filter(status=Message.Status.STREAMING).last()
+    def busy(self) -> bool:
+        """Whether an answer is being written (or waits for a worker). One whose worker went
+        silent will never finish: it is marked interrupted, and does not count."""
+        cutoff = timezone.now() - timedelta(seconds=settings.CHAT_STALE_SECONDS)
+        streaming = self.messages.filter(status=Message.Status.STREAMING)
+        answers = list(streaming.values_list("pk", "worker", "heartbeat_at"))
+        stale = [pk for pk, worker, beat in answers if worker and beat and beat < cutoff]
+        settled = Message.objects.interrupt(streaming.filter(pk__in=stale).stale()) if stale else []
+        return len(answers) > len(settled)
 
     def request_stop(self) -> list[int]:
         """Stop this thread's answer from any web process: the worker writing it reads the
@@ -99,7 +94,7 @@ class Thread(models.Model):
         self.messages.filter(status=Message.Status.STREAMING).update(stop_requested=True)
         return stopped
 
-    @transaction.atomic
+    @transaction.atomic(savepoint=False)  # inside a caller's transaction: no savepoint of its own
     def ask(self, content: str, scope: dict, scope_label: str, attachments=()) -> "Message":
         """Add a question and the empty answer the agent will write; returns the answer."""
         question = self.messages.create(
@@ -114,7 +109,7 @@ class Thread(models.Model):
         self.save()
         return self.messages.create(role=Message.Role.ASSISTANT, status=Message.Status.STREAMING)
 
-    @transaction.atomic
+    @transaction.atomic(savepoint=False)  # inside a caller's transaction: no savepoint of its own
     def rewind(self, question: "Message", content: str) -> "Message":
         """Edit an earlier question: everything after it goes, a fresh answer follows."""
         self.messages.filter(pk__gt=question.pk).delete()
@@ -123,7 +118,7 @@ class Thread(models.Model):
         self.save()
         return self.messages.create(role=Message.Role.ASSISTANT, status=Message.Status.STREAMING)
 
-    @transaction.atomic
+    @transaction.atomic(savepoint=False)  # inside a caller's transaction: no savepoint of its own
     def regenerate(self) -> "Message | None":
         """Replace the last answer with a fresh one; None when there is nothing to redo."""
         last_question = self.messages.filter(role=Message.Role.USER).last()
@@ -132,6 +127,18 @@ class Thread(models.Model):
         self.messages.filter(pk__gt=last_question.pk).delete()
         self.save()
         return self.messages.create(role=Message.Role.ASSISTANT, status=Message.Status.STREAMING)
+
+
+def answered_pairs(messages) -> list[tuple["Message", "Message"]]:
+    """The question/answer pairs of a thread's messages (in order) that the model remembers."""
+    pairs, question = [], None
+    for message in messages:
+        if message.role == Message.Role.USER:
+            question = message
+        elif question is not None and message.remembered:
+            pairs.append((question, message))
+            question = None
+    return pairs
 
 
 def title_from(question: str) -> str:
@@ -151,9 +158,6 @@ class MessageQuerySet(models.QuerySet):
         return self.filter(status=Message.Status.STREAMING, heartbeat_at__lt=cutoff).exclude(
             worker=""
         )
-
-    def settle_stale(self) -> list[int]:
-        return self.interrupt(self.stale())
 
     @staticmethod
     def interrupt(answers: "MessageQuerySet") -> list[int]:

@@ -50,8 +50,7 @@ def clean_question(content) -> str:
 
 
 def check_idle(thread: Thread) -> None:
-    thread.settle_interrupted()
-    if thread.answering() is not None:
+    if thread.busy():
         raise AskError("An answer is still being written; stop it or wait for it.")
 
 
@@ -61,7 +60,7 @@ def ask(user, thread: Thread, content, category_ids=(), document_ids=(), attachm
     wanted = ids(attachment_ids)
     if len(wanted) > MAX_ATTACHMENTS:
         raise AskError(f"At most {MAX_ATTACHMENTS} attachments per message.")
-    attachments = list(
+    attachments = wanted and list(
         Attachment.objects.visible_to(user).filter(pk__in=wanted, message__isnull=True)
     )
     if len(attachments) != len(wanted):
