@@ -44,6 +44,8 @@ def words(text: str) -> list[dict]:
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    # A class of clients connecting at once (benchmarks): more than the default 5 may wait.
+    request_queue_size = 128
 
     def handle_error(self, request, client_address) -> None:
         if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that hung up is fine
