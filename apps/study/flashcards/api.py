@@ -198,9 +198,7 @@ def create_deck(request: HttpRequest, payload: DeckIn, key: IdempotencyKey = "")
         key=key,
     )
     if new:
-        if payload.for_class:
-            ClassSet.objects.hand_out(request.auth, deck)
-        tasks.enqueue("deck", deck.pk)
+        tasks.make("deck", deck, for_class=payload.for_class)
     return started(deck)
 
 

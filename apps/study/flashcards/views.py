@@ -11,7 +11,6 @@ from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts import ratelimits
 from apps.study import errors, stale, tasks
-from apps.study.classsets.models import ClassSet
 from apps.study.errors import StudyError
 from apps.study.flashcards import anki, csv_files, decks, generation, scheduling
 from apps.study.flashcards.forms import (
@@ -70,9 +69,7 @@ def deck_generate(request: HttpRequest) -> HttpResponse:
             errors.show(request, error, form)
         else:
             if new:
-                if form.hand_out_to_class:
-                    ClassSet.objects.hand_out(request.user, deck)
-                tasks.enqueue("deck", deck.pk)
+                tasks.make("deck", deck, for_class=form.hand_out_to_class)
             return redirect("study:deck-detail", pk=deck.pk)
     return render_deck_list(request, generate_form=form, status=errors.PAGE_STATUS)
 

@@ -134,9 +134,7 @@ def create_mindmap(request: HttpRequest, payload: MindmapIn, key: IdempotencyKey
         request.auth, payload.scope, title, method=payload.method, key=key
     )
     if new:
-        if payload.for_class:
-            ClassSet.objects.hand_out(request.auth, mindmap)
-        tasks.enqueue("mindmap", mindmap.pk)
+        tasks.make("mindmap", mindmap, for_class=payload.for_class)
     return started(mindmap)
 
 

@@ -10,7 +10,6 @@ from django.views.decorators.http import require_GET, require_POST
 from apps.accounts import ratelimits
 from apps.progress import tracking
 from apps.study import errors, stale, tasks
-from apps.study.classsets.models import ClassSet
 from apps.study.errors import StudyError
 from apps.study.generated import asked_before
 from apps.study.mindmaps import generation, svg, tree
@@ -58,9 +57,7 @@ def mindmap_generate(request: HttpRequest) -> HttpResponse:
             errors.show(request, error, form)
         else:
             if new:
-                if form.hand_out_to_class:
-                    ClassSet.objects.hand_out(request.user, mindmap)
-                tasks.enqueue("mindmap", mindmap.pk)
+                tasks.make("mindmap", mindmap, for_class=form.hand_out_to_class)
             return redirect("study:mindmap-detail", pk=mindmap.pk)
     return render_mindmap_list(request, generate_form=form, status=errors.PAGE_STATUS)
 

@@ -191,9 +191,7 @@ def create_quiz(request: HttpRequest, payload: QuizIn, key: IdempotencyKey = "")
         key=key,
     )
     if new:
-        if payload.for_class:
-            ClassSet.objects.hand_out(request.auth, quiz)
-        tasks.enqueue("quiz", quiz.pk)
+        tasks.make("quiz", quiz, for_class=payload.for_class)
     return started(quiz)
 
 

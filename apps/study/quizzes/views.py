@@ -10,7 +10,6 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from apps.accounts import ratelimits
 from apps.study import errors, stale, tasks
-from apps.study.classsets.models import ClassSet
 from apps.study.errors import InvalidAnswers, InvalidInput, StudyError
 from apps.study.generated import asked_before
 from apps.study.quizzes import exports, generation
@@ -45,9 +44,7 @@ def quiz_list(request: HttpRequest) -> HttpResponse:
             errors.show(request, error, form)
         else:
             if new:
-                if form.hand_out_to_class:
-                    ClassSet.objects.hand_out(request.user, made)
-                tasks.enqueue("quiz", made.pk)
+                tasks.make("quiz", made, for_class=form.hand_out_to_class)
             return redirect("study:quiz-detail", made.pk)
     context = {
         "form": form,

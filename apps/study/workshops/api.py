@@ -141,9 +141,7 @@ def create_workshop(request: HttpRequest, payload: WorkshopIn, key: IdempotencyK
         key=key,
     )
     if new:
-        if payload.for_class:
-            ClassSet.objects.hand_out(request.auth, workshop)
-        tasks.enqueue("workshop", workshop.pk)
+        tasks.make("workshop", workshop, for_class=payload.for_class)
     return started(workshop)
 
 

@@ -10,7 +10,6 @@ from apps.accounts import ratelimits
 from apps.accounts.ratelimits import rate_limited
 from apps.llm.rendering import render_markdown
 from apps.study import errors, stale, tasks
-from apps.study.classsets.models import ClassSet
 from apps.study.errors import StudyError
 from apps.study.generated import asked_before
 from apps.study.sources import sources_for
@@ -44,9 +43,7 @@ def workshop_list(request: HttpRequest) -> HttpResponse:
             errors.show(request, error, form)
         else:
             if new:
-                if form.hand_out_to_class:
-                    ClassSet.objects.hand_out(request.user, made)
-                tasks.enqueue("workshop", made.pk)
+                tasks.make("workshop", made, for_class=form.hand_out_to_class)
             return redirect("study:workshop-detail", made.pk)
     context = {
         "form": form,
