@@ -9,14 +9,17 @@ PORT ?= 8000
 HTTPS_PORT ?= 8443
 REDIS_URL ?= redis://127.0.0.1:6379/0
 DATA_DIR ?= $(CURDIR)/var
-# Chat answers and study generations made at once by the chat worker (threads: they wait on the
-# model, not the CPU).
+# Chat workers, and the answers and study generations each makes at once (threads: they wait on
+# the model). More than one process, so their work between the model's words is not held up
+# behind one interpreter lock when a class asks at once.
+CHAT_PROCESSES ?= 2
 CHAT_CONCURRENCY ?= 16
 # The port Redis listens on when `make run` has to start it itself.
 REDIS_PORT := $(shell echo "$(REDIS_URL)" | sed -nE 's#^redis://[^/]*:([0-9]+).*#\1#p')
-# honcho gives each process its own $$PORT, so the Procfile reads the web port as WEB_PORT.
+# honcho gives each process its own $$PORT (each chat worker is named by its), so the Procfile
+# reads the web port as WEB_PORT.
 export WEB_PORT := $(PORT)
-export HOST PORT HTTPS_PORT REDIS_URL DATA_DIR REDIS_PORT CHAT_CONCURRENCY
+export HOST PORT HTTPS_PORT REDIS_URL DATA_DIR REDIS_PORT CHAT_PROCESSES CHAT_CONCURRENCY
 
 # Debian packages the app uses: Redis (jobs), Tesseract (OCR), Chromium (browser tests),
 # espeak-ng (speech fixtures for the tests), a C++ toolchain (the one-time llama-cpp-python
@@ -79,8 +82,8 @@ run: setup
 	$(PY) manage.py bootstrap
 	mkdir -p $(DATA_DIR)/redis
 	@if $(PY) -c "import redis,os; redis.Redis.from_url(os.environ['REDIS_URL'], socket_timeout=1).ping()" 2>/dev/null; \
-	then echo "Redis answers at $(REDIS_URL)."; exec $(VENV)/bin/honcho start web worker chat; \
-	else echo "Starting Redis for $(REDIS_URL)."; exec $(VENV)/bin/honcho start redis web worker chat; fi
+	then echo "Redis answers at $(REDIS_URL)."; exec $(VENV)/bin/honcho start -c chat=$(CHAT_PROCESSES) web worker chat; \
+	else echo "Starting Redis for $(REDIS_URL)."; exec $(VENV)/bin/honcho start -c chat=$(CHAT_PROCESSES) redis web worker chat; fi
 
 test: setup
 	$(PY) -m pytest

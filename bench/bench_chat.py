@@ -3,7 +3,8 @@ model's own streaming time at the same concurrency (and over its time alone), an
 answer fragment after the model's first answer token.
 
 The parts are the real ones, each its own process as `make run` starts them: a Redis server
-(Celery broker and channel layer), daphne, a Celery chat worker (`-Q chat --pool=threads`);
+(Celery broker and channel layer), daphne, the chat workers (`CHAT_PROCESSES` processes of
+`CHAT_CONCURRENCY` threads, `-Q chat --pool=threads`);
 this process holds the websockets (one thread each) and a fake Ollama server on loopback
 streaming at a fixed rate, so what is measured is the app: consumer, queue, worker, agent loop,
 batching, rendering, the channel layer, the partial saves. Two paces: the old bench's (10 ms a
@@ -35,6 +36,8 @@ from tests.wsclient import WebSocket  # noqa: E402
 PACES = [(0.01, ANSWER), (0.05, " ".join([ANSWER] * 8)[:400])]  # (seconds a part, answer)
 ROUNDS = 3
 CONCURRENCY = (1, 30)
+CHAT_PROCESSES = int(os.environ.get("CHAT_PROCESSES", "2"))  # as `make run`
+CHAT_CONCURRENCY = int(os.environ.get("CHAT_CONCURRENCY", "16"))
 pace = {"answer": ANSWER}
 answer_calls: dict[str, float] = {}  # question -> when the model was asked for the answer
 
@@ -106,6 +109,10 @@ def web_answers() -> bool:
             return True
     except OSError:
         return False
+
+
+def workers_up() -> bool:
+    return len(celery_app.control.ping(timeout=1.0)) == CHAT_PROCESSES
 
 
 def model_time() -> float:
@@ -207,17 +214,19 @@ def main() -> None:
             )
         )
         wait_for(web_answers, "daphne")
-        worker = subprocess.Popen(
-            [Path(sys.executable).parent / "celery", "-A", "cognivault_site", "worker"]
-            + ["-Q", "chat", "--pool=threads", f"--concurrency={max(CONCURRENCY)}"]
-            + ["-n", "chat-bench@%h", "--loglevel=WARNING"],
-            cwd=ROOT,
-            env=os.environ,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        processes.append(worker)
-        wait_for(lambda: celery_app.control.ping(timeout=1.0), "the chat worker")
+        for number in range(CHAT_PROCESSES):
+            worker = [Path(sys.executable).parent / "celery", "-A", "cognivault_site", "worker"]
+            processes.append(
+                subprocess.Popen(
+                    [*worker, "-Q", "chat", "--pool=threads", f"--concurrency={CHAT_CONCURRENCY}"]
+                    + ["-n", f"chat-bench-{number}@%h", "--loglevel=WARNING"],
+                    cwd=ROOT,
+                    env=os.environ,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
+        wait_for(workers_up, "the chat workers")
         results = [(delay, answer, *measure(delay, answer)) for delay, answer in PACES]
     finally:
         for process in processes:
@@ -228,7 +237,10 @@ def main() -> None:
         model.stop()
         shutil.rmtree(scratch, ignore_errors=True)
 
-    print("### Chat answers through the chat worker (fake model, 3 calls per answer)")
+    print(
+        f"### Chat answers through {CHAT_PROCESSES} chat worker process(es) of "
+        f"{CHAT_CONCURRENCY} threads (fake model, 3 calls per answer)"
+    )
     print()
     print(
         "| model pace | chats at once | model's own time at that concurrency (alone) "

@@ -38,7 +38,8 @@ SECONDS = float(os.environ.get("CLASSROOM_SECONDS", "150"))  # the class's run
 QUESTIONS = int(os.environ.get("CLASSROOM_QUESTIONS", "3"))  # per student
 SPAWN_RATE = float(os.environ.get("CLASSROOM_SPAWN_RATE", "1"))  # students logging in a second
 MODEL_DELAY = float(os.environ.get("CLASSROOM_MODEL_DELAY", "0.05"))  # 20 tokens/s
-CHAT_CONCURRENCY = int(os.environ.get("CHAT_CONCURRENCY", "16"))  # as `make run`
+CHAT_PROCESSES = int(os.environ.get("CHAT_PROCESSES", "2"))  # as `make run`
+CHAT_CONCURRENCY = int(os.environ.get("CHAT_CONCURRENCY", "16"))
 RAMP_START = float(os.environ.get("CLASSROOM_RAMP_START", "10"))  # pages/s
 RAMP_STEP = float(os.environ.get("CLASSROOM_RAMP_STEP", "1.5"))  # times the last rate
 RAMP_STAGES = int(os.environ.get("CLASSROOM_RAMP_STAGES", "8"))
@@ -185,16 +186,17 @@ class App:
         )
         celery = [bin_dir / "celery", "-A", "cognivault_site", "worker", "--loglevel=WARNING"]
         self.spawn("worker", *celery, "-Q", "celery", "--concurrency=2", "-n", "jobs@%h")
-        self.spawn(
-            "chat",
-            *celery,
-            "-Q",
-            "chat",
-            "--pool=threads",
-            f"--concurrency={CHAT_CONCURRENCY}",
-            "-n",
-            "chat@%h",
-        )
+        for number in range(CHAT_PROCESSES):
+            self.spawn(
+                f"chat-{number}",
+                *celery,
+                "-Q",
+                "chat,study",
+                "--pool=threads",
+                f"--concurrency={CHAT_CONCURRENCY}",
+                "-n",
+                f"chat-{number}@%h",
+            )
         health = self.url + "/api/v1/health"
         wait_for(
             lambda: requests.get(health, timeout=5).json()["worker"]["status"] == "ok",
@@ -501,7 +503,8 @@ def report(app: App, stages, in_database: dict[int, str]) -> None:
     print(
         f"### Classroom: {STUDENTS} students for {SECONDS:.0f} s, a page every 1–3 s, "
         f"{QUESTIONS} questions each, a quiz and a deck (fake model at "
-        f"{1 / MODEL_DELAY:.0f} tokens/s, chat worker {CHAT_CONCURRENCY} threads)"
+        f"{1 / MODEL_DELAY:.0f} tokens/s, {CHAT_PROCESSES} chat workers of {CHAT_CONCURRENCY} "
+        "threads)"
     )
     print()
     print("| request | count | p50 | p95 | p99 | errors |")
