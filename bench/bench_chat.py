@@ -4,12 +4,13 @@ answer fragment after the model's first answer token.
 
 The parts are the real ones, each its own process as `make run` starts them: a Redis server
 (Celery broker and channel layer), daphne, the chat workers (`CHAT_PROCESSES` processes of
-`CHAT_CONCURRENCY` threads, `-Q chat --pool=threads`);
-this process holds the websockets (one thread each) and a fake Ollama server on loopback
-streaming at a fixed rate, so what is measured is the app: consumer, queue, worker, agent loop,
-batching, rendering, the channel layer, the partial saves. Two paces: the old bench's (10 ms a
-part, an 8-word answer: 0.17 s of model time, which mostly measures the app's CPU per answer)
-and a model writing 20 tokens/s (the classroom bench's pace) a 58-word answer.
+`CHAT_CONCURRENCY` threads, `-Q chat --pool=threads`) and a fake Ollama server on loopback
+streaming at a fixed rate (bench/model_server.py, a process of its own as Ollama is); this
+process holds the websockets (one thread each). So what is measured is the app: consumer, queue,
+worker, agent loop, batching, rendering, the channel layer, the partial saves. Two paces: the
+old bench's (10 ms a part, an 8-word answer: 0.17 s of model time, which mostly measures the
+app's CPU per answer) and a model writing 20 tokens/s (the classroom bench's pace) a 58-word
+answer.
 """
 
 import json
@@ -29,27 +30,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from apps.chat.tests.model_script import ANSWER, EMBEDDING, chat_script  # noqa: E402
-from apps.llm.tests.fake_ollama import FakeOllama, words  # noqa: E402
+from bench.model_server import ANSWER, LONG_ANSWER  # noqa: E402
 from tests.wsclient import WebSocket  # noqa: E402
 
-PACES = [(0.01, ANSWER), (0.05, " ".join([ANSWER] * 8)[:400])]  # (seconds a part, answer)
+PACES = [(0.01, ANSWER), (0.05, LONG_ANSWER)]  # (seconds a part, the model's answer)
 ROUNDS = 3
 CONCURRENCY = (1, 30)
 CHAT_PROCESSES = int(os.environ.get("CHAT_PROCESSES", "2"))  # as `make run`
 CHAT_CONCURRENCY = int(os.environ.get("CHAT_CONCURRENCY", "16"))
-pace = {"answer": ANSWER}
-answer_calls: dict[str, float] = {}  # question -> when the model was asked for the answer
-
-
-def recording_script(body: dict) -> list[dict]:
-    """The chat's script with this pace's answer; notes when the answer call came in."""
-    messages = body.get("messages", [])
-    if messages and messages[-1].get("role") == "tool":
-        question = next(m["content"] for m in messages if m["role"] == "user")
-        answer_calls.setdefault(question.split("\n\n")[0], time.perf_counter())
-        return words(pace["answer"])
-    return chat_script(body)
 
 
 def free_port() -> int:
@@ -72,17 +60,17 @@ def wait_for(check, what: str, timeout: float = 90) -> None:
     raise TimeoutError(f"{what} did not come up")
 
 
-model = FakeOllama(recording_script).start()
-model.embedding = EMBEDDING
 scratch = Path(tempfile.mkdtemp(prefix="bench-chat-"))
-redis_port, web_port = free_port(), free_port()
+redis_port, web_port, model_port = free_port(), free_port(), free_port()
 web_url = f"http://127.0.0.1:{web_port}"
+model_url = f"http://127.0.0.1:{model_port}"
+answer_calls = scratch / "answer-calls.tsv"  # the model server notes each answer call here
 os.environ |= {
     "DATA_DIR": str(scratch / "data"),
     "HOST": "127.0.0.1",
     "PORT": str(web_port),
     "REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
-    "OLLAMA_HOST": model.url,
+    "OLLAMA_HOST": model_url,
     "LLM_BACKEND": "ollama",
     "EMBEDDING_BACKEND": "ollama",
     "OLLAMA_RETRIES": "0",
@@ -103,12 +91,37 @@ from apps.llm import gateway  # noqa: E402
 from cognivault_site.celery import app as celery_app  # noqa: E402
 
 
-def web_answers() -> bool:
+def answers(url: str) -> bool:
     try:
-        with urllib.request.urlopen(web_url + "/api/v1/health", timeout=5):
+        with urllib.request.urlopen(url, timeout=5):
             return True
     except OSError:
         return False
+
+
+def start_model(delay: float, answer: str) -> subprocess.Popen:
+    """The fake model server at this pace, on the port the app was told."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "apps.llm.tests.fake_ollama", str(model_port)]
+        + ["--delay", str(delay), "--embedding", "1,0,0"]
+        + ["--script", "bench.model_server:script"],
+        cwd=ROOT,
+        env=os.environ
+        | {"BENCH_ANSWER_CALLS": str(answer_calls)}
+        | ({"BENCH_SHORT_ANSWER": "1"} if answer == ANSWER else {}),
+        stdout=subprocess.DEVNULL,
+    )
+    wait_for(lambda: answers(model_url + "/api/tags"), "the model server")
+    return server
+
+
+def answer_call(question: str) -> float:
+    """When (epoch seconds) the model server was first asked for this question's answer."""
+    for line in answer_calls.read_text().splitlines():
+        when, _, asked = line.partition("\t")
+        if asked == question:
+            return float(when)
+    raise LookupError(question)
 
 
 def workers_up() -> bool:
@@ -132,7 +145,7 @@ def model_time() -> float:
 
 
 def one_chat(cookie: str, thread_id: int, question: str, go: threading.Barrier):
-    """(first answer fragment after the model's first answer token, whole answer time)."""
+    """(when the first answer fragment came, in epoch seconds; whole answer time)."""
     socket = WebSocket(web_url, f"/ws/chat/{thread_id}/", cookie, timeout=120)
     socket.receive()
     go.wait()
@@ -142,14 +155,14 @@ def one_chat(cookie: str, thread_id: int, question: str, go: threading.Barrier):
     while True:
         frame = socket.receive(timeout=120)
         if first is None and 'id="answer-tokens-' in frame and 'hx-swap-oob="beforeend"' in frame:
-            first = time.perf_counter()
+            first = time.time()  # the model server's clock: the answer call's time is epoch
         if 'class="message assistant done" hx-swap-oob' in frame:
             total = time.perf_counter() - sent
             break
         if 'class="message assistant failed" hx-swap-oob' in frame:
             raise RuntimeError(frame)
     socket.close()
-    return first - (answer_calls[question] + model.delay), total
+    return first, total
 
 
 def run(chats) -> list[tuple[float, float]]:
@@ -170,8 +183,7 @@ def model_time_at(concurrent: int) -> float:
     return statistics.median(times)
 
 
-def measure(delay: float, answer: str) -> tuple[float, list]:
-    model.delay, pace["answer"] = delay, answer
+def measure(delay: float) -> tuple[float, list]:
     alone = model_time_at(1)
     rows = []
     for concurrent in CONCURRENCY:
@@ -187,8 +199,9 @@ def measure(delay: float, answer: str) -> tuple[float, list]:
                 client.force_login(user)
                 cookie = f"sessionid={client.cookies['sessionid'].value}"
                 chats.append((cookie, thread, f"What do mitochondria do, {name}?"))
-            for first, total in run(chats):
-                firsts.append(first)
+            for (_, _, question), (first, total) in zip(chats, run(chats), strict=True):
+                # The model's first answer token: one part's delay after the answer call.
+                firsts.append(first - (answer_call(question) + delay))
                 totals.append(total)
         rows.append((concurrent, baseline, firsts, totals))
     return alone, rows
@@ -213,7 +226,7 @@ def main() -> None:
                 stderr=subprocess.DEVNULL,
             )
         )
-        wait_for(web_answers, "daphne")
+        wait_for(lambda: answers(web_url + "/api/v1/health"), "daphne")
         for number in range(CHAT_PROCESSES):
             worker = [Path(sys.executable).parent / "celery", "-A", "cognivault_site", "worker"]
             processes.append(
@@ -227,14 +240,20 @@ def main() -> None:
                 )
             )
         wait_for(workers_up, "the chat workers")
-        results = [(delay, answer, *measure(delay, answer)) for delay, answer in PACES]
+        results = []
+        for delay, answer in PACES:
+            model = start_model(delay, answer)
+            try:
+                results.append((delay, answer, *measure(delay)))
+            finally:
+                model.terminate()
+                model.wait(timeout=30)
     finally:
         for process in processes:
             process.terminate()
             process.wait(timeout=30)
         redis.terminate()
         redis.wait()
-        model.stop()
         shutil.rmtree(scratch, ignore_errors=True)
 
     print(

@@ -5,7 +5,7 @@ raises the page request rate until page p95 crosses 500 ms.
 
 The parts are the real ones, each its own process as `make run` starts them, on a throwaway
 DATA_DIR: Redis, daphne, the jobs worker, the chat worker, and a fake Ollama *server* streaming
-at 20 tokens/s (bench/classroom_model.py). A teacher, the students and a few class documents
+at 20 tokens/s (bench/model_server.py). A teacher, the students and a few class documents
 (uploaded and ingested for real) are made through the API. Sizes: see bench/README.md.
 """
 
@@ -117,7 +117,7 @@ class App:
             "DJANGO_SETTINGS_MODULE": "cognivault_site.settings",
             "DJANGO_SUPERUSER_USERNAME": "teacher",
             "DJANGO_SUPERUSER_PASSWORD": "teacher-bench-2026",
-            "CLASSROOM_ANSWER_CALLS": str(self.answer_calls),
+            "BENCH_ANSWER_CALLS": str(self.answer_calls),
             # A class shares one address's limits here; the bench measures speed, not limits.
             "RATE_LIMIT_GENERATION": "1000/m",
         }
@@ -171,7 +171,7 @@ class App:
             "--embedding",
             "1,0,0",
             "--script",
-            "bench.classroom_model:script",
+            "bench.model_server:script",
         )
         self.manage("migrate", "--noinput")
         self.manage("createsuperuser", "--noinput", "--email", "teacher@example.org")

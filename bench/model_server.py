@@ -1,7 +1,8 @@
-"""The fake model of the classroom benchmark (bench_classroom.py), served by
-`python -m apps.llm.tests.fake_ollama PORT --delay 0.05 --script bench.classroom_model:script`:
-the chat's script (think, search once, answer) with a longer answer, and study material as JSON
-for quizzes and decks. It notes when each chat answer call came in, so the benchmark can tell
+"""The fake model of the chat and classroom benchmarks, a process of its own as Ollama is,
+served by `python -m apps.llm.tests.fake_ollama PORT --delay 0.05 --script
+bench.model_server:script`: the chat's script (think, search once, answer) with a longer answer
+(or the tests' short one, BENCH_SHORT_ANSWER=1), and study material as JSON for quizzes and
+decks. It notes when each chat answer call came in (BENCH_ANSWER_CALLS), so a benchmark can tell
 when the model sent the answer's first token (one part's delay later)."""
 
 import json
@@ -13,7 +14,8 @@ from apps.llm.tests.fake_ollama import part, words
 
 # About 60 words: three seconds of answer at 20 tokens/s.
 LONG_ANSWER = " ".join([ANSWER] * 8)[:400]
-ANSWER_CALLS = os.environ.get("CLASSROOM_ANSWER_CALLS", "")  # file: "epoch seconds<TAB>question"
+CHAT_ANSWER = ANSWER if os.environ.get("BENCH_SHORT_ANSWER") else LONG_ANSWER
+ANSWER_CALLS = os.environ.get("BENCH_ANSWER_CALLS", "")  # file: "epoch seconds<TAB>question"
 
 
 def study_items(key: str, count: int) -> list[dict]:
@@ -49,5 +51,5 @@ def script(body: dict) -> list[dict]:
         if ANSWER_CALLS:
             with open(ANSWER_CALLS, "a") as log:
                 log.write(f"{time.time()}\t{question}\n")
-        return words(LONG_ANSWER)
+        return words(CHAT_ANSWER)
     return chat_script(body)
