@@ -48,6 +48,29 @@ MIN_SIMILARITY = 0.1
 MODEL = "use-multilingual-v3"  # the cache's name for the embedded USE multilingual
 
 
+# Leading question words (English and German), with the auxiliary and pronoun after them: what a
+# question adds to the statement that answers it.
+SCAFFOLDING = re.compile(
+    r"^\s*(?:(?:what|which|how|why|when|where|who|whom|whose|is|are|does|do|did|can|could|"
+    r"should|would|will|was|wie|welche[rsnm]?|warum|wann|wo|wer|wen|wem|wessen|wo[a-z]+|kann|"
+    r"muss|darf|soll|gibt|ist|sind|hat|haben|werden|wird)\b\s*)+"
+    r"(?:(?:i|you|it|they|we|my|the|a|an|es|ich|man|der|die|das|den|dem|ein|eine|einen|mein|"
+    r"meine|there|much|many|long|often|far)\b\s*)*",
+    re.IGNORECASE,
+)
+CLAUSE = re.compile(r",\s+|\s+(?:and|or|but|und|oder|aber|damit|wenn|ohne|statt|als)\s+")
+
+
+def query_parts(question: str, how: str) -> list[str]:
+    """The question and, for `how`, its parts: "stripped" without its leading question words,
+    "clauses" cut at commas and conjunctions (parts of three words or more)."""
+    if how == "stripped":
+        rest = SCAFFOLDING.sub("", question).strip().rstrip("?").strip()
+        return [question, rest] if rest else [question]
+    parts = [p for p in CLAUSE.split(question.rstrip("?")) if len(p.split()) >= 3]
+    return [question, *parts] if len(parts) > 1 else [question]
+
+
 def stemming(*languages: str) -> tuple:
     """Settings that make the index's tokenizer stem each plain word (Snowball). The stemmer
     is not a dependency of the app: `pip install snowballstemmer` to run these rows."""
@@ -82,6 +105,7 @@ class Variant:
     retrievers: str = "hybrid"  # or "dense", "bm25", "z-score" (score fusion, not RRF)
     # Dense side.
     header: bool = False  # the heading the chunk sits under before each of its dense texts
+    query_parts: str = ""  # "stripped", "clauses": more query vectors, a chunk scores the best
     prior: float = 0.0  # + prior × similarity of the query to the chunk's document (its mean)
     # Keyword side.
     sparse_window: int | None = None  # BM25 over windows of ≥ this many characters
@@ -212,6 +236,14 @@ VARIANTS = [
     Variant(
         "PRF BM25 0.5 × the query + chunk + best window",
         **{"rm3": 0.5, "rm3_share": True, "sparse_window": 150, "sparse_mix": 1.0},
+    ),
+    Variant(
+        "dense: also the question without its question words, best of both", query_parts="stripped"
+    ),
+    Variant("dense: also the question's clauses, best of all", query_parts="clauses"),
+    Variant(
+        "dense: also the question without its question words + BM25 feedback as kept",
+        **{"query_parts": "stripped", "rm3": 0.5, "rm3_share": True},
     ),
     # Contextual headers (idea 3).
     Variant("heading before each dense text", header=True, settings=OFF),
@@ -429,8 +461,13 @@ def top(scores: np.ndarray, n: int, floor: float) -> np.ndarray:
 
 
 def dense_scores(corpus: Corpus, variant: Variant, vector: np.ndarray) -> np.ndarray:
+    """Max-sim of every chunk; with several query vectors (rows), the best over them too (one
+    pass over the vectors: a matrix product reads them once)."""
     snapshot = corpus.snapshot
-    scores = np.maximum.reduceat(snapshot.vectors() @ vector, snapshot.starts)
+    similarity = snapshot.vectors() @ vector.T
+    if similarity.ndim == 2:
+        similarity = similarity.max(axis=1)
+    scores = np.maximum.reduceat(similarity, snapshot.starts)
     if variant.prior:
         scores = scores + variant.prior * (corpus.centroids @ vector)
     return scores
@@ -514,8 +551,17 @@ def ranking(
         candidates = np.flatnonzero(keyword > 0)
         order = candidates[np.lexsort((snapshot.ids[candidates], -keyword[candidates]))]
         return snapshot.ids[order[:k]].tolist()
+    if variant.query_parts:
+        vector = cache.embed(query_parts(query, variant.query_parts), query=True)[0]
     if variant.retrievers == "hybrid" and not any(
-        (variant.prior, variant.sparse_window, variant.thesaurus, variant.rocchio, variant.rm3)
+        (
+            variant.prior,
+            variant.sparse_window,
+            variant.thesaurus,
+            variant.rocchio,
+            variant.rm3,
+            variant.query_parts,
+        )
     ):
         texts = corpus.texts
         ranked = snapshot.search(
