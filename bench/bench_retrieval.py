@@ -173,13 +173,18 @@ def measure_size(texts: list[str], dim: int, queries: list[str]) -> str:
     allowed_documents = np.unique(documents)[np.unique(documents) % 10 != 3]
     allowed = np.isin(snapshot.document_ids, allowed_documents)
     query_vectors = unit_vectors(QUERIES, dim)
+
+    def text_of(chunk_ids: list[int]) -> list[str]:
+        return [texts[chunk_id - 1] for chunk_id in chunk_ids]
+
     raw, dense, keyword, hybrid = interleaved(
         [
             lambda q, v: np.argpartition(-(vectors @ v), 20)[:20],
             lambda q, v: snapshot.dense_ranking(v, allowed, 20, -1.0),
             lambda q, v: snapshot.sparse_ranking(q, allowed, 20),
-            # The whole query after the embedding: scope bitmap, both retrievers, fusion.
-            lambda q, v: snapshot.search(q, v, allowed_documents, 7, -1.0),
+            # The whole query after the embedding: scope bitmap, both retrievers, fusion, the
+            # feedback's second BM25 pass and fusion (its three texts from memory here).
+            lambda q, v: snapshot.search(q, v, allowed_documents, 7, -1.0, texts=text_of),
         ],
         list(zip(queries, query_vectors, strict=True)),
     )

@@ -1,7 +1,8 @@
 """Hybrid retrieval: exact dense search (faiss) and BM25 over the same live chunks, fused by RRF.
 
 A chunk has several vectors, its own and its sentence windows'; dense search scores it by the
-best of them (max-sim) and hands out the whole chunk.
+best of them (max-sim) and hands out the whole chunk. The BM25 query is then widened by the
+best terms of the first fused top chunks (pseudo-relevance feedback) and the two are fused again.
 
 The index is a cache of the database (a chunk's vector lives in its row). Each process holds
 one immutable `Snapshot`; when the database's generation moves on, the process brings its
@@ -21,7 +22,7 @@ import tempfile
 import threading
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +53,14 @@ BM25_K1 = 1.5
 BM25_B = 0.75
 COMPOUND_WEIGHT = 0.5  # a query word found inside a compound counts half an exact match
 MAX_EXPANSIONS = 64  # compounds looked at per query word
+# Pseudo-relevance feedback: the FEEDBACK_TERMS best terms (tf/length × idf) of the first fused
+# top FEEDBACK_CHUNKS are added to the BM25 query, weighing FEEDBACK_WEIGHT × the query's own
+# terms in all (0: off). A paraphrase shares few words with its passage; the passage's
+# neighbours in the first ranking often share many.
+FEEDBACK_CHUNKS = 3
+FEEDBACK_TERMS = 10
+FEEDBACK_WEIGHT = 0.5
+MIN_FEEDBACK_TERM = 3  # shorter words are not added, nor identifiers and numbers
 FILE_NAME = "hybrid.npz"
 FORMAT = 2  # 2: several vectors per chunk (`starts`)
 BATCH = 1000
@@ -322,14 +331,25 @@ class Snapshot:
         """Rows of the n best allowed BM25 matches (score > 0)."""
         if not len(self):
             return np.zeros(0, np.int64)
-        scores = self.bm25_scores(query)
-        candidates = np.flatnonzero(scores > 0)
-        if allowed is not None:
-            candidates = candidates[allowed[candidates]]
-        if len(candidates) > n:
-            candidates = candidates[np.argpartition(-scores[candidates], n - 1)[:n]]
-        # Ties by chunk id, so the order is stable across rebuilds.
-        return candidates[np.lexsort((self.ids[candidates], -scores[candidates]))]
+        return self._best(self.bm25_scores(query), allowed, n)
+
+    def feedback_terms(self, texts: Iterable[str], query: str) -> dict[int, float]:
+        """Term ids to add to the query, with their BM25 weights: the FEEDBACK_TERMS best words
+        of these chunk texts by tf/length × idf summed over them, not in the query, weighing
+        FEEDBACK_WEIGHT × the query's own terms together."""
+        asked = query_terms(query)
+        weights: Counter[int] = Counter()
+        for text in texts:
+            terms = tokenize(text)
+            for term, count in Counter(terms).items():
+                term_id = self.term_ids.get(term)
+                if term_id is not None and term.isalpha() and len(term) >= MIN_FEEDBACK_TERM:
+                    weights[term_id] += float(self.idf[term_id]) * count / len(terms)
+        for term in asked:
+            weights.pop(self.term_ids.get(term, -1), None)
+        best = sorted(weights, key=lambda term_id: (-weights[term_id], term_id))[:FEEDBACK_TERMS]
+        total = FEEDBACK_WEIGHT * len(asked) / max(sum(weights[t] for t in best), 1e-9)
+        return {term_id: weights[term_id] * total for term_id in best}
 
     def search(
         self,
@@ -338,8 +358,12 @@ class Snapshot:
         allowed_documents: np.ndarray | None,
         k: int,
         min_score: float = 0.0,
+        texts: Callable[[list[int]], Iterable[str]] | None = None,
     ) -> list[Ranked]:
-        """Both retrievers inside the allowed documents, fused by reciprocal rank (k = 60)."""
+        """Both retrievers inside the allowed documents, fused by reciprocal rank (k = 60).
+
+        With `texts` (chunk ids → their texts) the BM25 query is then widened by the first top
+        chunks' words and the two are fused again (pseudo-relevance feedback)."""
         allowed = self.allowed_rows(allowed_documents)
         n = max(MIN_CANDIDATES, 2 * k)
         dense = (
@@ -347,8 +371,27 @@ class Snapshot:
             if vector is not None and vector.shape[-1] == self.dim
             else np.zeros(0, np.int64)
         )
-        sparse_rows = self.sparse_ranking(query, allowed, n)
-        return fuse(self.ids[dense].tolist(), self.ids[sparse_rows].tolist(), k)
+        if not len(self):
+            return []
+        keyword = self.bm25_scores(query)
+        sparse_rows = self._best(keyword, allowed, n)
+        dense_ids = self.ids[dense].tolist()
+        if texts is not None and FEEDBACK_WEIGHT:
+            first = fuse(dense_ids, self.ids[sparse_rows].tolist(), FEEDBACK_CHUNKS)
+            added = self.feedback_terms(texts([r.chunk_id for r in first]), query)
+            for term_id, weight in added.items():
+                self._add_term(keyword, term_id, weight)
+            sparse_rows = self._best(keyword, allowed, n)
+        return fuse(dense_ids, self.ids[sparse_rows].tolist(), k)
+
+    def _best(self, scores: np.ndarray, allowed: np.ndarray | None, n: int) -> np.ndarray:
+        candidates = np.flatnonzero(scores > 0)
+        if allowed is not None:
+            candidates = candidates[allowed[candidates]]
+        if len(candidates) > n:
+            candidates = candidates[np.argpartition(-scores[candidates], n - 1)[:n]]
+        # Ties by chunk id, so the order is stable across rebuilds.
+        return candidates[np.lexsort((self.ids[candidates], -scores[candidates]))]
 
     def _add_term(self, scores: np.ndarray, term_id: int, weight: float) -> None:
         start, end = self.postings.indptr[term_id], self.postings.indptr[term_id + 1]
@@ -647,6 +690,12 @@ def _send_reembed() -> None:
 # --- What chat, study and the API call ------------------------------------------------------------
 
 
+def chunk_texts(chunk_ids: list[int]) -> list[str]:
+    """The texts of these chunks (the feedback reads the first top ones); gone ones are left out."""
+    found = dict(Chunk.objects.filter(id__in=chunk_ids).values_list("id", "text"))
+    return [found[chunk_id] for chunk_id in chunk_ids if chunk_id in found]
+
+
 def search(
     user,
     query: str,
@@ -669,7 +718,9 @@ def search(
             vector = gateway.embed([query])[0]
         except Exception:  # the model being away costs the dense half, not the search
             logger.warning("Query embedding failed; keyword results only.", exc_info=True)
-    ranked = snapshot.search(query, vector, allowed, k, settings.RETRIEVAL_MIN_SIMILARITY)
+    ranked = snapshot.search(
+        query, vector, allowed, k, settings.RETRIEVAL_MIN_SIMILARITY, texts=chunk_texts
+    )
     chunks = Chunk.objects.select_related("document").in_bulk([r.chunk_id for r in ranked])
     return [
         Hit(

@@ -5,6 +5,8 @@ when the evaluation runs (PDF, DOCX, Markdown, a scanned PDF whose pages are onl
 read by the app's own extractors, OCR included. questions.tsv gives each question its kind
 (`paraphrase`: worded without the passage's key terms; `identifier`: names an exact term) and a
 phrase of the passage that answers it; a retrieved chunk answers when it contains that phrase.
+Every fifth question of each kind is held out (`split`), so a choice tuned on the rest can be
+checked on questions it was not tuned on.
 """
 
 import hashlib
@@ -38,6 +40,7 @@ class Question:
     kind: str  # paraphrase or identifier
     text: str
     answer: str  # a phrase of the passage that answers it
+    split: str  # tuning, or held-out: every fifth of each kind, never tuned on
 
 
 def sources() -> list[Source]:

@@ -1,0 +1,94 @@
+"""Pseudo-relevance feedback: the BM25 query is widened by the best words of the first fused top
+chunks, so a passage that shares none of the question's words but many of its neighbours' is
+found; the two retrievers are then fused again by RRF."""
+
+import numpy as np
+import pytest
+
+from apps.vault import index
+from apps.vault.index import Snapshot
+from apps.vault.models import Document
+from apps.vault.tests.chunks import add_chunks, use_embedded_model
+from conftest import make_document
+
+DIM = 8
+FILLER = {
+    cid: f"Gardening notes {cid}: tomatoes need sun, water and patience in summer."
+    for cid in range(10, 40)
+}
+
+
+def snapshot_of(texts: dict[int, str], documents: dict[int, int] | None = None) -> Snapshot:
+    documents = documents or {}
+    rng = np.random.default_rng(0)
+    rows = []
+    for cid, text in texts.items():
+        vector = rng.normal(size=DIM).astype(np.float32)
+        rows.append((cid, documents.get(cid, 1), text, vector / np.linalg.norm(vector)))
+    return Snapshot.empty(1, "test-model", DIM).changed(1, add=rows)
+
+
+SCHEDULER = {
+    1: "Threads are scheduled fairly: the kernel keeps runqueues and hands out timeslices.",
+    2: "Runqueues are rebalanced across processors; timeslices shrink under preemption.",
+    **FILLER,
+}
+
+
+def found(snapshot: Snapshot, query: str, allowed=None, texts=SCHEDULER) -> list[int]:
+    ranked = snapshot.search(query, None, allowed, k=7, texts=lambda ids: [texts[i] for i in ids])
+    return [hit.chunk_id for hit in ranked]
+
+
+def test_a_passage_sharing_only_its_neighbours_words_is_found_and_the_match_stays_first():
+    snapshot = snapshot_of(SCHEDULER)
+    assert found(snapshot, "How do threads get their share?") == [1, 2]
+
+
+def test_without_feedback_the_passage_is_not_found(monkeypatch):
+    monkeypatch.setattr(index, "FEEDBACK_WEIGHT", 0.0)
+    snapshot = snapshot_of(SCHEDULER)
+    assert found(snapshot, "How do threads get their share?") == [1]
+
+
+def test_an_identifier_keeps_its_chunk_first():
+    texts = {
+        1: "Fehler 404B beim Laden der Seite im Netz.",
+        2: "Beim Laden der Seite im Netz tritt ein Fehler auf.",
+        3: "Laden, Seite, Netz: jeder Fehler wird protokolliert.",
+        **FILLER,
+    }
+    ranked = found(snapshot_of(texts), "404b", texts=texts)
+    assert ranked[0] == 1
+    assert set(ranked) == {1, 2, 3}
+
+
+def test_the_added_words_leave_out_the_query_identifiers_and_short_words():
+    text = "Alpha beta gamma delta epsilon zeta eta theta iota kappa lambda omicron sigma my v2.1 x"
+    snapshot = snapshot_of({1: text, **FILLER})
+    query = "alpha beta"
+    added = snapshot.feedback_terms([text], query)
+    words = {snapshot.vocab[term_id] for term_id in added}
+    assert len(words) == index.FEEDBACK_TERMS == 10
+    assert words.isdisjoint({"alpha", "beta", "my", "x", "v2.1", "v2", "1"})
+    assert sum(added.values()) == pytest.approx(index.FEEDBACK_WEIGHT * 2)
+
+
+def test_feedback_does_not_reach_outside_the_scope():
+    snapshot = snapshot_of(SCHEDULER, documents={2: 2})
+    assert found(snapshot, "How do threads get their share?", np.array([1])) == [1]
+    assert found(snapshot, "How do threads get their share?", np.array([1, 2])) == [1, 2]
+
+
+@pytest.mark.django_db
+def test_the_search_everyone_calls_widens_the_keyword_query(settings, tess, alice):
+    use_embedded_model(settings)
+    document = make_document(tess, "scheduler.txt", scope=Document.Scope.CLASS)
+    first, second = add_chunks(document, [SCHEDULER[1], SCHEDULER[2]])
+    try:
+        hits = {hit.chunk_id: hit for hit in index.search(alice, "How do threads get their share?")}
+    finally:
+        index.forget()
+    # The second chunk shares no word with the question: only the feedback lets BM25 rank it.
+    assert hits[first.pk].sparse_rank is not None
+    assert hits[second.pk].sparse_rank is not None
