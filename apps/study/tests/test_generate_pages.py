@@ -2,9 +2,17 @@
 template and one way of showing a generator's failure: a clear message, nothing lost."""
 
 import pytest
+from django.forms.renderers import DjangoTemplates
+from django.test.html import parse_html
 
 from apps.study.conftest import make_studied_document, run_worker
+from apps.study.flashcards.forms import DeckGenerateForm
+from apps.study.forms import WIDGETS
+from apps.study.mindmaps.forms import MindmapGenerateForm
 from apps.study.models import Deck, Mindmap, Quiz, Workshop
+from apps.study.quizzes.forms import QuizForm
+from apps.study.workshops.forms import WorkshopForm
+from apps.vault.models import Category
 
 pytestmark = pytest.mark.django_db
 
@@ -74,3 +82,19 @@ def test_a_scope_naming_bobs_document_is_refused_on_the_page(
     assert response.status_code == 400
     assert "Select a valid choice" in response.content.decode()
     assert not model.chats and not made.objects.exists()
+
+
+@pytest.mark.parametrize("form", [QuizForm, WorkshopForm, DeckGenerateForm, MindmapGenerateForm])
+def test_the_forms_draw_with_jinja2_what_django_s_templates_draw(tess, form):
+    """The generate forms' widgets are drawn by Jinja2 for speed; Django's widget templates for
+    it must draw the same HTML (but for blank lines), field by field, for a teacher (who sees
+    every field)."""
+    Category.objects.create(name="Biology")
+    make_studied_document(tess)
+    fast = form(user=tess)
+    usual = form(user=tess, renderer=DjangoTemplates())
+    usual.initial["token"] = fast.initial["token"]  # a fresh one each time the form is made
+    assert fast.renderer is WIDGETS
+    for name in fast.fields:
+        assert parse_html(str(fast[name])) == parse_html(str(usual[name])), name
+    assert "for_class" in fast.fields
