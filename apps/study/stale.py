@@ -34,7 +34,7 @@ K = TypeVar("K")
 
 def current(chunk_ids: Iterable[int]):
     """Those of the chunks that still belong to their document's current version."""
-    ids = [pk for pk in chunk_ids if isinstance(pk, int)]
+    ids = {pk for pk in chunk_ids if isinstance(pk, int)}  # many items cite the same chunks
     return Chunk.objects.filter(pk__in=ids, document_sha256=F("document__sha256"))
 
 
