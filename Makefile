@@ -16,8 +16,8 @@ CHAT_PROCESSES ?= 2
 CHAT_CONCURRENCY ?= 16
 # The port Redis listens on when `make run` has to start it itself.
 REDIS_PORT := $(shell echo "$(REDIS_URL)" | sed -nE 's#^redis://[^/]*:([0-9]+).*#\1#p')
-# honcho gives each process its own $$PORT (each chat worker is named by its), so the Procfile
-# reads the web port as WEB_PORT.
+# honcho gives each process its own $$PORT (each chat worker takes it into its name), so the
+# Procfile reads the web port as WEB_PORT.
 export WEB_PORT := $(PORT)
 export HOST PORT HTTPS_PORT REDIS_URL DATA_DIR REDIS_PORT CHAT_PROCESSES CHAT_CONCURRENCY
 
