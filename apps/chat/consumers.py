@@ -139,6 +139,15 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     async def _render(self, parts) -> str:
         return await database_sync_to_async(render_parts)(self.thread.pk, parts)
 
+    async def dispatch(self, message: dict) -> None:
+        # Channels closes stale database connections before every handler, in the one thread
+        # the sockets share. A frame pushed by a worker is only passed on, so it skips that
+        # trip: it would wait there behind every question of a class asking at once.
+        if message["type"] == "chat.html":
+            await self.chat_html(message)
+        else:
+            await super().dispatch(message)
+
     async def chat_html(self, event: dict) -> None:
         if event["html"]:
             await self.send(text_data=event["html"])

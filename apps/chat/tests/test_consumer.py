@@ -2,12 +2,16 @@
 
 import asyncio
 import re
+import threading
 
 import pytest
+from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 
+from apps.chat.conversation import group_for
 from apps.chat.models import Message, Thread
 from apps.chat.routing import websocket_urlpatterns
 from apps.chat.tests.conftest import CHUNK_TEXT, frames_until_final, open_socket
@@ -300,3 +304,18 @@ async def test_a_follow_up_question_is_added_below_without_redrawing_the_convers
     assert f'id="message-{first_answer.pk}"' not in started
     assert 'class="message assistant done"' in frames[-1]
     assert second_answer.content == ANSWER and "Regenerate" in frames[-1]
+
+
+async def test_pushed_frames_reach_the_page_while_the_sockets_thread_is_busy(alice, alice_thread):
+    socket = await open_socket(alice, alice_thread.pk)
+    release = threading.Event()
+    # The thread the sockets share for the database, held as by a class's questions.
+    busy = asyncio.ensure_future(sync_to_async(release.wait, thread_sensitive=True)(10))
+    try:
+        frame = {"type": "chat.html", "html": '<p id="pushed">Words</p>', "answer_id": 1}
+        await get_channel_layer().group_send(group_for(alice_thread.pk), frame)
+        assert await socket.receive_from(timeout=2) == '<p id="pushed">Words</p>'
+    finally:
+        release.set()
+        await busy
+        await socket.disconnect()
