@@ -5,6 +5,7 @@ import dataclasses
 import signal
 
 import pytest
+from PIL import Image
 from playwright.sync_api import expect
 
 from apps.chat.tests.model_script import EMBEDDING, chat_script
@@ -69,22 +70,28 @@ def test_a_student_asks_and_sees_thinking_a_streamed_answer_and_an_expandable_so
     page.context.close()
 
 
-def test_a_follow_up_question_goes_below_the_first_and_only_the_last_answer_can_be_redone(
+def test_follow_up_questions_keep_their_scope_go_below_and_only_the_last_answer_can_be_redone(
     browser, chat_app
 ):
     page = log_in(browser, chat_app, "alice", "alice-studies-2026")
     page.goto("/chat/")
     page.get_by_role("button", name="New chat").first.click()
     page.wait_for_url("**/chat/*/")
+    page.get_by_text("Scope: the whole vault").click()
+    page.get_by_label("Files").select_option(label="cells.pdf")
     for answered, question in enumerate(("What do mitochondria do?", "And what is ATP for?"), 1):
         page.get_by_label("Your question").fill(question)
         page.get_by_role("button", name="Send").click()
         done = page.locator(".message.assistant.done")
         expect(done).to_have_count(answered, timeout=15_000)
+        # The question box is empty for the next question; the file chosen stays chosen.
+        expect(page.get_by_label("Your question")).to_have_value("")
+        expect(page.locator("#composer option:checked")).to_have_text(["cells.pdf"])
 
     bubbles = page.locator(".message.user .bubble")
     expect(bubbles).to_have_count(2)
     assert bubbles.all_inner_texts() == ["What do mitochondria do?", "And what is ATP for?"]
+    expect(page.locator(".message.user .badge")).to_have_text(["Scope: cells.pdf"] * 2)
     expect(page.locator(".message.assistant.done")).to_have_count(2)
     expect(page.get_by_role("button", name="Regenerate")).to_have_count(1)
     assert page.locator(".message").last.get_by_role("button", name="Regenerate").is_visible()
@@ -151,3 +158,25 @@ def test_a_page_whose_web_server_is_killed_mid_answer_shows_the_answer_continuin
     finally:
         chat_model.script = chat_script
         stop(web)
+
+
+def test_an_attached_image_goes_with_the_next_question_and_the_picker_is_ready_again(
+    browser, chat_app, tmp_path
+):
+    image = tmp_path / "cell.png"
+    Image.new("RGB", (8, 8), "green").save(image)
+    page = log_in(browser, chat_app, "alice", "alice-studies-2026")
+    page.goto("/chat/")
+    page.get_by_role("button", name="New chat").first.click()
+    page.wait_for_url("**/chat/*/")
+    picker = page.get_by_label("Attach images, PDF or DOCX (up to 5)")
+    picker.set_input_files(image)
+
+    expect(page.locator("#attachment-list")).to_contain_text("cell.png")
+    expect(picker).to_have_value("")  # emptied: the same file can be picked again
+    page.get_by_label("Your question").fill("What does this picture show?")
+    page.get_by_role("button", name="Send").click()
+    expect(page.locator(".message.assistant.done")).to_have_count(1, timeout=15_000)
+    expect(page.locator(".message.user .chip")).to_have_text(["cell.png"])
+    expect(page.locator("#attachment-list")).to_be_empty()
+    page.context.close()

@@ -18,12 +18,13 @@ STARTERS = [
 ]
 
 # Which partials are pushed when: a page (re)connecting gets the whole conversation; a new
-# question is added below it (an edit or a regenerate, which drop messages, redraw it) and
-# clears the composer; a finished answer replaces just its own message (and leaves whatever
-# the person is typing alone).
+# question is added below it and empties the question box (its attachments were sent; the
+# scope chosen stays, and the memory has not changed yet); an edit or a regenerate, which drop
+# messages, redraw the conversation and leave the question box alone; a finished answer
+# replaces just its own message. Send and Stop follow whether an answer is being written.
 CONNECT_PARTS = ("message-list", "thread-list", "composer-buttons", "memory")
-START_PARTS = ("message-list", "thread-list", "composer", "memory")
-ASK_PARTS = ("new-turn", "thread-list", "composer", "memory")
+START_PARTS = ("message-list", "thread-list", "composer-buttons", "memory")
+ASK_PARTS = ("new-turn", "thread-list", "question-box", "composer-buttons")
 END_PARTS = ("message", "thread-list", "composer-buttons", "memory")
 
 

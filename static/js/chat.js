@@ -72,6 +72,12 @@
     });
   });
 
+  // A file is uploaded as soon as it is picked: empty the picker, so that the same file can
+  // be attached again to a later question.
+  document.addEventListener("htmx:afterRequest", function (event) {
+    if (event.target.id === "attach-form") event.target.reset();
+  });
+
   document.addEventListener("change", function (event) {
     var input = event.target;
     if (!input.matches("[data-audio-file]") || !input.files.length) return;

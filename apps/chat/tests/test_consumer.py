@@ -166,10 +166,13 @@ async def test_edit_rewinds_the_history_and_regenerates(fake_model, alice, alice
     await socket.send_json_to(
         {"action": "edit", "message_id": str(first.pk), "content": "Better first question"}
     )
-    await frames_until_final(socket)
+    edited = await frames_until_final(socket)
     await socket.send_json_to({"action": "regenerate"})
-    await frames_until_final(socket)
+    regenerated = await frames_until_final(socket)
     await socket.disconnect()
+
+    # What the person may be typing in the question box meanwhile is left alone.
+    assert 'id="question-box"' not in "".join(edited + regenerated)
 
     messages = await database_sync_to_async(lambda: list(alice_thread.messages.all()))()
     assert [m.role for m in messages] == ["user", "assistant"]
@@ -296,6 +299,10 @@ async def test_a_follow_up_question_is_added_below_without_redrawing_the_convers
     await socket.disconnect()
 
     assert 'hx-swap-oob="beforeend:#message-list"' in started
+    # The question box is emptied; the scope chosen and what else the composer holds stay.
+    assert '<div id="question-box" hx-swap-oob="true">' in started
+    assert re.search(r'<textarea id="question"[^>]*></textarea>', started)
+    assert 'name="category_ids"' not in started and 'id="composer"' not in started
     first_question, first_answer, _, second_answer = await database_sync_to_async(
         lambda: list(alice_thread.messages.all())
     )()

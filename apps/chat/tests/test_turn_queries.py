@@ -14,9 +14,9 @@ pytestmark = pytest.mark.django_db
 
 # The thread (is it still there?), the answers still running, the question, the thread's new
 # title, the empty answer; then what the new turn shows: the messages and their attachments,
-# the sidebar's chats, the composer's categories and files (the picker itself is cached). Two
-# more open and close the savepoint that stands in for the transaction inside a test.
-QUERIES_PER_QUESTION = 12
+# the sidebar's chats (the composer's scope is not drawn again: it stays as chosen). Two more
+# open and close the savepoint that stands in for the transaction inside a test.
+QUERIES_PER_QUESTION = 10
 
 
 def socket_of(user, thread: Thread) -> ChatConsumer:
