@@ -36,6 +36,7 @@ None of them ever raises into the caller: a failure is logged and returns ``[]``
 here imports the chat or study apps; events carry plain values only.
 """
 
+import contextlib
 import logging
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
@@ -94,9 +95,13 @@ def _record(
     except Exception:
         logger.exception("Could not record a %s event for user %s", kind, user.pk)
         return []
-    # Separately: a broken badge must not lose the event itself.
+    # Separately: a broken badge must not lose the event itself. Each award is atomic; the
+    # reads before it run outside a transaction of their own, which would hold the database's
+    # write lock (SQLite's IMMEDIATE transactions) through them, and every chat answer being
+    # saved meanwhile would wait. Inside a caller's transaction a savepoint keeps it usable.
     try:
-        with transaction.atomic():
+        in_callers = transaction.get_connection().in_atomic_block
+        with transaction.atomic() if in_callers else contextlib.nullcontext():
             return evaluate(user, kinds=[kind], at=moment)
     except Exception:
         logger.exception("Could not evaluate badges after a %s event for user %s", kind, user.pk)

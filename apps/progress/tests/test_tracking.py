@@ -1,5 +1,6 @@
 import asyncio
 import logging
+import threading
 from datetime import UTC, datetime
 
 import pytest
@@ -7,6 +8,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import connection, transaction
 
 from apps.progress import tracking
+from apps.progress.badges import Metrics
 from apps.progress.models import Event, MissedQuestion, StudySession
 from apps.vault.models import Category
 
@@ -109,3 +111,40 @@ def test_the_chat_consumer_can_record_from_async_code(alice):
     badges = asyncio.run(consumer())
     assert [b.badge.code for b in badges] == ["first_question"]
     assert StudySession.objects.filter(user=alice).count() == 1
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_while_a_messages_badges_are_weighed_other_writers_go_on(alice, monkeypatch):
+    """A class's answers are saved while each finished one's badges are weighed: the weighing
+    reads, and must not hold the database's write lock while it does."""
+    weighing, release = threading.Event(), threading.Event()
+    weigh = Metrics.__getitem__
+
+    def slow_weigh(self, metric):
+        weighing.set()
+        release.wait(10)
+        return weigh(self, metric)
+
+    def in_a_thread(work) -> threading.Thread:
+        def run():
+            try:
+                work()
+            finally:
+                connection.close()
+
+        thread = threading.Thread(target=run)
+        thread.start()
+        return thread
+
+    monkeypatch.setattr(Metrics, "__getitem__", slow_weigh)
+    recorder = in_a_thread(lambda: tracking.record_message(alice, at=T0))
+    try:
+        assert weighing.wait(10)
+        writer = in_a_thread(lambda: Category.objects.create(name="Saved meanwhile"))
+        writer.join(5)
+        assert not writer.is_alive()
+    finally:
+        release.set()
+        recorder.join(10)
+    assert Category.objects.filter(name="Saved meanwhile").exists()
+    assert Event.objects.filter(user=alice, kind=Event.Kind.MESSAGE).count() == 1
