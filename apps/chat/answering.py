@@ -24,7 +24,7 @@ from apps.chat.models import Message, Thread
 
 log = logging.getLogger(__name__)
 
-BATCH_SECONDS = 0.05  # tokens are pushed together, at most every 50 ms
+BATCH_SECONDS = 0.1  # tokens are pushed together, at most every 100 ms (the first at once)
 SAVE_SECONDS = 0.5  # the partial answer is saved at most this often
 SNAPSHOT_SECONDS = 2.0  # ...and sent whole at most this often
 HEARTBEAT_SECONDS = 2.0  # a silent model still gets a heartbeat this often
