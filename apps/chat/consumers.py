@@ -18,13 +18,13 @@ from django.conf import settings
 from apps.accounts.sessions import account_group
 from apps.chat import answering, tasks, turns
 from apps.chat.conversation import (
-    ASK_PARTS,
     CONNECT_PARTS,
     START_PARTS,
     fragment,
     group_for,
     render_parts,
     render_thread,
+    render_turn,
 )
 from apps.chat.models import Message, Thread
 
@@ -134,7 +134,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         else:
             raise turns.AskError("Unknown action.")
         thread.owner = user  # the thread was read by its owner: no second read of the user
-        return answer.pk, render_thread(thread, ASK_PARTS if action == "ask" else START_PARTS)
+        if action == "ask":
+            return answer.pk, render_turn(thread)
+        return answer.pk, render_thread(thread, START_PARTS)
 
     async def _render(self, parts) -> str:
         return await database_sync_to_async(render_parts)(self.thread.pk, parts)

@@ -17,14 +17,12 @@ STARTERS = [
     "Explain the hardest concept in my notes simply.",
 ]
 
-# Which partials are pushed when: a page (re)connecting gets the whole conversation; a new
-# question is added below it and empties the question box (its attachments were sent; the
-# scope chosen stays, and the memory has not changed yet); an edit or a regenerate, which drop
-# messages, redraw the conversation and leave the question box alone; a finished answer
-# replaces just its own message. Send and Stop follow whether an answer is being written.
+# Which partials are pushed when: a page (re)connecting gets the whole conversation; an edit
+# or a regenerate, which drop messages, redraw it (and leave the question box alone); a finished
+# answer replaces just its own message. Send and Stop follow whether an answer is being
+# written. A new question has a frame of its own (render_turn).
 CONNECT_PARTS = ("message-list", "thread-list", "composer-buttons", "memory")
 START_PARTS = ("message-list", "thread-list", "composer-buttons", "memory")
-ASK_PARTS = ("new-turn", "thread-list", "question-box", "composer-buttons")
 END_PARTS = ("message", "thread-list", "composer-buttons", "memory")
 
 
@@ -74,12 +72,24 @@ def render_thread(thread: Thread, parts=END_PARTS, message_id: int | None = None
             message = next((m for m in conversation if m.pk == message_id), None)
             if message is not None:
                 html.append(fragment(name, **{**context, "message": message}))
-        elif name == "new-turn" and len(conversation) > 2:
-            # Just the new question and its answer; the first one redraws the list, which
-            # clears the starters.
-            html.append(fragment(name, **context, added=conversation[-2:]))
-        elif name == "new-turn":
-            html.append(fragment("message-list", **context))
         else:
             html.append(fragment(name, **context))
     return "".join(html)
+
+
+def render_turn(thread: Thread) -> str:
+    """The frame for a question just asked (a thread just read, with its owner): the question
+    and its empty answer below the conversation (the first turn redraws the list, which clears
+    the starters), the sidebar, an empty question box (the scope chosen stays; the memory has
+    not changed yet) and Stop. Only the last messages are read, however long the chat."""
+    latest = list(thread.messages.order_by("-pk").prefetch_related("attachments")[:3])[::-1]
+    context = {"thread": thread, "threads": Thread.objects.visible_to(thread.owner)}
+    if len(latest) > 2:
+        turn = fragment("new-turn", **context, added=latest[1:])
+    else:
+        turn = fragment("message-list", **context, conversation=latest)
+    rest = [
+        fragment(name, **context, streaming=True)
+        for name in ("thread-list", "question-box", "composer-buttons")
+    ]
+    return turn + "".join(rest)
