@@ -104,9 +104,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         a worker (so the turn is there before the worker pushes anything into it). All in one
         go off the event loop: when a class asks at once, an answer is queued as soon as its
         own turn is shown, not after every other question's. In the one thread the sockets
-        share, one question after the other: side by side, 30 questions took ~100 ms each
-        waiting on each other for the interpreter and SQLite's write lock (~10 ms of work),
-        and the model was asked 0.45 s after the question instead of 0.3 s."""
+        share, one question after the other: side by side, 30 questions asked at once waited
+        on each other for the interpreter and SQLite's write lock, each many times its own
+        few milliseconds of work (README, chat benchmark)."""
         answer_id, html = self._add_turn(action, content)
         turn = {"type": "chat.html", "html": html}
         async_to_sync(self.channel_layer.group_send)(self.group, turn)

@@ -88,8 +88,9 @@ def render_turn(thread: Thread) -> str:
         turn = fragment("new-turn", **context, added=latest[1:])
     else:
         turn = fragment("message-list", **context, conversation=latest)
-    rest = [
-        fragment(name, **context, streaming=True)
-        for name in ("thread-list", "question-box", "composer-buttons")
-    ]
-    return turn + "".join(rest)
+    return (
+        turn
+        + fragment("thread-list", **context)
+        + fragment("question-box")
+        + fragment("composer-buttons", streaming=True)
+    )

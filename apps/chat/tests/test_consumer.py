@@ -249,6 +249,7 @@ async def test_a_bad_message_gets_a_clear_error_and_the_socket_stays_open(
     await socket.send_to(text_data=frame)
     reply = await socket.receive_from(timeout=5)
     assert 'id="composer-error"' in reply and said in reply
+    assert 'id="question-box"' not in reply  # what was typed stays in the box
     await socket.send_to(text_data='{"content": ""}')
     assert "Type a question first." in await socket.receive_from(timeout=5)
     await socket.disconnect()
