@@ -127,3 +127,21 @@ def test_an_id_out_of_the_databases_range_is_a_422_wherever_it_is(alice_client, 
     assert response.status_code == 422
     [error] = response.json()["detail"]
     assert error["type"] in {"less_than_equal", "greater_than_equal"}
+
+
+def path_with(path: str, value: str) -> str:
+    """The route's path with `value` as every id (or number), and a format it serves."""
+    path = path.replace("{fmt}", "csv").replace("{day}", "2026-01-05")
+    return re.sub(r"\{[^}]+\}", value, path)
+
+
+@pytest.mark.parametrize("value", ["abc", "-1", "0"])
+def test_an_id_in_a_path_that_is_not_a_key_is_a_json_422_on_every_route(alice_client, value):
+    for method, path, _ in operations():
+        url = path_with(path, value)
+        if url == path_with(path, "1"):  # no id in it (a day, a format)
+            continue
+        response = getattr(alice_client, method)(url, content_type="application/json")
+        where = f"{method.upper()} {url} answered {response.status_code}"
+        assert response.status_code == 422, where
+        assert response.json()["detail"], where

@@ -138,14 +138,9 @@ def create_mindmap(request: HttpRequest, payload: MindmapIn, key: IdempotencyKey
     return started(mindmap)
 
 
-@router.get("/mindmaps/{int:mindmap_id}", response={200: MindmapOut, 404: ErrorOut})
-def get_mindmap(request: HttpRequest, mindmap_id: Id):
-    mindmap = arranged_mindmap(request, mindmap_id)
-    mindmap.settle()
-    return mindmap
-
-
-@router.get("/mindmaps/{int:mindmap_id}.svg", response={200: None, 404: ErrorOut})
+# Before /mindmaps/{mindmap_id}, which would otherwise take "7.svg" as the id. Plain
+# `{mindmap_id}` (not `{int:…}`) so that "abc" or "-1" is a 422 like on every route, not a page 404.
+@router.get("/mindmaps/{mindmap_id}.svg", response={200: None, 404: ErrorOut})
 @svg_policy
 def mindmap_svg(request: HttpRequest, mindmap_id: Id):
     """The same SVG the page shows, in the saved layout and arrangement."""
@@ -155,23 +150,28 @@ def mindmap_svg(request: HttpRequest, mindmap_id: Id):
     return HttpResponse(drawn, content_type="image/svg+xml")
 
 
-@router.patch(
-    "/mindmaps/{int:mindmap_id}", response={200: MindmapOut, 404: ErrorOut, 422: ErrorOut}
-)
+@router.get("/mindmaps/{mindmap_id}", response={200: MindmapOut, 404: ErrorOut})
+def get_mindmap(request: HttpRequest, mindmap_id: Id):
+    mindmap = arranged_mindmap(request, mindmap_id)
+    mindmap.settle()
+    return mindmap
+
+
+@router.patch("/mindmaps/{mindmap_id}", response={200: MindmapOut, 404: ErrorOut, 422: ErrorOut})
 def update_mindmap(request: HttpRequest, mindmap_id: Id, payload: MindmapPatch = NO_CHANGE):
     mindmap = own_mindmap(request, mindmap_id)
     mindmap.change(title=payload.title, layout=payload.layout)
     return mindmap
 
 
-@router.delete("/mindmaps/{int:mindmap_id}", response={204: None, 404: ErrorOut})
+@router.delete("/mindmaps/{mindmap_id}", response={204: None, 404: ErrorOut})
 def delete_mindmap(request: HttpRequest, mindmap_id: Id):
     own_mindmap(request, mindmap_id).delete()
     return Status(204, None)
 
 
 @router.post(
-    "/mindmaps/{int:mindmap_id}/positions",
+    "/mindmaps/{mindmap_id}/positions",
     response={200: MindmapOut, 404: ErrorOut, 422: ErrorOut},
 )
 def move_node(request: HttpRequest, mindmap_id: Id, payload: PositionIn):
@@ -180,7 +180,7 @@ def move_node(request: HttpRequest, mindmap_id: Id, payload: PositionIn):
     return mindmap
 
 
-@router.delete("/mindmaps/{int:mindmap_id}/positions", response={200: MindmapOut, 404: ErrorOut})
+@router.delete("/mindmaps/{mindmap_id}/positions", response={200: MindmapOut, 404: ErrorOut})
 def reset_layout(request: HttpRequest, mindmap_id: Id):
     mindmap = arranged_mindmap(request, mindmap_id)
     mindmap.reset_layout()
@@ -188,7 +188,7 @@ def reset_layout(request: HttpRequest, mindmap_id: Id):
 
 
 @router.post(
-    "/mindmaps/{int:mindmap_id}/collapsed",
+    "/mindmaps/{mindmap_id}/collapsed",
     response={200: MindmapOut, 404: ErrorOut, 422: ErrorOut},
 )
 def toggle_branch(request: HttpRequest, mindmap_id: Id, payload: NodeIn):
@@ -197,7 +197,7 @@ def toggle_branch(request: HttpRequest, mindmap_id: Id, payload: NodeIn):
     return mindmap
 
 
-@router.post("/mindmaps/{int:mindmap_id}/refresh", response={200: RefreshOut, 404: ErrorOut})
+@router.post("/mindmaps/{mindmap_id}/refresh", response={200: RefreshOut, 404: ErrorOut})
 def refresh_mindmap(request: HttpRequest, mindmap_id: Id):
     """Only the nodes whose source changed cite the passage that answers them now."""
     mindmap = own_mindmap(request, mindmap_id)
