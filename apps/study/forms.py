@@ -6,7 +6,7 @@ from django import forms
 from django.forms.renderers import Jinja2
 
 from apps.study.generator import Scope
-from apps.vault.forms import DocumentCheckboxes, pickable
+from apps.vault.forms import DocumentCheckboxes, KeyChoices, pickable
 from apps.vault.models import Category, Document
 
 # Every Study Hub tab draws its generate form: with Django's template engine its widgets (a
@@ -20,10 +20,10 @@ class ScopeForm(forms.Form):
 
     default_renderer = WIDGETS
 
-    categories = forms.ModelMultipleChoiceField(
+    categories = KeyChoices(
         queryset=Category.objects.none(), required=False, widget=forms.CheckboxSelectMultiple
     )
-    documents = forms.ModelMultipleChoiceField(
+    documents = KeyChoices(
         queryset=Document.objects.none(), required=False, widget=DocumentCheckboxes
     )
 

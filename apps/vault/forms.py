@@ -7,6 +7,7 @@ import logging
 import redis
 from django import forms
 from django.core.cache import cache
+from django.db.models import BigIntegerField
 
 from apps.vault.models import Category, Document
 from apps.vault.scope import Scope
@@ -51,6 +52,22 @@ class DocumentSelect(RenderedOnce, forms.SelectMultiple):
     pass
 
 
+class KeyChoices(forms.ModelMultipleChoiceField):
+    """Rows chosen by primary key, where a key past the database's integer range is refused as
+    any unknown one: querying it would fail (SQLite: OverflowError) and answer a 500."""
+
+    def clean(self, value):
+        for key in value if isinstance(value, list | tuple) else ():
+            with contextlib.suppress(TypeError, ValueError):
+                if abs(int(key)) > BigIntegerField.MAX_BIGINT:
+                    raise forms.ValidationError(
+                        self.error_messages["invalid_choice"],
+                        code="invalid_choice",
+                        params={"value": key},
+                    )
+        return super().clean(value)
+
+
 def pickable(documents):
     """Only what a picker shows: its choices are the primary key and the file name."""
     return documents.only("pk", "filename").order_by("filename")
@@ -61,10 +78,8 @@ def pickable(documents):
 
 class SearchForm(forms.Form):
     q = forms.CharField(label="Search", max_length=1000, strip=True)
-    category = forms.ModelMultipleChoiceField(
-        label="Categories", queryset=Category.objects.all(), required=False
-    )
-    document = forms.ModelMultipleChoiceField(
+    category = KeyChoices(label="Categories", queryset=Category.objects.all(), required=False)
+    document = KeyChoices(
         label="Documents", queryset=Document.objects.none(), required=False, widget=DocumentSelect
     )
 

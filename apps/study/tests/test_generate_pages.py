@@ -84,6 +84,19 @@ def test_a_scope_naming_bobs_document_is_refused_on_the_page(
     assert not model.chats and not made.objects.exists()
 
 
+@pytest.mark.parametrize(("page", "action", "fields", "made", "button"), PAGES)
+@pytest.mark.parametrize("field", ["documents", "categories"])
+def test_an_id_beyond_the_database_keys_is_refused_on_the_page_not_a_crash(
+    alice, alice_client, model, page, action, fields, made, button, field
+):
+    make_studied_document(alice)
+    Category.objects.create(name="Biology")  # so that the categories are drawn, with the error
+    response = alice_client.post(action, {**fields, field: [str(2**63)]})
+    assert response.status_code == 400
+    assert "Select a valid choice" in response.content.decode()
+    assert not model.chats and not made.objects.exists()
+
+
 @pytest.mark.parametrize("form", [QuizForm, WorkshopForm, DeckGenerateForm, MindmapGenerateForm])
 def test_the_forms_draw_with_jinja2_what_django_s_templates_draw(tess, form):
     """The generate forms' widgets are drawn by Jinja2 for speed; Django's widget templates for

@@ -170,6 +170,16 @@ def test_the_page_offers_only_documents_the_user_can_see(vault, bob_client):
     assert "Select a valid choice" in foreign.content.decode()
 
 
+@pytest.mark.parametrize("field", ["document", "category"])
+@pytest.mark.parametrize("value", [str(2**63), "9" * 25])
+def test_an_id_beyond_the_database_keys_on_the_page_is_an_invalid_choice(
+    vault, alice_client, field, value
+):
+    response = alice_client.get(PAGE, {"q": "Mitose", field: value})
+    assert response.status_code == 200
+    assert "Select a valid choice" in response.content.decode()
+
+
 def test_search_text_is_escaped(tess, alice_client):
     document = make_document(tess, "evil.html", scope=Document.Scope.CLASS)
     add_chunks(document, ["<script>alert('Mitose')</script> Mitose"])
