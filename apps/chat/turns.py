@@ -39,7 +39,9 @@ def resolve_scope(user, category_ids, document_ids) -> tuple[Scope, str]:
 
 
 def clean_question(content) -> str:
-    content = str(content or "").strip()
+    if not isinstance(content, str | None):  # a socket frame's {"content": {...}}, not its repr
+        raise AskError("A question is text; send the form again.")
+    content = (content or "").strip()
     if not content:
         raise AskError("Type a question first.")
     if len(content) > MAX_QUESTION:
