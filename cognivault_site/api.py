@@ -2,6 +2,8 @@
 
 import json
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI, Schema
 from ninja.errors import HttpError, ValidationError
@@ -134,6 +136,23 @@ def http_error(request: HttpRequest, error: HttpError) -> HttpResponse:
     cause = error.__cause__
     detail = str(cause) if isinstance(cause, BodyNotAnObject | NulInText) else str(error)
     return api.create_response(request, {"detail": detail}, status=error.status_code)
+
+
+def unreadable_request(request: HttpRequest, error: Exception) -> HttpResponse:
+    """Django's limits on what it reads of a request, as JSON: ninja passes them on, and
+    Django would answer its HTML "Bad Request" page."""
+    if isinstance(error, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 1024 / 1024
+        detail = f"The request body is larger than {limit:g} MB."
+    elif isinstance(error, TooManyFilesSent):
+        detail = f"At most {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files per request."
+    else:
+        detail = f"At most {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} fields per request."
+    return api.create_response(request, {"detail": detail}, status=400)
+
+
+for limit_error in (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent):
+    api.add_exception_handler(limit_error, unreadable_request)
 
 
 AppError = ChatError | VaultError | StudyError | RateLimited

@@ -145,3 +145,23 @@ def test_an_id_in_a_path_that_is_not_a_key_is_a_json_422_on_every_route(alice_cl
         where = f"{method.upper()} {url} answered {response.status_code}"
         assert response.status_code == 422, where
         assert response.json()["detail"], where
+
+
+def test_a_body_too_big_to_read_is_a_json_400_and_stores_nothing(alice_client, settings):
+    body = '{"title": "' + "x" * settings.DATA_UPLOAD_MAX_MEMORY_SIZE + '"}'
+    response = alice_client.post("/api/v1/chat/sessions", body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json() == {"detail": "The request body is larger than 2.5 MB."}
+    assert not alice_client.get("/api/v1/chat/sessions").json()
+
+
+def test_a_request_of_too_many_files_is_a_json_400(alice_client, settings):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    files = [
+        SimpleUploadedFile(f"{n}.txt", b"text")
+        for n in range(settings.DATA_UPLOAD_MAX_NUMBER_FILES + 1)
+    ]
+    response = alice_client.post("/api/v1/vault/documents", {"file": files})
+    assert response.status_code == 400
+    assert response.json() == {"detail": "At most 100 files per request."}
