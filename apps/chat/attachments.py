@@ -93,7 +93,7 @@ def accept(user, upload: UploadedFile | None) -> Attachment:
         if kind == Attachment.Kind.IMAGE:
             check_image(folder / stored, name)
         else:
-            attachment.text = extract_text(folder / stored, kind)
+            attachment.text = extract_text(folder / stored, kind, name)
     except AttachmentError:
         (folder / stored).unlink(missing_ok=True)
         raise
@@ -130,14 +130,14 @@ def check_image(path: Path, name: str) -> None:
         raise too_large
 
 
-def extract_text(path: Path, kind: str) -> str:
+def extract_text(path: Path, kind: str, name: str) -> str:
     """The vault's extractors, in a child process with time and memory limits (bombs)."""
     try:
         result = extract.run_isolated(
             path, kind, timeout=EXTRACT_TIMEOUT, memory_mb=EXTRACT_MEMORY_MB
         )
     except extract.ExtractionError as error:
-        raise AttachmentError(f"{path.name}: {error}") from error
+        raise AttachmentError(f"{name}: {error}") from error  # not the stored name
     parts = []
     for unit in result.get("units", []):
         text, page = unit.get("text", ""), unit.get("page")

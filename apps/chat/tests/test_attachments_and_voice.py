@@ -46,6 +46,14 @@ def test_a_file_of_another_type_is_refused_with_a_reason(alice_client, thread):
     assert not Attachment.objects.exists()
 
 
+def test_a_damaged_pdf_is_refused_under_its_own_name(alice_client, thread):
+    damaged = SimpleUploadedFile("lecture.pdf", b"%PDF-1.4 and then nothing a reader can use")
+    response = alice_client.post(f"/chat/{thread.pk}/attachments/", {"file": damaged})
+    assert response.status_code == 400
+    assert "lecture.pdf: The PDF is damaged" in response.text
+    assert not Attachment.objects.exists()
+
+
 def test_an_oversized_attachment_is_refused(alice_client, thread, settings):
     settings.CHAT_MAX_ATTACHMENT_MB = 0
     response = alice_client.post(f"/chat/{thread.pk}/attachments/", {"file": docx_file("x")})
