@@ -6,6 +6,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.multipartparser import MultiPartParserError
 from ninja import NinjaAPI, Schema
 from ninja.errors import HttpError, ValidationError
 from ninja.parser import Parser
@@ -140,9 +141,11 @@ def http_error(request: HttpRequest, error: HttpError) -> HttpResponse:
 
 
 def unreadable_request(request: HttpRequest, error: Exception) -> HttpResponse:
-    """Django's limits on what it reads of a request, as JSON: ninja passes them on, and
-    Django would answer its HTML "Bad Request" page."""
-    if isinstance(error, RequestDataTooBig):
+    """Django's limits on what it reads of a request, and a multipart body it cannot read, as
+    JSON: ninja passes them on, and Django would answer its HTML "Bad Request" page."""
+    if isinstance(error, MultiPartParserError):
+        detail = f"The multipart body cannot be read: {error}."
+    elif isinstance(error, RequestDataTooBig):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 1024 / 1024
         detail = f"The request body is larger than {limit:g} MB."
     elif isinstance(error, TooManyFilesSent):
@@ -152,8 +155,8 @@ def unreadable_request(request: HttpRequest, error: Exception) -> HttpResponse:
     return api.create_response(request, {"detail": detail}, status=400)
 
 
-for limit_error in (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent):
-    api.add_exception_handler(limit_error, unreadable_request)
+for unreadable in (MultiPartParserError, RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent):
+    api.add_exception_handler(unreadable, unreadable_request)
 
 
 AppError = ChatError | VaultError | StudyError | RateLimited

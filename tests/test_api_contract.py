@@ -179,3 +179,10 @@ def test_a_method_a_route_does_not_take_is_a_json_405_naming_the_ones_it_does(al
     assert response.status_code == 405
     assert sorted(response["Allow"].split(", ")) == ["GET", "POST"]
     assert "PUT" in response.json()["detail"]
+
+
+@pytest.mark.parametrize("url", ["/api/v1/vault/documents", "/api/v1/chat/sessions"])
+def test_a_multipart_body_that_cannot_be_read_is_a_json_400(alice_client, url):
+    response = alice_client.post(url, b"--", content_type="multipart/form-data")
+    assert response.status_code == 400
+    assert response.json()["detail"]
