@@ -410,10 +410,15 @@ def extract_csv(path: Path, progress: Progress) -> dict:
 
 HEADING = re.compile(r"^(#{1,3})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
+# A one-line paragraph underlined with = (H1) or - (H2); after a list item or a blank line the
+# dashes are a thematic break instead.
+UNDERLINE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+NOT_A_TITLE = re.compile(r"^(?: {4}|\t|[ \t]*(?:[-*+>|]|\d{1,9}[.)])(?:[ \t]|$))")
 
 
 def extract_md(path: Path, progress: Progress) -> dict:
-    """One unit per H1-H3 section, each chunk of it prefixed with `[Section: A > B]`."""
+    """One unit per H1-H3 section (`#` headings or underlined ones), each chunk of it prefixed
+    with `[Section: A > B]`."""
     units: list[Unit] = []
     trail: list[str] = []
     lines: list[str] = []
@@ -434,14 +439,20 @@ def extract_md(path: Path, progress: Progress) -> dict:
             )
         )
 
+    def underlined(line: str) -> bool:
+        if fenced or not UNDERLINE.match(line) or not lines or not lines[-1].strip():
+            return False
+        return (len(lines) == 1 or not lines[-2].strip()) and not NOT_A_TITLE.match(lines[-1])
+
     for line in decode_text(path.read_bytes()).splitlines():
         if FENCE.match(line):
             fenced = not fenced
         match = None if fenced else HEADING.match(line)
-        if match:
+        if match or underlined(line):
+            title = match.group(2) if match else lines.pop().strip()
+            level = len(match.group(1)) if match else 1 if line.strip()[0] == "=" else 2
             flush()
-            level = len(match.group(1))
-            trail[level - 1 :] = [match.group(2)]
+            trail[level - 1 :] = [title]
             continue
         lines.append(line)
     flush()

@@ -84,6 +84,27 @@ def test_markdown_sections_carry_their_breadcrumb(tmp_path):
     assert by_section[""].startswith("Intro text")
 
 
+def test_markdown_underlined_headings_open_sections_too(tmp_path):
+    # How many READMEs write their H1 and H2 (git's, GTK's): the title underlined with = or -.
+    path = tmp_path / "README.md"
+    path.write_text(
+        "General Information\n===================\n\n"
+        "GTK is a multi-platform toolkit for creating graphical user interfaces.\n\n"
+        "Building\n--------\n\nRun meson and ninja in a fresh build directory of its own.\n\n"
+        "- a list item\n---\n\nText after a thematic break stays in the same section.\n"
+    )
+    chunks = pieces(isolated(path, "md"))
+    by_section = {chunk.section: chunk.text for chunk in chunks}
+    assert by_section["General Information"] == (
+        "[Section: General Information]\n"
+        "GTK is a multi-platform toolkit for creating graphical user interfaces."
+    )
+    building = by_section["General Information > Building"]
+    assert building.startswith("[Section: General Information > Building]\nRun meson")
+    assert "- a list item\n---" in building
+    assert "thematic break" in building
+
+
 def test_a_long_markdown_section_is_split_and_each_piece_keeps_the_breadcrumb(tmp_path):
     path = tmp_path / "long.md"
     path.write_text("# Big\n\n" + "A sentence about cells and their parts. " * 80)
