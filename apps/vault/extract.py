@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from xml.etree.ElementTree import ParseError
 
@@ -253,6 +253,27 @@ def heading_level(style_name: str) -> int:
     return int(match.group(1)) if match else 0
 
 
+def table_lines(table) -> Iterator[str]:
+    """Each row as `a | b | c`; a table inside a cell (a form, a CV) follows its row, since
+    a cell's own text leaves it out."""
+    for row in table.rows:
+        cells: list[str] = []
+        inner = []
+        previous = None
+        for cell in row.cells:
+            if cell is previous:  # a merged cell repeats: keep it once
+                continue
+            previous = cell
+            text = cell.text.strip()
+            if text and (not cells or cells[-1] != text):
+                cells.append(text)
+            inner += cell.tables
+        if cells:
+            yield " | ".join(cells)
+        for table_in_cell in inner:
+            yield from table_lines(table_in_cell)
+
+
 def extract_docx(path: Path, progress: Progress) -> dict:
     check_office_zip(path, "docx")
     import docx
@@ -272,14 +293,7 @@ def extract_docx(path: Path, progress: Progress) -> dict:
 
         for block in document.iter_inner_content():
             if isinstance(block, Table):
-                for row in block.rows:
-                    cells: list[str] = []
-                    for cell in row.cells:  # a merged cell repeats: keep it once
-                        text = cell.text.strip()
-                        if text and (not cells or cells[-1] != text):
-                            cells.append(text)
-                    if cells:
-                        lines.append(" | ".join(cells))
+                lines.extend(table_lines(block))
                 continue
             text = block.text.strip()
             if not text:

@@ -2,6 +2,7 @@
 
 import zipfile
 
+import docx
 import pymupdf
 import pytest
 
@@ -47,6 +48,25 @@ def test_docx_keeps_paragraphs_tables_and_headings(tmp_path):
     text = "\n".join(chunk.text for chunk in chunks)
     assert "Ribosom | Proteinsynthese" in text
     assert any(chunk.section == "Zellbiologie > Mitochondrien" for chunk in chunks)
+
+
+def test_docx_keeps_a_table_inside_a_table_cell(tmp_path):
+    document = docx.Document()
+    document.add_paragraph("Diese Übersicht vergleicht die Pflichten gängiger Lizenzen.")
+    table = document.add_table(rows=3, cols=3)
+    table.cell(0, 0).merge(table.cell(0, 2)).text = "Vergleich der Pflichten"
+    for column, text in enumerate(["Lizenz", "Quelltext offenlegen", "Patentklausel"]):
+        table.cell(1, column).text = text
+    for column, text in enumerate(["GPL-3", "ja, bei Weitergabe", "ja"]):
+        table.cell(2, column).text = text
+    inner = table.cell(2, 2).add_table(rows=1, cols=2)
+    inner.cell(0, 0).text = "Abschnitt 11"
+    inner.cell(0, 1).text = "ausdrückliche Patentlizenz"
+    path = tmp_path / "tabellen.docx"
+    document.save(path)
+    text = "\n".join(chunk.text for chunk in pieces(isolated(path, "docx")))
+    assert "Vergleich der Pflichten\nLizenz | Quelltext offenlegen | Patentklausel\n" in text
+    assert "GPL-3 | ja, bei Weitergabe | ja\nAbschnitt 11 | ausdrückliche Patentlizenz" in text
 
 
 def test_pptx_gives_one_chunk_per_slide(tmp_path):
