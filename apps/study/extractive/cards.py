@@ -31,8 +31,11 @@ DEFINITION = re.compile(
     r"\s+(?P<definition>\S.*)",
     re.IGNORECASE | re.DOTALL,
 )
-# "X: …" (or "X – …") on a line of its own: a glossary entry.
-GLOSSARY = re.compile(r"(?P<term>[^:\n–—|]{1,60}?)\s*(?::|\s[–—]\s)\s*(?P<definition>\S[^\n]*)")
+# "X: …" (or "X – …") on a line of its own: a glossary entry. The colon is followed by a space:
+# "http://…" and "Dir::Cache" are one word each.
+GLOSSARY = re.compile(
+    r"(?P<term>[^:\n–—|]{1,60}?)\s*(?::(?=\s)|\s[–—]\s)\s*(?P<definition>\S[^\n]*)"
+)
 # Subjects that point elsewhere ("This is …", "Es ist …") and labels that are not terms.
 NOT_TERMS = frozenset(
     """

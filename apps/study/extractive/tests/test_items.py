@@ -75,6 +75,20 @@ def test_cards_define_terms_in_english_and_german_with_a_verbatim_back(vocabular
     assert len({card["front"].casefold() for card in made}) == len(made)
 
 
+def test_a_web_address_on_a_line_of_its_own_is_no_glossary_entry():
+    # The footnotes of a manual page: "http" is not a term whose definition is
+    # "//bugs.debian.org/src:apt", nor "Dir" one whose definition is ":Cache::Archives".
+    text = (
+        "FUSSNOTEN\n 1. APT-Fehlerseite\n    http://bugs.debian.org/src:apt\n"
+        "    Dir::Cache::Archives\n    Archive: the directory where downloaded packages wait."
+    )
+    source = Source(1, 1, "apt-get.txt", None, "", text)
+    vocabulary = Vocabulary({1: text + " http Dir Dir Archive Archive packages"})
+    pairs = {card["front"]: card["back"] for card in cards.cards([source], vocabulary, count=10)}
+    assert "http" not in pairs and "Dir" not in pairs
+    assert pairs["Archive"] == "the directory where downloaded packages wait"
+
+
 def test_cloze_cards_fill_up_after_the_definitions(vocabulary):
     made = cards.cards(SOURCES, vocabulary, count=20)
     kinds = [card["kind"] for card in made]
