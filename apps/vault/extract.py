@@ -96,7 +96,9 @@ def looks_like(fmt: str, head: bytes, path: Path | None = None) -> bool:
 
 
 def decode_text(data: bytes) -> str:
-    """UTF-8 (with or without BOM), UTF-16 with a BOM, else Windows-1252 with replacements."""
+    """UTF-8 (with or without BOM), UTF-16 with a BOM, else Windows-1252 with replacements.
+    UTF-8 with a few bad bytes (a line pasted from an old file) stays UTF-8: read as
+    Windows-1252, every ü of the rest would become Ã¼."""
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return data.decode("utf-16", errors="replace")
     if b"\x00" in data[:65536]:
@@ -104,7 +106,21 @@ def decode_text(data: bytes) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        return data.decode("cp1252", errors="replace")
+        pass
+    text = data.decode("utf-8-sig", errors="replace")
+    bad = text.count("\ufffd")
+    # Windows-1252 text almost never holds a valid multi-byte UTF-8 sequence by chance.
+    if sum(not character.isascii() for character in text) - bad > bad:
+        return data.decode("utf-8-sig", errors="cp1252-bytes")
+    return data.decode("cp1252", errors="replace")
+
+
+def _bytes_as_cp1252(error: UnicodeDecodeError) -> tuple[str, int]:
+    """The bytes UTF-8 cannot read, read as Windows-1252 (the "ü" of the pasted line)."""
+    return error.object[error.start : error.end].decode("cp1252", errors="replace"), error.end
+
+
+codecs.register_error("cp1252-bytes", _bytes_as_cp1252)
 
 
 def short(error: BaseException) -> str:

@@ -141,6 +141,20 @@ def test_text_tolerates_bad_bytes_and_old_encodings(tmp_path):
     assert "Grüße aus München" in text
 
 
+@pytest.mark.parametrize("fmt", ["txt", "md", "csv"])
+def test_a_utf8_file_with_one_stray_latin1_byte_stays_utf8(tmp_path, fmt):
+    # A line pasted from an old file: one bad byte must not turn every ü of the rest into Ã¼.
+    path = tmp_path / f"dpkg.{fmt}"
+    path.write_bytes(
+        "Paket, Beschreibung\ndpkg, Paketverwalter für Debian\napt, Werkzeug für Pakete\n".encode()
+        + "Grüße aus der alten Datei, ok\n".encode("latin-1")
+        + "dselect, Oberfläche für dpkg\n".encode()
+    )
+    text = "\n".join(chunk.text for chunk in pieces(isolated(path, fmt)))
+    assert "Paketverwalter für Debian" in text and "Oberfläche für dpkg" in text
+    assert "Grüße aus der alten Datei" in text and "Ã" not in text
+
+
 def test_html_keeps_the_article_not_the_navigation(tmp_path):
     text = pieces(isolated(files.html_file(tmp_path / "page.html"), "html"))[0].text
     assert "active site" in text
