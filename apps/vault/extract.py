@@ -494,10 +494,38 @@ def extract_txt(path: Path, progress: Progress) -> dict:
     return {"units": [Unit(decode_text(path.read_bytes()))], "pages": None}
 
 
+# <meta charset="…"> or <meta http-equiv="Content-Type" content="…; charset=…">, which browsers
+# look for in the first kilobytes.
+META_CHARSET = re.compile(rb"<meta[^>]+charset\s*=\s*[\"']?\s*([\w.:-]+)", re.IGNORECASE)
+# Labels browsers read as another encoding than Python's codec of that name (WHATWG Encoding).
+CHARSET_ALIASES = {
+    "iso-8859-1": "cp1252",
+    "latin1": "cp1252",
+    "us-ascii": "cp1252",
+    "ascii": "cp1252",
+    "gb2312": "gbk",
+}
+
+
+def decode_html(data: bytes) -> str:
+    """In the charset the page declares (a Russian page in windows-1251, a Polish one in
+    ISO-8859-2); UTF-8, UTF-16 or none declared: as any text."""
+    match = META_CHARSET.search(data[:4096])
+    if match and not data.startswith((codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        label = match.group(1).decode("ascii", errors="replace").lower()
+        encoding = CHARSET_ALIASES.get(label, label)
+        try:
+            if not codecs.lookup(encoding).name.startswith(("utf-8", "utf-16")):
+                return data.decode(encoding, errors="replace")
+        except LookupError:  # unknown, or not a text encoding ("base64"): read as any text
+            pass
+    return decode_text(data)
+
+
 def extract_html(path: Path, progress: Progress) -> dict:
     import trafilatura
 
-    html = decode_text(path.read_bytes())
+    html = decode_html(path.read_bytes())
     text = trafilatura.extract(html, include_tables=True, include_comments=False)
     if not text or not text.strip():
         raise ExtractionError("No readable article text was found in this page.")

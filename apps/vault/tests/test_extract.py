@@ -155,6 +155,26 @@ def test_a_utf8_file_with_one_stray_latin1_byte_stays_utf8(tmp_path, fmt):
     assert "Grüße aus der alten Datei" in text and "Ã" not in text
 
 
+@pytest.mark.parametrize(
+    ("declared", "encoding", "words"),
+    [
+        ('<meta charset="windows-1251">', "cp1251", "man — это пейджер справочных страниц"),
+        (
+            '<meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-2">',
+            "iso-8859-2",
+            "Poniższa tabela pokazuje numery sekcji wraz z opisem",
+        ),
+        ('<meta charset="iso-8859-1">', "cp1252", "Grüße aus München – „Anführung“"),
+    ],
+)
+def test_html_is_read_in_the_charset_it_declares(tmp_path, declared, encoding, words):
+    path = tmp_path / "page.html"
+    page = f"<html><head>{declared}<title>man</title></head><body><article><h1>man</h1>"
+    page += f"<p>{words}. {words}, {words}.</p></article></body></html>"
+    path.write_bytes(page.encode(encoding))
+    assert words in pieces(isolated(path, "html"))[0].text
+
+
 def test_html_keeps_the_article_not_the_navigation(tmp_path):
     text = pieces(isolated(files.html_file(tmp_path / "page.html"), "html"))[0].text
     assert "active site" in text
