@@ -507,19 +507,27 @@ CHARSET_ALIASES = {
 }
 
 
+def decode_declared(data: bytes, label: str | None) -> str:
+    """Bytes a page or its server says are in the charset `label`: a byte-order mark outranks
+    it, and valid UTF-8 stays UTF-8 whatever it says (servers and editors that name ISO-8859-1
+    by default); else the label (a Russian page in windows-1251, a Polish one in ISO-8859-2).
+    No label, or one Python does not know: as any text."""
+    if not label or data.startswith((codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return decode_text(data)
+    with contextlib.suppress(UnicodeDecodeError):
+        return data.decode("utf-8")
+    label = label.strip().lower()
+    try:
+        return data.decode(CHARSET_ALIASES.get(label, label), errors="replace")
+    except LookupError:  # unknown, or not a text encoding ("base64")
+        return decode_text(data)
+
+
 def decode_html(data: bytes) -> str:
-    """In the charset the page declares (a Russian page in windows-1251, a Polish one in
-    ISO-8859-2); UTF-8, UTF-16 or none declared: as any text."""
     match = META_CHARSET.search(data[:4096])
-    if match and not data.startswith((codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        label = match.group(1).decode("ascii", errors="replace").lower()
-        encoding = CHARSET_ALIASES.get(label, label)
-        try:
-            if not codecs.lookup(encoding).name.startswith(("utf-8", "utf-16")):
-                return data.decode(encoding, errors="replace")
-        except LookupError:  # unknown, or not a text encoding ("base64"): read as any text
-            pass
-    return decode_text(data)
+    return decode_declared(
+        data, match.group(1).decode("ascii", errors="replace") if match else None
+    )
 
 
 def extract_html(path: Path, progress: Progress) -> dict:

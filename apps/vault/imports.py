@@ -2,11 +2,14 @@
 the guarded client (fetch.py) and stored as an HTML document; trafilatura reads it at ingestion.
 Nothing else calls this: in particular no model tool can."""
 
+import codecs
 import re
+from email.message import EmailMessage
 from urllib.parse import urlsplit
 
 from apps.llm import egress
 from apps.vault import fetch
+from apps.vault.extract import decode_declared
 from apps.vault.fetch import FetchError
 from apps.vault.models import Category
 from apps.vault.uploads import Stored, store
@@ -32,5 +35,16 @@ def import_url(
     with egress.user_requested(url, owner.pk):
         page = fetch.fetch(url, resolver=resolver, connector=connector)
     return store(
-        owner, label_for(url), [page.content], scope=scope, category=category, source_url=url
+        owner, label_for(url), [as_served(page)], scope=scope, category=category, source_url=url
     )
+
+
+def as_served(page: fetch.Fetched) -> bytes:
+    """The page as its browser reads it: in the charset its Content-Type names, which outranks
+    a <meta> in the page. Kept as UTF-8 with a byte-order mark, which outranks both."""
+    message = EmailMessage()
+    message["Content-Type"] = page.content_type
+    charset = message.get_content_charset()
+    if not charset:
+        return page.content
+    return codecs.BOM_UTF8 + decode_declared(page.content, charset).encode()

@@ -165,6 +165,8 @@ def test_a_utf8_file_with_one_stray_latin1_byte_stays_utf8(tmp_path, fmt):
             "Poniższa tabela pokazuje numery sekcji wraz z opisem",
         ),
         ('<meta charset="iso-8859-1">', "cp1252", "Grüße aus München – „Anführung“"),
+        # An editor's default label on a page saved as UTF-8: valid UTF-8 is UTF-8.
+        ('<meta charset="iso-8859-1">', "utf-8", "Grüße aus München – „Anführung“"),
     ],
 )
 def test_html_is_read_in_the_charset_it_declares(tmp_path, declared, encoding, words):

@@ -5,6 +5,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from apps.vault import imports
+from apps.vault.extract import extract
 from apps.vault.models import Category, Document, IngestRun
 from apps.vault.tests import files
 from apps.vault.tests.fakeweb import FakeWeb
@@ -249,6 +250,19 @@ def test_url_import_keeps_the_page_and_starts_a_run(alice_client, web, no_broker
     assert body["format"] == "html" and body["source_url"] == "http://public.test/enzymes"
     assert body["filename"] == "public.test_enzymes.html"
     assert IngestRun.objects.get().document_ids == [body["id"]]
+
+
+def test_url_import_reads_the_page_in_the_charset_its_server_names(alice_client, web):
+    # No <meta charset>: only the Content-Type header says windows-1251, as a browser reads it.
+    words = "man — это пейджер справочных страниц системы"
+    page = f"<html><body><article><h1>man</h1><p>{words}. {words}.</p></article></body></html>"
+    web.page("/man", page.encode("cp1251"), Content_Type="text/html; charset=windows-1251")
+    response = alice_client.post(
+        f"{API}/urls", {"url": "http://public.test/man"}, content_type="application/json"
+    )
+    assert response.status_code == 201
+    [unit] = extract(Document.objects.get().path, "html")["units"]
+    assert words in unit.text
 
 
 @pytest.mark.parametrize(
