@@ -485,10 +485,13 @@ def key_sentences(chunk_id: int, text: str, vocabulary: Vocabulary) -> list[tupl
     """Sentences fit to ask about (whole sentences of prose, not headings or table rows),
     each with its key terms heaviest first; the heaviest sentences first."""
     found = []
-    for span in sentences(text):
+    spans = sentences(text)
+    for number, span in enumerate(spans):
         sentence = text[span.start : span.end]
         words = len(sentence.split())
         if not MIN_WORDS <= words <= MAX_WORDS or len(sentence) > MAX_SENTENCE:
+            continue
+        if _cut_off(sentence, first=number == 0, last=number == len(spans) - 1):
             continue
         if is_table_row(sentence) or sentence.endswith(":"):
             continue
@@ -500,6 +503,20 @@ def key_sentences(chunk_id: int, text: str, vocabulary: Vocabulary) -> list[tupl
             found.append((leaning, span, terms))
     found.sort(key=lambda row: (row[0], -max(term.weight for term, _ in row[2])))
     return [(span, terms) for _, span, terms in found]
+
+
+def _cut_off(sentence: str, *, first: bool, last: bool) -> bool:
+    """Half a sentence: the splitter cuts at line breaks, and a PDF's or a manual page's lines
+    wrap mid-sentence, so a chunk may begin with a word in lower case or end without a full
+    stop. (An identifier may begin a sentence: "cells.txt holds…", "apt-get is…".)"""
+    word = sentence.split(maxsplit=1)[0]
+    if first and word.isalpha() and word.islower():
+        return True
+    return last and not sentence.rstrip(_CLOSING).endswith(_STOPS)
+
+
+_CLOSING = "\"'»“”)"
+_STOPS = (".", "!", "?", "…")
 
 
 def clozes(chunk_id: int, text: str, vocabulary: Vocabulary, *, alternatives: int = 0):

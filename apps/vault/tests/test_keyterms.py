@@ -1,6 +1,15 @@
 """Sentences and key terms: spans of the chunk, English and German, identifiers kept whole."""
 
-from apps.vault.keyterms import Kind, Vocabulary, clozes, fold, same_family, sentences, tokens
+from apps.vault.keyterms import (
+    Kind,
+    Vocabulary,
+    clozes,
+    fold,
+    key_sentences,
+    same_family,
+    sentences,
+    tokens,
+)
 
 TEXT = """[Section: Guide > Errors]
 BZ_OUTBUFF_FULL is returned when the output buffer is full. See § 3 and §12a, e.g. the
@@ -74,3 +83,20 @@ def test_a_cloze_leaves_out_a_key_term_of_the_sentence():
     cloze = next(clozes(1, TEXT, vocabulary))
     assert cloze.answer.surface in cloze.text and cloze.text in TEXT
     assert "_____" in cloze.replaced("_____") and cloze.answer.surface not in cloze.replaced("_")
+
+
+def test_a_chunk_begun_or_cut_mid_sentence_offers_no_half_sentence_to_ask_about():
+    # The splitter cuts a PDF's text at line breaks, and the lines wrap mid-sentence.
+    text = (
+        "clear directions next to the object code saying where to find the\n"
+        "Corresponding Source. Regardless of what server hosts the Corresponding\n"
+        "Source, you remain obligated to ensure that it is available for as long\n"
+        "as needed to satisfy these requirements. If the place to copy the object\n"
+        "code is a network server, the Corresponding Source may be on a different"
+    )
+    vocabulary = Vocabulary({1: text, 2: "The object code and the Corresponding Source."})
+    asked = [text[span.start : span.end] for span, _ in key_sentences(1, text, vocabulary)]
+    assert asked == [
+        "Regardless of what server hosts the Corresponding\nSource, you remain obligated to "
+        "ensure that it is available for as long\nas needed to satisfy these requirements."
+    ]
