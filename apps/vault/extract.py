@@ -95,6 +95,21 @@ def looks_like(fmt: str, head: bytes, path: Path | None = None) -> bool:
     return True
 
 
+# An OLE compound file: Office 97-2003, and what Office makes of a .docx/.xlsx/.pptx it
+# encrypts with a password.
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+
+
+def mismatch(fmt: str, head: bytes) -> str:
+    """Why content that `looks_like` refused is not a .fmt file, for the person uploading it."""
+    if fmt in OFFICE_PARTS and head.startswith(OLE_MAGIC):
+        return (
+            f"the file is password-protected, or in the old Office 97-2003 format: save it as "
+            f".{fmt} without a password."
+        )
+    return f"the content is not a .{fmt} file."
+
+
 def decode_text(data: bytes) -> str:
     """UTF-8 (with or without BOM), UTF-16 with a BOM, else Windows-1252 with replacements.
     UTF-8 with a few bad bytes (a line pasted from an old file) stays UTF-8: read as

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import transaction
 
 from apps.vault.errors import OverQuota, UploadRefused
-from apps.vault.extract import EXTENSIONS, format_for, looks_like
+from apps.vault.extract import EXTENSIONS, format_for, looks_like, mismatch
 from apps.vault.models import Category, Document, upload_dir
 from apps.vault.pipeline import on_chunks_changed
 
@@ -86,7 +86,7 @@ def store(
         if size == 0:
             raise UploadRefused(f"{label}: the file is empty.")
         if not looks_like(fmt, head, partial):
-            raise UploadRefused(f"{label}: the content is not a .{fmt} file.")
+            raise UploadRefused(f"{label}: {mismatch(fmt, head)}")
         partial.rename(folder / stored_name)
     except BaseException:
         partial.unlink(missing_ok=True)

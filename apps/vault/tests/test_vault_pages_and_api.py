@@ -73,6 +73,9 @@ def test_files_are_stored_under_a_generated_name_inside_data_dir(alice_client, s
         ("fake.docx", b"%PDF-1.4 not a docx", "not a .docx file"),
         ("empty.txt", b"", "empty"),
         ("binary.txt", b"\x00\x01\x02\x03", "not a .txt file"),
+        # Office encrypts a .docx/.xlsx/.pptx with a password into an OLE container, the old
+        # Office 97-2003 format: "not a .xlsx file" would leave its owner puzzled.
+        ("noten.xlsx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600), "password-protected"),
     ],
 )
 def test_bad_files_are_refused_before_anything_is_stored(
