@@ -284,9 +284,58 @@ def heading_level(style_name: str) -> int:
     return int(match.group(1)) if match else 0
 
 
+W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+# Text a paragraph holds that is not its own: a text box (read after it, as lines of its own),
+# Word's copy of that box for old readers, and deleted or moved-away text of tracked changes.
+NOT_THE_PARAGRAPHS = {
+    W + "txbxContent",
+    W + "del",
+    W + "moveFrom",
+    "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback",
+}
+
+RUN_BREAKS = {W + "tab": "\t", W + "br": "\n", W + "cr": "\n"}
+
+
+def docx_blocks(container) -> Iterator:
+    """The w:p and w:tbl elements of a body or cell in reading order, also those inside content
+    controls (w:sdt: templates, forms, Word's table of contents), which python-docx skips."""
+    for child in container.iterchildren():
+        if child.tag in (W + "p", W + "tbl"):
+            yield child
+        elif child.tag == W + "sdt" and (content := child.find(W + "sdtContent")) is not None:
+            yield from docx_blocks(content)
+
+
+def _inside(node, stop, tags: set[str]) -> bool:
+    for ancestor in node.iterancestors():
+        if ancestor is stop:
+            return False
+        if ancestor.tag in tags:
+            return True
+    return False
+
+
+def paragraph_lines(paragraph) -> list[str]:
+    """A w:p's text, then each paragraph of its text boxes. python-docx's `text` reads only
+    plain runs and links, not a tracked insertion, an inline content control or a field."""
+    text = [
+        RUN_BREAKS.get(node.tag, node.text or "")
+        for node in paragraph.iter(W + "t", *RUN_BREAKS)
+        if not _inside(node, paragraph, NOT_THE_PARAGRAPHS)
+    ]
+    lines = ["".join(text).strip()]
+    for box in paragraph.iter(W + "txbxContent"):
+        if not _inside(box, paragraph, NOT_THE_PARAGRAPHS):
+            lines += [line for p in docx_blocks(box) for line in paragraph_lines(p)]
+    return [line for line in lines if line]
+
+
 def table_lines(table) -> Iterator[str]:
-    """Each row as `a | b | c`; a table inside a cell (a form, a CV) follows its row, since
-    a cell's own text leaves it out."""
+    """Each row of a python-docx Table as `a | b | c`; a table inside a cell (a form, a CV)
+    follows its row."""
+    from docx.table import Table
+
     for row in table.rows:
         cells: list[str] = []
         inner = []
@@ -295,10 +344,15 @@ def table_lines(table) -> Iterator[str]:
             if cell is previous:  # a merged cell repeats: keep it once
                 continue
             previous = cell
-            text = cell.text.strip()
+            texts = []
+            for block in docx_blocks(cell._tc):
+                if block.tag == W + "tbl":
+                    inner.append(Table(block, cell))
+                else:
+                    texts += paragraph_lines(block)
+            text = "\n".join(texts)
             if text and (not cells or cells[-1] != text):
                 cells.append(text)
-            inner += cell.tables
         if cells:
             yield " | ".join(cells)
         for table_in_cell in inner:
@@ -309,6 +363,7 @@ def extract_docx(path: Path, progress: Progress) -> dict:
     check_office_zip(path, "docx")
     import docx
     from docx.table import Table
+    from docx.text.paragraph import Paragraph
 
     try:
         document = docx.Document(str(path))
@@ -322,19 +377,20 @@ def extract_docx(path: Path, progress: Progress) -> dict:
                 units.append(Unit("\n".join(lines), section=" > ".join(headings)))
                 lines.clear()
 
-        for block in document.iter_inner_content():
-            if isinstance(block, Table):
-                lines.extend(table_lines(block))
+        for block in docx_blocks(document.element.body):
+            if block.tag == W + "tbl":
+                lines.extend(table_lines(Table(block, document)))
                 continue
-            text = block.text.strip()
-            if not text:
+            found = paragraph_lines(block)
+            if not found:
                 continue
             paragraphs += 1
-            level = heading_level(block.style.name if block.style is not None else "")
+            style = Paragraph(block, document).style
+            level = heading_level(style.name if style is not None else "")
             if level:
                 flush()
-                headings[level - 1 :] = [text]
-            lines.append(text)
+                headings[level - 1 :] = [found[0]]
+            lines.extend(found)
         flush()
     except ExtractionError:
         raise

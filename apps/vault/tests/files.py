@@ -8,6 +8,7 @@ from pathlib import Path
 import docx
 import openpyxl
 import pymupdf
+from docx.oxml import parse_xml
 from pptx import Presentation
 from pptx.util import Inches
 
@@ -69,6 +70,65 @@ def docx_file(path: Path) -> Path:
     ):
         table.cell(row, 0).text = name
         table.cell(row, 1).text = value
+    document.save(path)
+    return path
+
+
+WORD = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+DRAWING = (
+    'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" '
+    'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" '
+    'xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape" '
+    'xmlns:v="urn:schemas-microsoft-com:vml" '
+    'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"'
+)
+
+
+def text_box(text: str) -> str:
+    """A run holding a text box as Word writes it: a shape, and a VML copy for old readers."""
+    content = f"<w:txbxContent><w:p><w:r><w:t>{text}</w:t></w:r></w:p></w:txbxContent>"
+    return (
+        f'<w:r {WORD} {DRAWING}><mc:AlternateContent><mc:Choice Requires="wps"><w:drawing>'
+        '<wp:inline><wp:extent cx="2000000" cy="500000"/><wp:docPr id="1" name="Textfeld 1"/>'
+        '<a:graphic><a:graphicData uri="http://schemas.microsoft.com/office/word/2010/'
+        'wordprocessingShape"><wps:wsp><wps:cNvSpPr txBox="1"/><wps:spPr/>'
+        f"<wps:txbx>{content}</wps:txbx><wps:bodyPr/></wps:wsp></a:graphicData></a:graphic>"
+        "</wp:inline></w:drawing></mc:Choice><mc:Fallback><w:pict><v:shape><v:textbox>"
+        f"{content}</v:textbox></v:shape></w:pict></mc:Fallback></mc:AlternateContent></w:r>"
+    )
+
+
+def worksheet_docx(path: Path) -> Path:
+    """A worksheet as Word saves one: a content control, an edit still tracked as an insertion,
+    an inline field to fill in, and a text box."""
+    document = docx.Document()
+    document.add_heading("Arbeitsblatt Lizenzen", level=1)
+    body = document.element.body
+    body.insert(
+        len(body) - 1,
+        parse_xml(
+            f'<w:sdt {WORD}><w:sdtPr><w:alias w:val="Aufgabe"/></w:sdtPr><w:sdtContent><w:p>'
+            "<w:r><w:t>Aufgabe 1: Erkläre starkes und schwaches Copyleft.</w:t></w:r>"
+            "</w:p></w:sdtContent></w:sdt>"
+        ),
+    )
+    paragraph = document.add_paragraph("Die GPL verlangt ")
+    paragraph._p.append(
+        parse_xml(
+            f'<w:ins {WORD} w:id="1" w:author="Lehrerin" w:date="2026-11-30T10:00:00Z">'
+            "<w:r><w:t>bei Weitergabe </w:t></w:r></w:ins>"
+        )
+    )
+    paragraph.add_run("die Offenlegung des Quelltextes.")
+    name = document.add_paragraph("Name: ")
+    name._p.append(
+        parse_xml(
+            f"<w:sdt {WORD}><w:sdtPr/><w:sdtContent><w:r><w:t>Max Mustermann</w:t></w:r>"
+            "</w:sdtContent></w:sdt>"
+        )
+    )
+    box = document.add_paragraph("Siehe Kasten.")
+    box._p.append(parse_xml(text_box("Merke: Copyleft vererbt die Lizenz an Bearbeitungen.")))
     document.save(path)
     return path
 

@@ -69,6 +69,18 @@ def test_docx_keeps_a_table_inside_a_table_cell(tmp_path):
     assert "GPL-3 | ja, bei Weitergabe | ja\nAbschnitt 11 | ausdrückliche Patentlizenz" in text
 
 
+def test_docx_keeps_content_controls_tracked_insertions_and_text_boxes(tmp_path):
+    [unit] = isolated(files.worksheet_docx(tmp_path / "arbeitsblatt.docx"), "docx")["units"]
+    assert unit["text"] == (
+        "Arbeitsblatt Lizenzen\n"
+        "Aufgabe 1: Erkläre starkes und schwaches Copyleft.\n"
+        "Die GPL verlangt bei Weitergabe die Offenlegung des Quelltextes.\n"
+        "Name: Max Mustermann\n"
+        "Siehe Kasten.\n"
+        "Merke: Copyleft vererbt die Lizenz an Bearbeitungen."
+    )
+
+
 def test_pptx_gives_one_chunk_per_slide(tmp_path):
     chunks = pieces(isolated(files.pptx_file(tmp_path / "slides.pptx", slides=3), "pptx"))
     assert [chunk.page for chunk in chunks] == [1, 2, 3]
