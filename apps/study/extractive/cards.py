@@ -49,6 +49,9 @@ NOT_TERMS = frozenset(
 
 # "X is not …" says what X is not: no definition.
 NEGATIONS = frozenset(("not", "never", "no", "nicht", "kein", "keine", "nie"))
+# A pronoun right after the verb is its subject: "Standardmäßig ist sie …" (German puts the
+# verb second, after whatever leads), so what came first is no term.
+SUBJECTS = frozenset("sie er es wir ihr ich du man it they he she we you".split())  # noqa: SIM905
 
 
 def cards(sources: Sequence[Source], vocabulary: Vocabulary, *, count: int) -> list[dict]:
@@ -102,8 +105,8 @@ def _definitions(source: Source, vocabulary: Vocabulary):
                 end = span.start + match.end("definition")
                 if text[end - 1 : end] == ".":
                     end -= 1
-                negated = fold(match["definition"].split()[0]) in NEGATIONS
-                if end - start >= MIN_DEFINITION and not negated:
+                first = fold(match["definition"].split()[0])
+                if end - start >= MIN_DEFINITION and first not in NEGATIONS | SUBJECTS:
                     yield _card(source, match["term"], Span(start, end), "definition")
                 break
 

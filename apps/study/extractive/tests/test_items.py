@@ -89,6 +89,21 @@ def test_a_web_address_on_a_line_of_its_own_is_no_glossary_entry():
     assert pairs["Archive"] == "the directory where downloaded packages wait"
 
 
+def test_a_german_sentence_that_puts_an_adverb_first_is_no_definition():
+    # "Standardmäßig ist sie nicht gesetzt": the verb comes second in German, after whatever
+    # leads, and the subject follows it. Only "X ist ein/eine/der … Y" defines X.
+    text = (
+        "Standardmäßig ist sie nicht gesetzt, was bedeutet, dass die Architektur gleich bleibt. "
+        "Manchmal sind sie schneller als erwartet und laden weniger Pakete. "
+        "Der Paketindex ist eine Liste aller verfügbaren Pakete einer Quelle."
+    )
+    source = Source(1, 1, "apt-get.txt", None, "", text)
+    vocabulary = Vocabulary({1: text + " Standardmäßig Manchmal Paketindex Paketindex"})
+    pairs = {card["front"]: card["back"] for card in cards.cards([source], vocabulary, count=10)}
+    assert "Standardmäßig" not in pairs and "Manchmal" not in pairs
+    assert pairs["Paketindex"] == "eine Liste aller verfügbaren Pakete einer Quelle"
+
+
 def test_cloze_cards_fill_up_after_the_definitions(vocabulary):
     made = cards.cards(SOURCES, vocabulary, count=20)
     kinds = [card["kind"] for card in made]
