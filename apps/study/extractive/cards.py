@@ -125,6 +125,9 @@ def _is_term(term: str, vocabulary: Vocabulary) -> bool:
     )
 
 
+MARKDOWN_RULE = re.compile(r"\|?\s*:?-{3,}:?\s*\|\s*:?-{3,}:?\s*\|?")
+
+
 def _table_rows(source: Source):
     """Rows of two-column tables ("front | back"); the first row of a table is its header."""
     text = source.text
@@ -133,8 +136,12 @@ def _table_rows(source: Source):
     for line in text.splitlines(keepends=True):
         start, offset = offset, offset + len(line)
         row = line.rstrip("\r\n")
+        if header_seen and MARKDOWN_RULE.fullmatch(row.strip()):  # under a Markdown header
+            continue
         cells = [cell for cell in re.finditer(r"[^|]+", row) if cell.group().strip()]
-        two_columns = is_table_row(row.strip()) and len(cells) == 2 and "---" not in row
+        # "a | b" or "| a | b |"; a pipe at one end only is a synopsis's "install | remove |"
+        framed = row.strip().startswith("|") == row.strip().endswith("|")
+        two_columns = is_table_row(row.strip()) and framed and len(cells) == 2 and "---" not in row
         if not two_columns:
             header_seen = False
             continue

@@ -104,6 +104,24 @@ def test_a_german_sentence_that_puts_an_adverb_first_is_no_definition():
     assert pairs["Paketindex"] == "eine Liste aller verfügbaren Pakete einer Quelle"
 
 
+def test_a_command_synopsis_with_pipes_is_no_table():
+    # apt-get(8): "|" separates alternatives; a table row is "a | b" or "| a | b |".
+    text = (
+        "apt-get {update | upgrade |\n"
+        "        install Paket...  |\n"
+        "        remove Paket...  | purge Paket...  |\n"
+        "        source Paket [{=Paketversionsnummer | /Ziel-Release}]...  |\n"
+        "        check | clean}\n\n"
+        "| Befehl | Wirkung |\n|---|---|\n| check | prüft den Paketzwischenspeicher |"
+    )
+    source = Source(1, 1, "apt-get.txt", None, "", text)
+    vocabulary = Vocabulary({1: text + " Paket Paket purge purge check check"})
+    made = [card for card in cards.cards([source], vocabulary, count=10) if card["kind"] == "table"]
+    assert [(card["front"], card["back"]) for card in made] == [
+        ("check", "prüft den Paketzwischenspeicher")
+    ]
+
+
 def test_cloze_cards_fill_up_after_the_definitions(vocabulary):
     made = cards.cards(SOURCES, vocabulary, count=20)
     kinds = [card["kind"] for card in made]
