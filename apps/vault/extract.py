@@ -11,6 +11,7 @@ import contextlib
 import csv
 import ctypes
 import ctypes.util
+import datetime
 import io
 import json
 import os
@@ -451,6 +452,13 @@ def cell_text(value) -> str:
         return ""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
+    # Spreadsheets keep a date as a date and time: "2026-03-05", not "2026-03-05 00:00:00".
+    if isinstance(value, datetime.datetime):
+        if value.time() == datetime.time(0):
+            return value.date().isoformat()
+        return value.isoformat(" ", "seconds" if value.second else "minutes")
+    if isinstance(value, datetime.time):
+        return value.isoformat("seconds" if value.second else "minutes")
     return str(value).strip()
 
 

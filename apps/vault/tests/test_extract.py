@@ -1,8 +1,10 @@
 """Every format from a real file of that format, OCR of a scanned page, and hostile files."""
 
+import datetime
 import zipfile
 
 import docx
+import openpyxl
 import pymupdf
 import pytest
 
@@ -96,6 +98,21 @@ def test_xlsx_batches_rows_with_the_header_and_sheet_name(tmp_path):
         assert chunk.text.startswith("[Sheet: Budget]\nQuarter | Item | Amount\n")
     assert budget[0].text.count("\n") == 21
     assert any(chunk.section == "Notes" and "Enzymes" in chunk.text for chunk in chunks)
+
+
+def test_xlsx_dates_read_as_written_without_a_midnight(tmp_path):
+    workbook = openpyxl.Workbook()
+    workbook.active.title = "Termine"
+    workbook.active.append(["Datum", "Thema", "Beginn"])
+    workbook.active.append([datetime.date(2026, 3, 5), "Prüfung Lizenzen", datetime.time(9, 30)])
+    workbook.active.append([datetime.datetime(2026, 3, 12, 14, 0), "Übung GPL", None])
+    path = tmp_path / "termine.xlsx"
+    workbook.save(path)
+    [chunk] = pieces(isolated(path, "xlsx"))
+    assert chunk.text == (
+        "[Sheet: Termine]\nDatum | Thema | Beginn\n"
+        "2026-03-05 | Prüfung Lizenzen | 09:30\n2026-03-12 14:00 | Übung GPL"
+    )
 
 
 def test_csv_batches_rows_with_the_header(tmp_path):
