@@ -50,7 +50,7 @@ from apps.llm import gateway, jsonparse, prompts
 from apps.study.errors import EmptyScope, ModelDown, NothingValid
 from apps.vault import index
 from apps.vault.errors import ScopeError
-from apps.vault.models import Chunk
+from apps.vault.models import Chunk, Document
 from apps.vault.scope import WHOLE_VAULT, Scope  # the scope every generator takes
 
 log = logging.getLogger(__name__)
@@ -131,6 +131,15 @@ def check_scope(user, scope: Scope):
                 "Base first."
                 if scope.is_whole_vault
                 else "The chosen scope has no documents. Pick other categories or documents."
+            )
+        failed = documents.filter(status=Document.Status.FAILED)
+        if len(failed) == documents.count():  # waiting would not help
+            names = ", ".join(
+                f"{document.filename} ({document.error})" if document.error else document.filename
+                for document in failed
+            )
+            raise EmptyScope(
+                f"The documents in this scope could not be read: {names} Pick other documents."
             )
         raise EmptyScope(
             "The documents in this scope have no text yet: wait until they are processed, "

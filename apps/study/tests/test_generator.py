@@ -7,7 +7,7 @@ from apps.study import generator
 from apps.study.conftest import make_studied_document, questions
 from apps.study.quizzes.generation import QuestionItem, same_question
 from apps.study.tests.malformed import CORPUS
-from conftest import make_category
+from conftest import make_category, make_document
 
 SOURCES = [
     generator.Source(
@@ -129,6 +129,20 @@ def test_a_scope_with_no_documents_is_a_clear_error(alice, bob):
                   generator.Scope(category_ids=[empty_category.pk])):  # fmt: skip
         with pytest.raises(generator.EmptyScope, match="scope has no documents"):
             generator.retrieve(alice, scope)
+
+
+def test_a_scope_of_documents_that_failed_to_read_says_so_instead_of_asking_to_wait(alice):
+    locked = make_document(
+        alice, "locked.pdf", status="failed", error="The PDF is password-protected."
+    )
+    pending = make_document(alice, "new.txt", status="pending")
+
+    with pytest.raises(generator.EmptyScope) as refused:
+        generator.retrieve(alice, generator.Scope(document_ids=[locked.pk]))
+    assert "could not be read" in str(refused.value) and "locked.pdf" in str(refused.value)
+    assert "wait" not in str(refused.value)
+    with pytest.raises(generator.EmptyScope, match="wait until they are processed"):
+        generator.retrieve(alice, generator.Scope(document_ids=[locked.pk, pending.pk]))
 
 
 def test_other_peoples_chunks_never_reach_the_prompt(alice, bob, model):
