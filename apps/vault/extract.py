@@ -112,6 +112,12 @@ def mismatch(fmt: str, head: bytes) -> str:
 
 
 def decode_text(data: bytes) -> str:
+    """The text with its line ends as "\n", whatever wrote it (Notepad's CRLF, an old Mac's CR):
+    the splitter cuts at "\n\n", which "\r\n\r\n" does not hold."""
+    return _decode(data).replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _decode(data: bytes) -> str:
     """UTF-8 (with or without BOM), UTF-16 with a BOM, else Windows-1252 with replacements.
     UTF-8 with a few bad bytes (a line pasted from an old file) stays UTF-8: read as
     Windows-1252, every ü of the rest would become Ã¼."""

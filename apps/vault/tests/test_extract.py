@@ -170,6 +170,19 @@ def test_text_tolerates_bad_bytes_and_old_encodings(tmp_path):
     assert "Grüße aus München" in text
 
 
+def test_a_windows_text_file_is_cut_at_its_paragraphs_like_any_other(tmp_path):
+    # Notepad writes CRLF: "\r\n\r\n" holds no "\n\n", so the splitter cut mid-sentence.
+    paragraphs = [
+        f"Paragraph {n} says something about licenses and their terms. " * 6 for n in "ABCD"
+    ]
+    unix, windows = tmp_path / "unix.txt", tmp_path / "windows.txt"
+    unix.write_text("\n\n".join(paragraphs))
+    windows.write_bytes("\r\n\r\n".join(paragraphs).encode())
+    chunks = [chunk.text for chunk in pieces(isolated(windows, "txt"))]
+    assert chunks == [chunk.text for chunk in pieces(isolated(unix, "txt"))]
+    assert all(chunk.startswith("Paragraph") and "\r" not in chunk for chunk in chunks)
+
+
 @pytest.mark.parametrize("fmt", ["txt", "md", "csv"])
 def test_a_utf8_file_with_one_stray_latin1_byte_stays_utf8(tmp_path, fmt):
     # A line pasted from an old file: one bad byte must not turn every ü of the rest into Ã¼.
