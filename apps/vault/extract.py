@@ -441,9 +441,13 @@ def extract_pptx(path: Path, progress: Progress) -> dict:
                 if shape.shape_id != title_id
                 for text in shape_texts(shape)
             ]
-            text = "\n".join([title, *body]).strip()
+            # python-pptx gives a line break inside a paragraph (Shift+Enter) as "\v".
+            text = "\n".join([title, *body]).strip().replace("\v", "\n")
+            section = " ".join(title.split())
             units.append(
-                Unit(text, page=number, section=title, split=False, min_chars=MIN_CHARS_STRUCTURED)
+                Unit(
+                    text, page=number, section=section, split=False, min_chars=MIN_CHARS_STRUCTURED
+                )
             )
             progress({"page": number, "pages": len(slides)})
     except ExtractionError:

@@ -7,6 +7,7 @@ import docx
 import openpyxl
 import pymupdf
 import pytest
+from pptx import Presentation
 
 from apps.vault.chunking import Unit, pieces_from_units
 from apps.vault.extract import ExtractionError, extract, looks_like, run_isolated
@@ -88,6 +89,18 @@ def test_pptx_gives_one_chunk_per_slide(tmp_path):
     assert [chunk.page for chunk in chunks] == [1, 2, 3]
     assert chunks[0].text.startswith("Slide title 1\nBody of slide 1")
     assert "An extra text box" in chunks[0].text
+
+
+def test_a_line_break_inside_a_slide_paragraph_is_a_line_break(tmp_path):
+    # Shift+Enter in PowerPoint: python-pptx gives it as a vertical tab, which no page shows.
+    presentation = Presentation()
+    slide = presentation.slides.add_slide(presentation.slide_layouts[1])
+    slide.shapes.title.text = "Copyleft"
+    slide.placeholders[1].text_frame.text = "Strong copyleft: GPL\vWeak copyleft: LGPL, MPL"
+    path = tmp_path / "copyleft.pptx"
+    presentation.save(path)
+    [chunk] = pieces(isolated(path, "pptx"))
+    assert chunk.text == "Copyleft\nStrong copyleft: GPL\nWeak copyleft: LGPL, MPL"
 
 
 def test_xlsx_batches_rows_with_the_header_and_sheet_name(tmp_path):
