@@ -469,7 +469,7 @@ def cell_text(value) -> str:
         return value.isoformat(" ", "seconds" if value.second else "minutes")
     if isinstance(value, datetime.time):
         return value.isoformat("seconds" if value.second else "minutes")
-    return str(value).strip()
+    return " ".join(str(value).split())  # a cell over several lines stays on its row's line
 
 
 def row_line(values) -> str:

@@ -128,6 +128,22 @@ def test_xlsx_dates_read_as_written_without_a_midnight(tmp_path):
     )
 
 
+def test_a_cell_written_on_several_lines_stays_in_its_row(tmp_path):
+    # Alt+Enter in a spreadsheet, a quoted field over two lines in a CSV: one row, one line.
+    workbook = openpyxl.Workbook()
+    workbook.active.append(["Lizenz", "Pflichten"])
+    workbook.active.append(["GPL-3", "Quelltext offenlegen\nLizenztext beilegen"])
+    workbook.save(tmp_path / "pflichten.xlsx")
+    (tmp_path / "pflichten.csv").write_text(
+        'Lizenz,Pflichten\nGPL-3,"Quelltext offenlegen\nLizenztext beilegen"\n'
+    )
+    for fmt, prefix in (("xlsx", "[Sheet: Sheet]\n"), ("csv", "")):
+        [chunk] = pieces(isolated(tmp_path / f"pflichten.{fmt}", fmt))
+        assert chunk.text == (
+            f"{prefix}Lizenz | Pflichten\nGPL-3 | Quelltext offenlegen Lizenztext beilegen"
+        )
+
+
 def test_csv_batches_rows_with_the_header(tmp_path):
     chunks = pieces(isolated(files.csv_file(tmp_path / "arten.csv", rows=45), "csv"))
     assert len(chunks) == 3
