@@ -10,9 +10,8 @@ from django.http.multipartparser import MultiPartParserError
 from ninja import NinjaAPI, Schema
 from ninja.errors import HttpError, ValidationError
 from ninja.parser import Parser
-from ninja.security import django_auth
 
-from apps.accounts.api import BearerToken, ErrorOut
+from apps.accounts.api import BearerToken, BrowserSession, ErrorOut
 from apps.accounts.api import router as accounts_router
 from apps.accounts.ratelimits import RateLimited
 from apps.chat.api import router as chat_router
@@ -126,7 +125,7 @@ api = CogniVaultAPI(
     description="Your vault, chats and study tools. Authenticate with the browser session "
     "or `Authorization: Bearer <token>` (create one at POST /auth/token). Errors are "
     '`{"detail": ...}` with the status each operation lists.',
-    auth=[BearerToken(), django_auth],
+    auth=[BearerToken(), BrowserSession()],
     parser=ObjectBodies(),
     urls_namespace="api",
 )

@@ -10,7 +10,7 @@ from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
 from ninja.errors import HttpError
-from ninja.security import HttpBearer
+from ninja.security import HttpBearer, SessionAuth
 
 from apps.accounts.forms import MAX_NAME_LENGTH, MAX_STUDENTS_PER_REQUEST, StudentListForm
 from apps.accounts.models import ApiToken, User
@@ -42,6 +42,17 @@ class BearerToken(HttpBearer):
             # Code shared with the views reads request.user, as after a session login.
             request.user = user
         return user
+
+
+class BrowserSession(SessionAuth):
+    """The logged-in browser session, its writes CSRF-checked (403 without the token). Without
+    one there is nothing a forged request could use: a script whose token is wrong or revoked,
+    or that sent none, is told 401, not that a CSRF check failed."""
+
+    def __call__(self, request: HttpRequest) -> User | None:
+        if not request.user.is_authenticated:
+            return None
+        return super().__call__(request)
 
 
 def require_teacher(request: HttpRequest, refusal: str) -> User:

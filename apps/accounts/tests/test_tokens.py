@@ -104,6 +104,24 @@ def test_session_api_calls_need_the_csrf_token(alice):
     assert response.status_code == 403
 
 
+def test_a_write_with_a_wrong_revoked_or_no_token_is_a_401_not_a_csrf_failure(alice):
+    from django.test import Client
+
+    client = Client(enforce_csrf_checks=True)  # as a script's: no session, no CSRF cookie
+    token, raw = ApiToken.objects.issue(alice, "script")
+    token.delete()
+    for headers in (
+        {"HTTP_AUTHORIZATION": f"Bearer {raw}"},
+        {"HTTP_AUTHORIZATION": "Bearer x"},
+        {},
+    ):
+        response = client.post(
+            "/api/v1/chat/sessions", {"title": "x"}, content_type="application/json", **headers
+        )
+        assert response.status_code == 401, headers
+        assert "CSRF" not in response.json()["detail"]
+
+
 def test_bob_cannot_revoke_alices_token(alice, bob_client, client):
     token, raw = ApiToken.objects.issue(alice, "script")
     assert_only_owner_can_reach(
