@@ -73,3 +73,33 @@ def test_three_students_created_by_the_teacher_cannot_reach_each_other(browser, 
         page.goto("/accounts/settings/")
         assert page.locator("#token-list tbody tr").count() == 1
         page.context.close()
+
+
+def test_the_main_pages_fit_a_phone_width_screen(browser, running_app):
+    page = log_in(browser, running_app, *TEACHER, viewport={"width": 390, "height": 844})
+    # Tables are the widest things on a page: give the classroom and the settings one each.
+    page.goto("/accounts/classroom/")
+    page.get_by_label("Names").fill("Dana Phone-Width")
+    page.get_by_role("button", name="Create accounts").click()
+    page.locator("article.credential").wait_for()
+    page.goto("/accounts/settings/")
+    page.get_by_label("Name").fill("a phone-width script")
+    page.get_by_role("button", name="Create token").click()
+    page.locator(".new-token").wait_for()
+    for path in [
+        "/chat/",
+        "/vault/",
+        "/study/",
+        "/study/workshops/",
+        "/study/decks/",
+        "/study/mindmaps/",
+        "/study/class-sets/",
+        "/progress/",
+        "/accounts/classroom/",
+        "/accounts/settings/",
+        "/privacy/",
+    ]:
+        page.goto(path)
+        # Nothing sticks out sideways: the page itself never scrolls horizontally.
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
+    page.context.close()
