@@ -69,3 +69,27 @@ def test_more_files_than_one_upload_takes_are_refused_in_the_browser(
     files_input.set_input_files(paths[:2])
     assert files_input.evaluate("input => input.validationMessage") == ""
     page.context.close()
+
+
+def test_a_new_category_can_be_picked_at_once_and_a_refused_name_stays_typed(browser, running_app):
+    page = log_in(browser, running_app, *TEACHER)
+    page.goto("/vault/")
+    page.get_by_label("New category").fill("Astronomy")
+    page.get_by_role("button", name="Add", exact=True).click()
+    page.locator(".messages", has_text="Category Astronomy created.").wait_for()
+    # Both forms that file things under a category offer it without a reload.
+    for form in ("upload", "urls"):
+        select = page.locator(f'form[action$="/vault/{form}/"] select[name="category"]')
+        assert "Astronomy" in select.locator("option").all_inner_texts(), form
+
+    page.get_by_label("New category").fill("Astronomy")
+    page.get_by_role("button", name="Add", exact=True).click()
+    page.locator(".messages", has_text="A category named Astronomy exists already.").wait_for()
+    assert page.get_by_label("New category").input_value() == "Astronomy"
+
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.locator("#category-list li", has_text="Astronomy").get_by_role("button").click()
+    page.locator(".messages", has_text="Category Astronomy deleted").wait_for()
+    select = page.locator('form[action$="/vault/upload/"] select[name="category"]')
+    assert "Astronomy" not in select.locator("option").all_inner_texts()
+    page.context.close()

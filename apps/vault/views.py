@@ -62,10 +62,11 @@ def trend_bars(tests) -> list[dict]:
     ]
 
 
-def respond(request: HttpRequest, *, notices=(), errors=(), run=None, status=200):
-    """htmx gets the refreshed vault body; a plain form post is redirected to the page."""
+def respond(request: HttpRequest, *, notices=(), errors=(), run=None, status=200, **extra):
+    """htmx gets the refreshed vault body (`extra` goes to its template); a plain form post is
+    redirected to the page."""
     if request.htmx:
-        context = page_context(request, notices=notices, errors=errors, run=run)
+        context = page_context(request, notices=notices, errors=errors, run=run, **extra)
         return render(request, "vault/index.html#vault-body", context, status=status)
     for text in notices:
         messages.success(request, text)
@@ -198,8 +199,13 @@ def create_category(request: HttpRequest) -> HttpResponse:
         with transaction.atomic():
             Category.objects.create(name=name)
     except IntegrityError:
-        return respond(request, errors=[f"A category named {name} exists already."], status=409)
-    return respond(request, notices=[f"Category {name} created."])
+        return respond(
+            request,
+            errors=[f"A category named {name} exists already."],
+            status=409,
+            category_name=name,
+        )
+    return respond(request, notices=[f"Category {name} created."], categories_changed=True)
 
 
 @require_POST
@@ -207,7 +213,11 @@ def create_category(request: HttpRequest) -> HttpResponse:
 def delete_category(request: HttpRequest, pk: int) -> HttpResponse:
     category = get_object_or_404(Category, pk=pk)
     category.delete()
-    return respond(request, notices=[f"Category {category.name} deleted; its documents stay."])
+    return respond(
+        request,
+        notices=[f"Category {category.name} deleted; its documents stay."],
+        categories_changed=True,
+    )
 
 
 @require_GET
