@@ -26,8 +26,11 @@ MARKDOWN = "text/markdown; charset=utf-8"
 
 
 def announce(request: HttpRequest, badges: list) -> None:
+    """Name the badges just earned: `tracking` hands back EarnedBadge rows, the generation card
+    their definitions."""
     for badge in badges:
-        messages.success(request, f"New badge: {getattr(badge, 'name', badge)}")
+        definition = badge.badge if isinstance(badge, EarnedBadge) else badge
+        messages.success(request, f"New badge: {definition.name}")
 
 
 def report_shortfall(

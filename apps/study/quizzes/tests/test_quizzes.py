@@ -96,6 +96,17 @@ def test_submitting_scores_and_the_review_explains_with_sources(alices_quiz, ali
     assert "Open source: cells.txt" in review
 
 
+def test_a_badge_earned_by_a_quiz_is_announced_by_its_name(alices_quiz, alice_client):
+    url = f"/study/quizzes/{alices_quiz.pk}/"
+    alice_client.get(url)
+    response = alice_client.post(url + "submit/", {"q0": 1, "q1": 1, "q2": 1, "q3": 0, "q4": 0})
+
+    review = alice_client.get(response["Location"]).content.decode()
+
+    assert "New badge: First Quiz" in review
+    assert "first_quiz" not in review.replace('data-badge="first_quiz"', "")
+
+
 def test_retake_starts_a_fresh_attempt(alices_quiz, alice_client):
     url = f"/study/quizzes/{alices_quiz.pk}/"
     alice_client.post(url + "submit/", {"q0": 1})
