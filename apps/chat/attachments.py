@@ -134,7 +134,7 @@ def extract_text(path: Path, kind: str, name: str) -> str:
     """The vault's extractors, in a child process with time and memory limits (bombs)."""
     try:
         result = extract.run_isolated(
-            path, kind, timeout=EXTRACT_TIMEOUT, memory_mb=EXTRACT_MEMORY_MB
+            path, kind, timeout=EXTRACT_TIMEOUT, memory_mb=EXTRACT_MEMORY_MB, name=name
         )
     except extract.ExtractionError as error:
         raise AttachmentError(f"{name}: {error}") from error  # not the stored name

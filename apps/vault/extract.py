@@ -670,9 +670,11 @@ def run_isolated(
     timeout: float,
     memory_mb: int,
     on_progress: Progress = noop,
+    name: str = "",
 ) -> dict:
     """`extract` in a child process that is killed after `timeout` seconds and may not use more
-    than `memory_mb` of address space. Units come back as dicts. Raises ExtractionError."""
+    than `memory_mb` of address space. Units come back as dicts. Raises ExtractionError, whose
+    text calls the file `name` (as its owner knows it) where a reader quoted the stored path."""
     limit = memory_mb * 1024 * 1024
 
     def limit_child() -> None:
@@ -722,7 +724,7 @@ def run_isolated(
     if timed_out.is_set() and result is None and error is None:
         raise ExtractionError(f"Reading this file took longer than {timeout:g} s and was stopped.")
     if error is not None:
-        raise ExtractionError(error)
+        raise ExtractionError(error.replace(str(path), name or path.name))
     if result is None:
         raise ExtractionError(
             "The file could not be read: the reader stopped unexpectedly "

@@ -234,6 +234,7 @@ def extract_document(run: IngestRun, step: IngestStep, document: Document, place
             timeout=settings.EXTRACT_TIMEOUT_SECONDS,
             memory_mb=settings.EXTRACT_MEMORY_MB,
             on_progress=on_progress,
+            name=document.filename,
         )
     except ExtractionError as error:
         fail_document(document, str(error))

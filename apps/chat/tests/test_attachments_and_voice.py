@@ -51,6 +51,9 @@ def test_a_damaged_pdf_is_refused_under_its_own_name(alice_client, thread):
     response = alice_client.post(f"/chat/{thread.pk}/attachments/", {"file": damaged})
     assert response.status_code == 400
     assert "lecture.pdf: The PDF is damaged" in response.text
+    # The reader's own words name the file as the person knows it, not where it was stored.
+    assert "attachments/" not in response.text
+    assert "Failed to open file &#x27;lecture.pdf&#x27;" in response.text
     assert not Attachment.objects.exists()
 
 

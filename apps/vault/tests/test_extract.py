@@ -290,6 +290,15 @@ def test_a_corrupt_pdf_fails_with_a_reason(tmp_path):
         isolated(path, "pdf")
 
 
+def test_a_readers_error_names_the_file_as_its_owner_knows_it_not_where_it_is_stored(tmp_path):
+    path = tmp_path / "3f9c2a.pdf"
+    path.write_bytes(b"%PDF-1.4 and then nothing a reader can use")
+    with pytest.raises(ExtractionError) as refused:
+        isolated(path, "pdf", name="Zellbiologie.pdf")
+    assert str(tmp_path) not in str(refused.value)
+    assert "'Zellbiologie.pdf'" in str(refused.value)
+
+
 def test_a_pdf_with_cyclic_references_fails_or_reads_without_hanging(tmp_path):
     path = tmp_path / "cycle.pdf"
     path.write_bytes(
