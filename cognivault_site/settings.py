@@ -117,6 +117,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "apps.accounts.middleware.HtmxLoginRedirectMiddleware",
     "apps.accounts.middleware.RememberSectionMiddleware",
     # RateLimited (apps/accounts/ratelimits.py) from a page becomes a 429 with a message.
     "apps.accounts.ratelimits.RateLimitMiddleware",

@@ -103,3 +103,20 @@ def test_the_main_pages_fit_a_phone_width_screen(browser, running_app):
         # Nothing sticks out sideways: the page itself never scrolls horizontally.
         assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
     page.context.close()
+
+
+def test_a_click_after_logging_out_in_another_tab_opens_the_login_page(browser, running_app):
+    page = log_in(browser, running_app, *TEACHER)
+    page.goto("/vault/")
+    other = page.context.new_page()
+    other.goto("/vault/")
+    other.get_by_role("button", name=f"Log out {TEACHER[0]}").click()
+    other.wait_for_url("**/accounts/login/**")
+
+    page.get_by_label("New category").fill("Chemistry")
+    page.get_by_role("button", name="Add", exact=True).click()
+    # The whole tab goes to the login page (and back to the vault after it), instead of the
+    # login page appearing inside the vault.
+    page.wait_for_url("**/accounts/login/?next=/vault/")
+    assert page.locator("#page-alerts").count() == 1
+    page.context.close()

@@ -1,8 +1,13 @@
-"""Remembers the last section a person opened, so "/" brings them back to it."""
+"""Remembers the last section a person opened, so "/" brings them back to it, and sends an htmx
+request whose session has ended to the login page as a whole page."""
 
 from collections.abc import Callable
+from urllib.parse import urlencode
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import resolve_url
+from django_htmx.http import HttpResponseClientRedirect
 
 SECTIONS = ("chat", "vault", "study", "progress")
 
@@ -23,4 +28,24 @@ class RememberSectionMiddleware:
             and request.session.get("last_section") != match.app_name
         ):
             request.session["last_section"] = match.app_name
+        return response
+
+
+class HtmxLoginRedirectMiddleware:
+    """htmx follows a redirect by itself and would swap the login page into a fragment's place
+    (the vault inside the vault); a whole-page redirect instead, back to the page after login."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        login = resolve_url(settings.LOGIN_URL)
+        if (
+            request.htmx
+            and response.status_code == 302
+            and response["Location"].startswith(login + "?")
+        ):
+            page = request.htmx.current_url_abs_path or "/"
+            return HttpResponseClientRedirect(f"{login}?{urlencode({'next': page}, safe='/')}")
         return response

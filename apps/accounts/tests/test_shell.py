@@ -12,6 +12,19 @@ def test_pages_need_a_login(client):
         assert response.url.startswith("/accounts/login/")
 
 
+def test_an_htmx_request_after_the_session_ended_sends_the_whole_page_to_the_login(client):
+    # htmx would follow a plain redirect and swap the login page into the fragment's place.
+    response = client.post(
+        "/vault/categories/",
+        {"name": "Chemistry"},
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_CURRENT_URL="http://testserver/vault/?page=2",
+    )
+    assert response.status_code == 200
+    assert response["HX-Redirect"] == "/accounts/login/?next=/vault/%3Fpage%3D2"
+    assert not response.content
+
+
 @pytest.mark.parametrize("section", SECTIONS)
 def test_each_section_highlights_itself_in_the_sidebar(alice_client, section):
     page = alice_client.get(SECTIONS[section]).text
