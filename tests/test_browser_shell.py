@@ -120,3 +120,24 @@ def test_a_click_after_logging_out_in_another_tab_opens_the_login_page(browser, 
     page.wait_for_url("**/accounts/login/?next=/vault/")
     assert page.locator("#page-alerts").count() == 1
     page.context.close()
+
+
+def test_a_refused_htmx_request_says_so_instead_of_leaving_a_dead_button(browser, running_app):
+    page = log_in(browser, running_app, *TEACHER)
+    page.goto("/vault/")
+    # Logging in again in another tab gives the session a new CSRF token; this tab's is stale.
+    other = page.context.new_page()
+    other.goto("/vault/")
+    other.get_by_role("button", name=f"Log out {TEACHER[0]}").click()
+    other.get_by_label("Username").fill(TEACHER[0])
+    other.get_by_label("Password").fill(TEACHER[1])
+    other.get_by_role("button", name="Log in").click()
+    other.wait_for_url(lambda url: "/accounts/login/" not in url)
+
+    page.get_by_label("New category").fill("Chemistry")
+    page.get_by_role("button", name="Add", exact=True).click()
+    alert = page.locator("#page-alerts [role=alert]")
+    alert.wait_for()
+    assert "reload the page" in alert.inner_text()
+    assert page.get_by_label("New category").input_value() == "Chemistry"
+    page.context.close()

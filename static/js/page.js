@@ -6,6 +6,7 @@
 //   data-reset-on-success       on an htmx form: cleared after a successful request
 //   data-max-files="100"        on a file input: refuses picking more files than that
 //   data-back                   on a link: goes back in the history when there is one
+// and a failed htmx request that swaps nothing is reported in #page-alerts.
 (function () {
   document.addEventListener("submit", function (event) {
     var form = event.target.closest("form[data-confirm]");
@@ -41,5 +42,34 @@
     if (event.detail.successful && form.matches && form.matches("form[data-reset-on-success]")) {
       form.reset();
     }
+    var stale = document.querySelector("#page-alerts [data-request-failed]");
+    if (event.detail.successful && stale) stale.remove();
+  });
+
+  // A refusal htmx does not swap (base.html's responseHandling swaps only the statuses that
+  // come with a fragment saying why) would leave a button that seems dead: say so above the
+  // page. What was typed stays in its field.
+  var SWAPPED = [400, 409, 413, 422, 429];
+  function requestFailed(text) {
+    var box = document.getElementById("page-alerts");
+    if (!box) return;
+    var alert = document.createElement("p");
+    alert.className = "error";
+    alert.setAttribute("role", "alert");
+    alert.dataset.requestFailed = "";
+    alert.textContent = text;
+    box.replaceChildren(alert);
+    alert.scrollIntoView({ block: "nearest" });
+  }
+  document.addEventListener("htmx:responseError", function (event) {
+    var status = event.detail.xhr.status;
+    if (SWAPPED.indexOf(status) !== -1) return;
+    requestFailed(status === 403
+      ? "The server refused this: the page is out of date (after logging in again, for " +
+        "instance). Copy what you typed, then reload the page."
+      : "Something went wrong on the server (error " + status + "). Try again, or reload the page.");
+  });
+  document.addEventListener("htmx:sendError", function () {
+    requestFailed("The server could not be reached. Check the connection, then try again.");
   });
 })();
