@@ -153,11 +153,13 @@ def account_settings(request: HttpRequest) -> HttpResponse:
 def create_token(request: HttpRequest) -> HttpResponse:
     form = TokenForm(request.POST)
     new_token = None
+    status = 422
     if form.is_valid():
         _, new_token = ApiToken.objects.issue(request.user, form.cleaned_data["name"])
-        form = TokenForm()
+        form, status = TokenForm(), 200
     template = "accounts/settings.html#token-list" if request.htmx else "accounts/settings.html"
-    return render(request, template, settings_context(request, form=form, new_token=new_token))
+    context = settings_context(request, form=form, new_token=new_token)
+    return render(request, template, context, status=status)
 
 
 @require_POST

@@ -93,6 +93,16 @@ def test_the_settings_page_creates_a_token_and_shows_it_once(alice_client, alice
     assert token.name == "laptop"
 
 
+def test_a_token_name_of_only_spaces_is_refused_with_a_message_in_the_form(alice_client):
+    response = alice_client.post(
+        "/accounts/settings/tokens/", {"name": "   "}, HTTP_HX_REQUEST="true"
+    )
+    assert response.status_code == 422  # swapped in by htmx, yet an error
+    assert 'id="token-list"' in response.text
+    assert "This field is required." in response.text
+    assert not ApiToken.objects.exists()
+
+
 def test_session_api_calls_need_the_csrf_token(alice):
     from django.test import Client
 
