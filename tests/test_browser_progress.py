@@ -51,6 +51,11 @@ def test_a_student_reads_their_dashboard_and_opens_a_day(browser, running_app):
     assert detail.locator('[data-figure="sessions"]').inner_text() == "1"
     assert student.evaluate("window.notReloaded") is True
     assert student.url.endswith("/progress/")
+    # ...and the heatmap marks that day, not the one the page opened on, as the one shown.
+    selected = student.locator(".heatmap a.cell.selected")
+    assert selected.count() == 1
+    assert selected.get_attribute("data-day") == day
+    assert selected.get_attribute("aria-current") == "date"
 
     # The student has no class overview; the teacher sees the student's figures there.
     assert student.goto("/progress/class/").status == 403

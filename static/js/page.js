@@ -38,12 +38,21 @@
   });
 
   document.addEventListener("htmx:afterRequest", function (event) {
-    var form = event.detail.elt;
-    if (event.detail.successful && form.matches && form.matches("form[data-reset-on-success]")) {
-      form.reset();
+    var elt = event.detail.elt;
+    if (event.detail.successful && elt.matches && elt.matches("form[data-reset-on-success]")) {
+      elt.reset();
     }
     var stale = document.querySelector("#page-alerts [data-request-failed]");
     if (event.detail.successful && stale) stale.remove();
+    // The heatmap marks the day whose detail was just swapped in.
+    if (event.detail.successful && elt.matches && elt.matches(".heatmap a.cell")) {
+      document.querySelectorAll(".heatmap a.cell.selected").forEach(function (cell) {
+        cell.classList.remove("selected");
+        cell.removeAttribute("aria-current");
+      });
+      elt.classList.add("selected");
+      elt.setAttribute("aria-current", "date");
+    }
   });
 
   // A refusal htmx does not swap (base.html's responseHandling swaps only the statuses that
