@@ -180,3 +180,21 @@ def test_an_attached_image_goes_with_the_next_question_and_the_picker_is_ready_a
     expect(page.locator(".message.user .chip")).to_have_text(["cell.png"])
     expect(page.locator("#attachment-list")).to_be_empty()
     page.context.close()
+
+
+def test_a_refused_attachment_says_why_and_its_note_can_be_dismissed(browser, chat_app, tmp_path):
+    damaged = tmp_path / "lecture.pdf"
+    damaged.write_bytes(b"%PDF-1.4 and then nothing a reader can use")
+    page = log_in(browser, chat_app, "alice", "alice-studies-2026")
+    page.goto("/chat/")
+    page.get_by_role("button", name="New chat").first.click()
+    page.wait_for_url("**/chat/*/")
+    page.get_by_label("Your question").fill("Kept while I attach")
+    page.get_by_label("Attach images, PDF or DOCX (up to 5)").set_input_files(damaged)
+
+    refusal = page.locator("#attachment-list [role=alert]")
+    expect(refusal).to_contain_text("lecture.pdf: The PDF is damaged")
+    page.get_by_role("button", name="Dismiss").click()
+    expect(page.locator("#attachment-list")).to_be_empty()
+    expect(page.get_by_label("Your question")).to_have_value("Kept while I attach")
+    page.context.close()
