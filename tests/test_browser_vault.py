@@ -1,6 +1,7 @@
 """A teacher drags a pile of real files into the Knowledge Base and watches them ingest."""
 
 import pytest
+from playwright.sync_api import expect
 
 from apps.vault.tests import files
 from tests.conftest import TEACHER, log_in
@@ -92,4 +93,20 @@ def test_a_new_category_can_be_picked_at_once_and_a_refused_name_stays_typed(bro
     page.locator(".messages", has_text="Category Astronomy deleted").wait_for()
     select = page.locator('form[action$="/vault/upload/"] select[name="category"]')
     assert "Astronomy" not in select.locator("option").all_inner_texts()
+    page.context.close()
+
+
+def test_on_a_phone_a_refused_upload_says_why_where_the_teacher_is_looking(
+    browser, running_app, tmp_path
+):
+    program = tmp_path / "setup.exe"
+    program.write_bytes(b"MZ\x90\x00 a program, not a document")
+    page = log_in(browser, running_app, *TEACHER, viewport={"width": 390, "height": 844})
+    page.goto("/vault/")
+    page.locator('input[type="file"][name="files"]').set_input_files(program)
+    page.get_by_role("button", name="Upload and ingest").click()
+    # The messages sit below both forms: on a narrow screen they are brought into view.
+    message = page.locator("#vault-body .messages", has_text="setup.exe")
+    message.wait_for()
+    expect(message).to_be_in_viewport()
     page.context.close()

@@ -6,6 +6,8 @@
 //   data-reset-on-success       on an htmx form: cleared after a successful request
 //   data-max-files="100"        on a file input: refuses picking more files than that
 //   data-back                   on a link: goes back in the history when there is one
+//   data-scroll-into-view       on swapped-in content: scrolled into view (messages below the
+//                               fold of a phone, under the form that caused them)
 // and a failed htmx request that swaps nothing is reported in #page-alerts.
 (function () {
   document.addEventListener("submit", function (event) {
@@ -53,6 +55,14 @@
       elt.classList.add("selected");
       elt.setAttribute("aria-current", "date");
     }
+  });
+
+  document.addEventListener("htmx:load", function (event) {
+    var elt = event.detail.elt;
+    if (elt === document.body) return;  // the page itself, not a swap
+    var target = elt.matches("[data-scroll-into-view]")
+      ? elt : elt.querySelector("[data-scroll-into-view]");
+    if (target) target.scrollIntoView({ block: "nearest" });
   });
 
   // A refusal htmx does not swap (base.html's responseHandling swaps only the statuses that
