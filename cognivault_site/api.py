@@ -163,7 +163,10 @@ AppError = ChatError | VaultError | StudyError | RateLimited
 
 def app_error(request: HttpRequest, error: AppError) -> HttpResponse:
     """What an app refuses, with the status its error class names, as {"detail": ...}."""
-    return api.create_response(request, {"detail": str(error)}, status=error.status)
+    response = api.create_response(request, {"detail": str(error)}, status=error.status)
+    if isinstance(error, RateLimited):
+        response["Retry-After"] = str(error.wait)
+    return response
 
 
 for app_errors in (ChatError, VaultError, StudyError, RateLimited):

@@ -169,6 +169,7 @@ def test_uploads_past_the_rate_get_429_with_a_message_in_the_api(
 
     assert refused.status_code == 429
     assert refused.json()["detail"].startswith("Too many uploads: at most 2 per minute.")
+    assert 1 <= int(refused["Retry-After"]) <= 60  # what the message says, for scripts
     assert not Document.objects.filter(filename="n2.txt").exists()
     # The limit is per person: bob is not slowed down by alice.
     assert bob_client.post("/api/v1/vault/documents", {"file": text_file()}).status_code == 201
@@ -187,6 +188,7 @@ def test_uploads_past_the_rate_get_a_message_in_the_page(alice_client, settings)
     assert "<html" not in htmx.text
     assert plain.status_code == 429
     assert "Too many uploads" in plain.text and "<html" in plain.text
+    assert 1 <= int(htmx["Retry-After"]) <= 3600 and 1 <= int(plain["Retry-After"]) <= 3600
     assert list(Document.objects.values_list("filename", flat=True)) == ["a.txt"]
 
 

@@ -23,9 +23,14 @@ PERIODS = {"s": "second", "m": "minute", "h": "hour", "d": "day"}
 
 
 class RateLimited(Exception):
-    """The message says what was refused and when to try again."""
+    """The message says what was refused and when to try again; `wait` is that in seconds, for
+    the answer's Retry-After header."""
 
     status = 429
+
+    def __init__(self, message: str, wait: int):
+        super().__init__(message)
+        self.wait = wait
 
 
 def check(request: HttpRequest, setting: str, what: str) -> None:
@@ -45,7 +50,7 @@ def check(request: HttpRequest, setting: str, what: str) -> None:
     period = PERIODS.get(unit[-1:], unit)
     wait = max(int(usage["time_left"]), 1)
     raise RateLimited(
-        f"Too many {what}: at most {count} per {period}. Try again in {wait} seconds."
+        f"Too many {what}: at most {count} per {period}. Try again in {wait} seconds.", wait
     )
 
 
@@ -78,7 +83,9 @@ class RateLimitMiddleware:
             )
             response["HX-Retarget"] = "#page-alerts"
             response["HX-Reswap"] = "innerHTML"
-            return response
-        return render(
-            request, "accounts/too_many_requests.html", {"alert": str(exception)}, status=429
-        )
+        else:
+            response = render(
+                request, "accounts/too_many_requests.html", {"alert": str(exception)}, status=429
+            )
+        response["Retry-After"] = str(exception.wait)
+        return response

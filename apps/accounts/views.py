@@ -54,8 +54,11 @@ def locked_out(request: HttpRequest, response, credentials) -> HttpResponse:
     """django-axes lockout: JSON for the API, a page for people."""
     message = "Too many failed logins; try again in 15 minutes."
     if request.path.startswith("/api/"):
-        return JsonResponse({"detail": message}, status=429)
-    return render(request, "accounts/locked_out.html", status=429)
+        refused = JsonResponse({"detail": message}, status=429)
+    else:
+        refused = render(request, "accounts/locked_out.html", status=429)
+    refused["Retry-After"] = str(round(settings.AXES_COOLOFF_TIME * 3600))
+    return refused
 
 
 def render_classroom(request: HttpRequest, form: StudentListForm, status: int = 200):

@@ -28,6 +28,7 @@ def test_the_lockout_survives_a_changed_address(alice, settings):
 
     assert response.status_code == 429
     assert "Too many failed logins" in response.json()["detail"]
+    assert response["Retry-After"] == "900"  # the 15 minutes the message names
 
 
 def test_one_address_guessing_many_accounts_is_locked_too(alice, bob, settings):
@@ -48,3 +49,4 @@ def test_a_locked_out_person_in_the_browser_gets_the_lockout_page(alice, setting
 
     assert page.status_code == 429
     assert "Too many failed logins" in page.text
+    assert page["Retry-After"] == "900"
