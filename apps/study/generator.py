@@ -134,12 +134,14 @@ def check_scope(user, scope: Scope):
             )
         failed = documents.filter(status=Document.Status.FAILED)
         if len(failed) == documents.count():  # waiting would not help
-            names = ", ".join(
-                f"{document.filename} ({document.error})" if document.error else document.filename
+            names = "; ".join(
+                f"{document.filename} ({document.error.rstrip('.')})"
+                if document.error
+                else document.filename
                 for document in failed
             )
             raise EmptyScope(
-                f"The documents in this scope could not be read: {names} Pick other documents."
+                f"The documents in this scope could not be read: {names}. Pick other documents."
             )
         raise EmptyScope(
             "The documents in this scope have no text yet: wait until they are processed, "

@@ -139,8 +139,10 @@ def test_a_scope_of_documents_that_failed_to_read_says_so_instead_of_asking_to_w
 
     with pytest.raises(generator.EmptyScope) as refused:
         generator.retrieve(alice, generator.Scope(document_ids=[locked.pk]))
-    assert "could not be read" in str(refused.value) and "locked.pdf" in str(refused.value)
-    assert "wait" not in str(refused.value)
+    assert str(refused.value) == (
+        "The documents in this scope could not be read: "
+        "locked.pdf (The PDF is password-protected). Pick other documents."
+    )
     with pytest.raises(generator.EmptyScope, match="wait until they are processed"):
         generator.retrieve(alice, generator.Scope(document_ids=[locked.pk, pending.pk]))
 
