@@ -40,12 +40,10 @@ class HtmxLoginRedirectMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
+        if not request.htmx or response.status_code != 302:  # most requests: nothing to resolve
+            return response
         login = resolve_url(settings.LOGIN_URL)
-        if (
-            request.htmx
-            and response.status_code == 302
-            and response["Location"].startswith(login + "?")
-        ):
-            page = request.htmx.current_url_abs_path or "/"
-            return HttpResponseClientRedirect(f"{login}?{urlencode({'next': page}, safe='/')}")
-        return response
+        if not response["Location"].startswith(login + "?"):
+            return response
+        page = request.htmx.current_url_abs_path or "/"
+        return HttpResponseClientRedirect(f"{login}?{urlencode({'next': page}, safe='/')}")
