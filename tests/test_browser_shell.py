@@ -105,13 +105,19 @@ def test_the_main_pages_fit_a_phone_width_screen(browser, running_app):
     page.context.close()
 
 
-def test_a_click_after_logging_out_in_another_tab_opens_the_login_page(browser, running_app):
-    page = log_in(browser, running_app, *TEACHER)
-    page.goto("/vault/")
+def log_out_in_another_tab(page):
+    """The teacher, on the vault in `page`, logs out in a second tab of the same browser."""
     other = page.context.new_page()
     other.goto("/vault/")
     other.get_by_role("button", name=f"Log out {TEACHER[0]}").click()
     other.wait_for_url("**/accounts/login/**")
+    return other
+
+
+def test_a_click_after_logging_out_in_another_tab_opens_the_login_page(browser, running_app):
+    page = log_in(browser, running_app, *TEACHER)
+    page.goto("/vault/")
+    log_out_in_another_tab(page)
 
     page.get_by_label("New category").fill("Chemistry")
     page.get_by_role("button", name="Add", exact=True).click()
@@ -126,9 +132,7 @@ def test_a_refused_htmx_request_says_so_instead_of_leaving_a_dead_button(browser
     page = log_in(browser, running_app, *TEACHER)
     page.goto("/vault/")
     # Logging in again in another tab gives the session a new CSRF token; this tab's is stale.
-    other = page.context.new_page()
-    other.goto("/vault/")
-    other.get_by_role("button", name=f"Log out {TEACHER[0]}").click()
+    other = log_out_in_another_tab(page)
     other.get_by_label("Username").fill(TEACHER[0])
     other.get_by_label("Password").fill(TEACHER[1])
     other.get_by_role("button", name="Log in").click()

@@ -75,6 +75,12 @@ def test_cards_define_terms_in_english_and_german_with_a_verbatim_back(vocabular
     assert len({card["front"].casefold() for card in made}) == len(made)
 
 
+def cards_of(text: str, weighted: str) -> list[dict]:
+    """The cards cut from one chunk of a manual page, `weighted` words counting as its terms."""
+    source = Source(1, 1, "apt-get.txt", None, "", text)
+    return cards.cards([source], Vocabulary({1: f"{text} {weighted}"}), count=10)
+
+
 def test_a_web_address_on_a_line_of_its_own_is_no_glossary_entry():
     # The footnotes of a manual page: "http" is not a term whose definition is
     # "//bugs.debian.org/src:apt", nor "Dir" one whose definition is ":Cache::Archives".
@@ -82,9 +88,8 @@ def test_a_web_address_on_a_line_of_its_own_is_no_glossary_entry():
         "FUSSNOTEN\n 1. APT-Fehlerseite\n    http://bugs.debian.org/src:apt\n"
         "    Dir::Cache::Archives\n    Archive: the directory where downloaded packages wait."
     )
-    source = Source(1, 1, "apt-get.txt", None, "", text)
-    vocabulary = Vocabulary({1: text + " http Dir Dir Archive Archive packages"})
-    pairs = {card["front"]: card["back"] for card in cards.cards([source], vocabulary, count=10)}
+    made = cards_of(text, "http Dir Dir Archive Archive packages")
+    pairs = {card["front"]: card["back"] for card in made}
     assert "http" not in pairs and "Dir" not in pairs
     assert pairs["Archive"] == "the directory where downloaded packages wait"
 
@@ -97,9 +102,8 @@ def test_a_german_sentence_that_puts_an_adverb_first_is_no_definition():
         "Manchmal sind sie schneller als erwartet und laden weniger Pakete. "
         "Der Paketindex ist eine Liste aller verfügbaren Pakete einer Quelle."
     )
-    source = Source(1, 1, "apt-get.txt", None, "", text)
-    vocabulary = Vocabulary({1: text + " Standardmäßig Manchmal Paketindex Paketindex"})
-    pairs = {card["front"]: card["back"] for card in cards.cards([source], vocabulary, count=10)}
+    made = cards_of(text, "Standardmäßig Manchmal Paketindex Paketindex")
+    pairs = {card["front"]: card["back"] for card in made}
     assert "Standardmäßig" not in pairs and "Manchmal" not in pairs
     assert pairs["Paketindex"] == "eine Liste aller verfügbaren Pakete einer Quelle"
 
@@ -114,9 +118,11 @@ def test_a_command_synopsis_with_pipes_is_no_table():
         "        check | clean}\n\n"
         "| Befehl | Wirkung |\n|---|---|\n| check | prüft den Paketzwischenspeicher |"
     )
-    source = Source(1, 1, "apt-get.txt", None, "", text)
-    vocabulary = Vocabulary({1: text + " Paket Paket purge purge check check"})
-    made = [card for card in cards.cards([source], vocabulary, count=10) if card["kind"] == "table"]
+    made = [
+        card
+        for card in cards_of(text, "Paket Paket purge purge check check")
+        if card["kind"] == "table"
+    ]
     assert [(card["front"], card["back"]) for card in made] == [
         ("check", "prüft den Paketzwischenspeicher")
     ]
