@@ -7,10 +7,9 @@ import logging
 import redis
 from django import forms
 from django.core.cache import cache
-from django.db.models import BigIntegerField
 
 from apps.vault.models import Category, Document
-from apps.vault.scope import Scope
+from apps.vault.scope import MAX_ID, Scope
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +58,7 @@ class KeyChoices(forms.ModelMultipleChoiceField):
     def clean(self, value):
         for key in value if isinstance(value, list | tuple) else ():
             with contextlib.suppress(TypeError, ValueError):
-                if abs(int(key)) > BigIntegerField.MAX_BIGINT:
+                if abs(int(key)) > MAX_ID:
                     raise forms.ValidationError(
                         self.error_messages["invalid_choice"],
                         code="invalid_choice",
