@@ -17,6 +17,7 @@ from django.db import connections
 from django.test import Client
 
 from apps.accounts.models import User
+from apps.llm.backends import ollama as ollama_backend
 from apps.vault.models import Category, Document
 from tests import postgres
 
@@ -66,8 +67,10 @@ HTTP_METHODS = ("get", "post", "put", "patch", "delete")
 @pytest.fixture(autouse=True)
 def _isolated_environment(settings, tmp_path):
     """Each test gets its own DATA_DIR, an in-memory channel layer and cache, a fast password hash
-    (the tests create many people; a slow hash only costs time here)."""
+    (the tests create many people; a slow hash only costs time here), and learns the embedding
+    size of its own fake model server."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    ollama_backend.forget_dimensions()
     settings.DATA_DIR = tmp_path / "data"
     settings.DATA_DIR.mkdir()
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
