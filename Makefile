@@ -53,7 +53,7 @@ system-packages:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	else \
 	  echo "Missing system packages:$$missing"; \
-	  echo "Install them with:  sudo apt-get install$$missing   (macOS: see README)"; \
+	  echo "Install them with:  sudo apt-get install$$missing   (macOS: see docs/deployment.md)"; \
 	fi
 
 # Exact versions from requirements.lock, the set the suite last passed with; `make lock`
