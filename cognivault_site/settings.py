@@ -1,6 +1,6 @@
 """CogniVault settings: one file, every knob read from the environment with a laptop default.
 
-The README lists every environment variable read here.
+docs/configuration.md lists every environment variable read here.
 """
 
 import os

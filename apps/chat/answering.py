@@ -35,7 +35,7 @@ Writer = Callable[[int, threading.Event], Iterator[Event]]
 
 
 def api_line(event: Event) -> dict | None:
-    """An agent event as the API's NDJSON line (SPEC §10), or None for one it does not show."""
+    """An agent event as the API's NDJSON line (docs/api.md), or None for one it does not show."""
     if event.type in ("thinking", "text", "memory", "error"):
         return {"type": event.type, "data": event.data}
     if event.type in ("start", "end"):

@@ -106,7 +106,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         own turn is shown, not after every other question's. In the one thread the sockets
         share, one question after the other: side by side, 30 questions asked at once waited
         on each other for the interpreter and SQLite's write lock, each many times its own
-        few milliseconds of work (README, chat benchmark)."""
+        few milliseconds of work (docs/benchmarks.md, chat benchmark)."""
         answer_id, html = self._add_turn(action, content)
         turn = {"type": "chat.html", "html": html}
         async_to_sync(self.channel_layer.group_send)(self.group, turn)

@@ -1,5 +1,5 @@
-"""The recipe every Study Hub generator shares (SPEC §8): retrieve, prompt, generate, parse,
-validate, and hand back items that remember the chunks they were built from.
+"""The recipe every Study Hub generator shares (see docs/study-hub.md): retrieve, prompt,
+generate, parse, validate, and hand back items that remember the chunks they were built from.
 
 Use it like this (the caller persists what comes back)::
 

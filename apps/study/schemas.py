@@ -61,7 +61,7 @@ class RefreshOut(Schema):
 class ScopeIn(Schema):
     category_ids: list[Id] = Field(default_factory=list, max_length=100)
     document_ids: list[Id] = Field(default_factory=list, max_length=500)
-    # The short forms of SPEC §10's table: one category, several documents.
+    # The short forms docs/api.md lists beside the scope: one category, several documents.
     category: Id | None = None
     documents: list[Id] = Field(default_factory=list, max_length=500)
     # Not said: extractive when the embedded model answers, else the model.

@@ -1,6 +1,6 @@
 """Spaced repetition with FSRS: each answer moves a card to its next state and due time.
 
-Two buttons map onto FSRS ratings: "got it" is Good, "review" is Again (see the README).
+Two buttons map onto FSRS ratings: "got it" is Good, "review" is Again (see docs/study-hub.md).
 """
 
 from datetime import UTC, datetime
