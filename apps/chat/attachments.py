@@ -15,7 +15,7 @@ from PIL import Image
 
 from apps.chat.errors import AttachmentError
 from apps.chat.models import Attachment, attachments_dir
-from apps.vault import extract, tasks, uploads
+from apps.vault import readers, tasks, uploads
 from apps.vault.models import Document
 
 log = logging.getLogger(__name__)
@@ -133,10 +133,10 @@ def check_image(path: Path, name: str) -> None:
 def extract_text(path: Path, kind: str, name: str) -> str:
     """The vault's extractors, in a child process with time and memory limits (bombs)."""
     try:
-        result = extract.run_isolated(
+        result = readers.run_isolated(
             path, kind, timeout=EXTRACT_TIMEOUT, memory_mb=EXTRACT_MEMORY_MB, name=name
         )
-    except extract.ExtractionError as error:
+    except readers.ExtractionError as error:
         raise AttachmentError(f"{name}: {error}") from error  # not the stored name
     parts = []
     for unit in result.get("units", []):

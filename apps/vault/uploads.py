@@ -12,9 +12,9 @@ from django.conf import settings
 from django.db import transaction
 
 from apps.vault.errors import OverQuota, UploadRefused
-from apps.vault.extract import EXTENSIONS, format_for, looks_like, mismatch
 from apps.vault.models import Category, Document, upload_dir
 from apps.vault.pipeline import on_chunks_changed
+from apps.vault.readers import EXTENSIONS, format_for, looks_like, mismatch
 
 
 @dataclass

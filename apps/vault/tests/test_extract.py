@@ -10,7 +10,7 @@ import pytest
 from pptx import Presentation
 
 from apps.vault.chunking import Unit, pieces_from_units
-from apps.vault.extract import ExtractionError, extract, looks_like, run_isolated
+from apps.vault.readers import ExtractionError, extract, looks_like, run_isolated
 from apps.vault.tests import files
 
 
