@@ -1,5 +1,6 @@
 """The guard before any Office parser: refuse zip bombs, archives that are not the document they
-claim to be, and XML with a DTD."""
+claim to be, and XML with a DTD. It runs in the sandbox child, never in the web process: an
+archive's index alone can be a bomb (millions of entries)."""
 
 import zipfile
 from pathlib import Path
