@@ -1,10 +1,12 @@
-"""Which reader reads which format, and `extract`, which runs one in this process (the sandbox
-child calls it; tests and benches may too)."""
+"""Which reader reads which format (the vault's formats, and "image", the header of a chat
+attachment), and `extract`, which runs one in this process (the sandbox child calls it; tests
+and benches may too)."""
 
 from collections.abc import Callable
 from pathlib import Path
 
 from apps.vault.readers.common import ExtractionError, Progress, noop
+from apps.vault.readers.image import read_image
 from apps.vault.readers.office import extract_docx, extract_pptx
 from apps.vault.readers.pdf import extract_pdf
 from apps.vault.readers.sheets import extract_csv, extract_xlsx
@@ -19,6 +21,7 @@ EXTRACTORS: dict[str, Callable[[Path, Progress], dict]] = {
     "md": extract_md,
     "txt": extract_txt,
     "html": extract_html,
+    "image": read_image,
 }
 
 

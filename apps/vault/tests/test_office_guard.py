@@ -81,6 +81,20 @@ def test_a_hostile_docx_is_stored_as_pending_then_fails_in_the_sandbox_with_its_
     assert reason in alice_client.get("/vault/").content.decode()
 
 
+def test_the_web_process_never_opens_an_uploaded_office_zip(alice_client, tmp_path, monkeypatch):
+    path = files.docx_file(tmp_path / "zelle.docx")  # made before the zip module is barred
+
+    def opened_here(*args, **kwargs):
+        raise AssertionError("the web process opened an uploaded zip")
+
+    monkeypatch.setattr(zipfile, "ZipFile", opened_here)
+    response = alice_client.post(
+        f"{API}/documents", {"file": SimpleUploadedFile(path.name, path.read_bytes())}
+    )
+    assert response.status_code == 201
+    assert Document.objects.get().status == "pending"
+
+
 @pytest.mark.parametrize("fmt", ["docx", "pptx", "xlsx"])
 def test_any_zip_passes_the_upload_sniff_of_an_office_format(tmp_path, fmt):
     assert looks_like(fmt, no_word_document(tmp_path / f"fake.{fmt}").read_bytes()[:16])
