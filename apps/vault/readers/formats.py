@@ -1,6 +1,5 @@
-"""Which reader reads which format (the vault's formats, and "image", the header of a chat
-attachment), and `extract`, which runs one in this process (the sandbox child calls it; tests
-and benches may too)."""
+"""Which reader reads which format (the vault's, and "image" for a chat attachment's header),
+and `extract`, which runs one in this process: the sandbox child, tests and benches call it."""
 
 from collections.abc import Callable
 from pathlib import Path

@@ -1,7 +1,5 @@
-"""The reading sandbox: uploaded files are untrusted, so `run_isolated` reads one in a child
-process (`python -m apps.vault.readers FORMAT PATH`) under a time and a memory limit, so that no
-file can hang or exhaust a worker. The child prints JSON lines: progress events, then one result
-or one error."""
+"""The reading sandbox: `run_isolated` reads an untrusted file in a child process under a time
+and a memory limit, so that no file can hang or exhaust a worker or the web server."""
 
 import contextlib
 import ctypes
@@ -114,6 +112,8 @@ def run_isolated(
 
 
 def main(fmt: str, path: str) -> int:
+    """The child (`python -m apps.vault.readers FORMAT PATH`): JSON lines on stdout, progress
+    events, then one result or one error."""
     # Libraries may print to stdout; the protocol gets its own copy of it, they get stderr.
     out = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)

@@ -1,6 +1,5 @@
-"""What the web process may know of an upload before storing it: its format from the name, and
-whether its first bytes match that format (magic numbers). It never opens the file: everything
-past those bytes, an Office file's zip index included, is read in the sandbox child."""
+"""What the web process may know of an upload: its format from the name, and whether its first
+bytes match it (magic numbers). It never opens the file; the sandbox reads the rest."""
 
 import codecs
 

@@ -1,6 +1,5 @@
-"""The guard before any Office parser: refuse zip bombs, archives that are not the document they
-claim to be, and XML with a DTD. It runs in the sandbox child, never in the web process: an
-archive's index alone can be a bomb (millions of entries)."""
+"""The guard before any Office parser, in the sandbox child: refuse zip bombs (an index alone
+can list millions of entries), zips that are not the document they claim, and XML with a DTD."""
 
 import zipfile
 from pathlib import Path
