@@ -16,7 +16,7 @@ import docx  # noqa: E402
 from pypdf import PdfReader  # noqa: E402
 
 from apps.vault.chunking import Unit, pieces_from_units  # noqa: E402
-from apps.vault.extract import extract, run_isolated  # noqa: E402
+from apps.vault.readers import extract, run_isolated  # noqa: E402
 from apps.vault.tests import files  # noqa: E402
 
 RUNS = 3
@@ -51,7 +51,7 @@ def ocr_seconds(path: Path, threads: str | None) -> float:
     if threads:
         env["OMP_THREAD_LIMIT"] = threads
     code = (
-        "import sys, time; from pathlib import Path; from apps.vault.extract import extract;"
+        "import sys, time; from pathlib import Path; from apps.vault.readers import extract;"
         "t = time.perf_counter(); extract(Path(sys.argv[1]), 'pdf');"
         "print(time.perf_counter() - t)"
     )

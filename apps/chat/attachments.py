@@ -11,11 +11,10 @@ from pathlib import Path
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 from django.utils import timezone
-from PIL import Image
 
 from apps.chat.errors import AttachmentError
 from apps.chat.models import Attachment, attachments_dir
-from apps.vault import extract, tasks, uploads
+from apps.vault import readers, tasks, uploads
 from apps.vault.models import Document
 
 log = logging.getLogger(__name__)
@@ -114,29 +113,28 @@ def delete_unsent() -> int:
 
 def check_image(path: Path, name: str) -> None:
     """Refuse images that are unreadable or would decompress to a huge bitmap (a bomb): the
-    header alone says how many pixels there are, nothing is decoded here."""
-    too_large = AttachmentError(
-        f"{name} has too many pixels; images are limited to "
-        f"{MAX_IMAGE_PIXELS // 1_000_000} megapixels."
-    )
+    reading sandbox counts the pixels from the header, nothing is decoded, and this process
+    never opens the file."""
     try:
-        with Image.open(path) as image:
-            width, height = image.size
-    except Image.DecompressionBombError as error:
-        raise too_large from error
-    except OSError as error:
+        result = readers.run_isolated(
+            path, "image", timeout=EXTRACT_TIMEOUT, memory_mb=EXTRACT_MEMORY_MB, name=name
+        )
+    except readers.ExtractionError as error:
         raise AttachmentError(f"{name} is not an image we can read.") from error
-    if width * height > MAX_IMAGE_PIXELS:
-        raise too_large
+    if result["pixels"] > MAX_IMAGE_PIXELS:
+        raise AttachmentError(
+            f"{name} has too many pixels; images are limited to "
+            f"{MAX_IMAGE_PIXELS // 1_000_000} megapixels."
+        )
 
 
 def extract_text(path: Path, kind: str, name: str) -> str:
     """The vault's extractors, in a child process with time and memory limits (bombs)."""
     try:
-        result = extract.run_isolated(
+        result = readers.run_isolated(
             path, kind, timeout=EXTRACT_TIMEOUT, memory_mb=EXTRACT_MEMORY_MB, name=name
         )
-    except extract.ExtractionError as error:
+    except readers.ExtractionError as error:
         raise AttachmentError(f"{name}: {error}") from error  # not the stored name
     parts = []
     for unit in result.get("units", []):

@@ -21,7 +21,6 @@ from django.utils import timezone
 from apps.llm import gateway
 from apps.vault.chunking import Unit, pieces_from_units
 from apps.vault.embedding import chunk_vectors
-from apps.vault.extract import ExtractionError, run_isolated
 from apps.vault.models import (
     Chunk,
     Document,
@@ -30,6 +29,7 @@ from apps.vault.models import (
     IngestRun,
     IngestStep,
 )
+from apps.vault.readers import ExtractionError, run_isolated
 
 logger = logging.getLogger(__name__)
 

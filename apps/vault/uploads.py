@@ -1,6 +1,7 @@
 """Storing what people upload: validated (allow-listed extension, magic bytes, size) before it
 becomes a document, kept under a generated name inside DATA_DIR; the client's filename is only
-a label. Uploading the same filename into the same scope replaces that document's content."""
+a label. Past its first bytes a file is read only in the reading sandbox, at ingestion.
+Uploading the same filename into the same scope replaces that document's content."""
 
 import hashlib
 import re
@@ -12,9 +13,9 @@ from django.conf import settings
 from django.db import transaction
 
 from apps.vault.errors import OverQuota, UploadRefused
-from apps.vault.extract import EXTENSIONS, format_for, looks_like, mismatch
 from apps.vault.models import Category, Document, upload_dir
 from apps.vault.pipeline import on_chunks_changed
+from apps.vault.readers import EXTENSIONS, format_for, looks_like, mismatch
 
 
 @dataclass
@@ -85,7 +86,7 @@ def store(
                 handle.write(block)
         if size == 0:
             raise UploadRefused(f"{label}: the file is empty.")
-        if not looks_like(fmt, head, partial):
+        if not looks_like(fmt, head):
             raise UploadRefused(f"{label}: {mismatch(fmt, head)}")
         partial.rename(folder / stored_name)
     except BaseException:

@@ -78,7 +78,7 @@ def units(source: Source) -> list[dict]:
     cached = CACHE / f"eval-{key}.json"
     if cached.exists():
         return json.loads(cached.read_text())
-    from apps.vault.extract import extract
+    from apps.vault.readers import extract
 
     CACHE.mkdir(parents=True, exist_ok=True)
     path = CACHE / f"eval-{key}.{source.format.removeprefix('scanned-')}"

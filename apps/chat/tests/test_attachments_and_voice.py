@@ -148,3 +148,16 @@ def test_a_small_image_is_attached_for_the_model(alice_client, thread):
     response = alice_client.post(f"/chat/{thread.pk}/attachments/", {"file": photo})
     assert response.status_code == 200
     assert Attachment.objects.get().kind == Attachment.Kind.IMAGE
+
+
+def test_an_attached_image_is_opened_only_in_the_reading_sandbox(alice_client, thread, monkeypatch):
+    """Its header is parsed by the sandbox child: in the web process no image library opens it."""
+
+    def opened_here(*args, **kwargs):
+        raise AssertionError("the web process opened an attached image")
+
+    monkeypatch.setattr("PIL.Image.open", opened_here)
+    photo = SimpleUploadedFile("cell.png", png_header(8, 8))
+    response = alice_client.post(f"/chat/{thread.pk}/attachments/", {"file": photo})
+    assert response.status_code == 200
+    assert Attachment.objects.get().kind == Attachment.Kind.IMAGE

@@ -10,7 +10,7 @@ import pytest
 from pptx import Presentation
 
 from apps.vault.chunking import Unit, pieces_from_units
-from apps.vault.extract import ExtractionError, extract, looks_like, run_isolated
+from apps.vault.readers import ExtractionError, extract, run_isolated
 from apps.vault.tests import files
 
 
@@ -252,27 +252,6 @@ def test_html_keeps_the_article_not_the_navigation(tmp_path):
     text = pieces(isolated(files.html_file(tmp_path / "page.html"), "html"))[0].text
     assert "active site" in text
     assert "Copyright footer" not in text
-
-
-@pytest.mark.parametrize(
-    ("fmt", "head", "expected"),
-    [
-        ("pdf", b"%PDF-1.7\n", True),
-        ("pdf", b"GIF89a", False),
-        ("docx", b"%PDF-1.7", False),
-        ("txt", b"plain text", True),
-        ("txt", b"MZ\x90\x00\x03\x00", False),
-        ("html", b"<!doctype html>", True),
-    ],
-)
-def test_magic_bytes_must_match_the_extension(fmt, head, expected):
-    assert looks_like(fmt, head) is expected
-
-
-def test_a_zip_that_is_no_office_document_is_refused_by_magic(tmp_path):
-    path = files.zip_with(tmp_path / "fake.docx", {"hello.txt": b"hi"})
-    assert not looks_like("docx", path.read_bytes()[:16], path)
-    assert looks_like("docx", b"PK\x03\x04", files.docx_file(tmp_path / "real.docx"))
 
 
 # --- Hostile and broken files -----------------------------------------------------------------

@@ -5,8 +5,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from apps.vault import imports
-from apps.vault.extract import extract
 from apps.vault.models import Category, Document, IngestRun
+from apps.vault.readers import extract
 from apps.vault.tests import files
 from apps.vault.tests.fakeweb import FakeWeb
 from conftest import assert_only_owner_can_reach, make_category, make_document

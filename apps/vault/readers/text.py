@@ -1,0 +1,146 @@
+"""Plain text, Markdown and HTML, in the encoding they were written in (UTF-8, UTF-16 with a
+byte-order mark, Windows-1252, or the charset a page declares); Markdown by section."""
+
+import codecs
+import contextlib
+import re
+from pathlib import Path
+
+from apps.vault.chunking import MIN_CHARS_STRUCTURED, Unit
+from apps.vault.readers.common import ExtractionError, Progress
+
+
+def decode_text(data: bytes) -> str:
+    """The text with its line ends as "\n", whatever wrote it (Notepad's CRLF, an old Mac's CR):
+    the splitter cuts at "\n\n", which "\r\n\r\n" does not hold."""
+    return _decode(data).replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _decode(data: bytes) -> str:
+    """UTF-8 (with or without BOM), UTF-16 with a BOM, else Windows-1252 with replacements.
+    UTF-8 with a few bad bytes (a line pasted from an old file) stays UTF-8: read as
+    Windows-1252, every ü of the rest would become Ã¼."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return data.decode("utf-16", errors="replace")
+    if b"\x00" in data[:65536]:
+        raise ExtractionError("This looks like a binary file, not text.")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    text = data.decode("utf-8-sig", errors="replace")
+    bad = text.count("\ufffd")
+    # Windows-1252 text almost never holds a valid multi-byte UTF-8 sequence by chance.
+    if sum(not character.isascii() for character in text) - bad > bad:
+        return data.decode("utf-8-sig", errors="cp1252-bytes")
+    return data.decode("cp1252", errors="replace")
+
+
+def _bytes_as_cp1252(error: UnicodeDecodeError) -> tuple[str, int]:
+    """The bytes UTF-8 cannot read, read as Windows-1252 (the "ü" of the pasted line)."""
+    return error.object[error.start : error.end].decode("cp1252", errors="replace"), error.end
+
+
+codecs.register_error("cp1252-bytes", _bytes_as_cp1252)
+
+
+HEADING = re.compile(r"^(#{1,3})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
+# A one-line paragraph underlined with = (H1) or - (H2); after a list item or a blank line the
+# dashes are a thematic break instead.
+UNDERLINE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+NOT_A_TITLE = re.compile(r"^(?: {4}|\t|[ \t]*(?:[-*+>|]|\d{1,9}[.)])(?:[ \t]|$))")
+
+
+def extract_md(path: Path, progress: Progress) -> dict:
+    """One unit per H1-H3 section (`#` headings or underlined ones), each chunk of it prefixed
+    with `[Section: A > B]`."""
+    units: list[Unit] = []
+    trail: list[str] = []
+    lines: list[str] = []
+    fenced = False
+
+    def flush() -> None:
+        text = "\n".join(lines).strip()
+        lines.clear()
+        if not text:
+            return
+        section = " > ".join(trail)
+        units.append(
+            Unit(
+                text,
+                section=section,
+                prefix=f"[Section: {section}]\n" if section else "",
+                min_chars=MIN_CHARS_STRUCTURED,
+            )
+        )
+
+    def underlined(line: str) -> bool:
+        if fenced or not UNDERLINE.match(line) or not lines or not lines[-1].strip():
+            return False
+        return (len(lines) == 1 or not lines[-2].strip()) and not NOT_A_TITLE.match(lines[-1])
+
+    for line in decode_text(path.read_bytes()).splitlines():
+        if FENCE.match(line):
+            fenced = not fenced
+        match = None if fenced else HEADING.match(line)
+        if match or underlined(line):
+            title = match.group(2) if match else lines.pop().strip()
+            level = len(match.group(1)) if match else 1 if line.strip()[0] == "=" else 2
+            flush()
+            trail[level - 1 :] = [title]
+            continue
+        lines.append(line)
+    flush()
+    progress({"sections": len(units)})
+    return {"units": units, "pages": None}
+
+
+def extract_txt(path: Path, progress: Progress) -> dict:
+    return {"units": [Unit(decode_text(path.read_bytes()))], "pages": None}
+
+
+# <meta charset="…"> or <meta http-equiv="Content-Type" content="…; charset=…">, which browsers
+# look for in the first kilobytes.
+META_CHARSET = re.compile(rb"<meta[^>]+charset\s*=\s*[\"']?\s*([\w.:-]+)", re.IGNORECASE)
+# Labels browsers read as another encoding than Python's codec of that name (WHATWG Encoding).
+CHARSET_ALIASES = {
+    "iso-8859-1": "cp1252",
+    "latin1": "cp1252",
+    "us-ascii": "cp1252",
+    "ascii": "cp1252",
+    "gb2312": "gbk",
+}
+
+
+def decode_declared(data: bytes, label: str | None) -> str:
+    """Bytes a page or its server says are in the charset `label`: a byte-order mark outranks
+    it, and valid UTF-8 stays UTF-8 whatever it says (servers and editors that name ISO-8859-1
+    by default); else the label (a Russian page in windows-1251, a Polish one in ISO-8859-2).
+    No label, or one Python does not know: as any text."""
+    if not label or data.startswith((codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return decode_text(data)
+    with contextlib.suppress(UnicodeDecodeError):
+        return data.decode("utf-8")
+    label = label.strip().lower()
+    try:
+        return data.decode(CHARSET_ALIASES.get(label, label), errors="replace")
+    except LookupError:  # unknown, or not a text encoding ("base64")
+        return decode_text(data)
+
+
+def decode_html(data: bytes) -> str:
+    match = META_CHARSET.search(data[:4096])
+    return decode_declared(
+        data, match.group(1).decode("ascii", errors="replace") if match else None
+    )
+
+
+def extract_html(path: Path, progress: Progress) -> dict:
+    import trafilatura
+
+    html = decode_html(path.read_bytes())
+    text = trafilatura.extract(html, include_tables=True, include_comments=False)
+    if not text or not text.strip():
+        raise ExtractionError("No readable article text was found in this page.")
+    return {"units": [Unit(text)], "pages": None}
