@@ -16,8 +16,9 @@ from django.conf import settings
 from django.db import close_old_connections, transaction
 from django.utils import timezone
 
-from apps.vault import index, pipeline, selftest
+from apps.vault import pipeline, selftest
 from apps.vault.models import IngestRun, IngestStep
+from apps.vault.search.reembed import reembed_stale
 
 logger = logging.getLogger(__name__)
 
@@ -136,4 +137,4 @@ def vault_selftest(run_id: int) -> int | None:
 @shared_task
 def reembed_chunks() -> int:
     """Re-embed chunks made with another model after the embedding model was switched."""
-    return index.reembed_stale()
+    return reembed_stale()
