@@ -15,7 +15,8 @@ from django.db import transaction
 from django.db.models import F
 
 from apps.llm import gateway
-from apps.vault.keyterms import Vocabulary, clozes
+from apps.vault.cloze import clozes
+from apps.vault.keyterms import Vocabulary
 from apps.vault.models import Chunk, Document, IndexState, IngestRun, SelfTest, SelfTestDocument
 from apps.vault.search.query import search as search_chunks
 
