@@ -83,6 +83,7 @@ class BoundedRequest(WebRequest):
                 "HX-Retarget": "#page-alerts",
                 "HX-Reswap": "innerHTML",
             }
+        # The request's own path is set only once the body is in; the channel has it already.
         elif self.channel._path.startswith(b"/api/"):
             body = json.dumps({"detail": message}).encode()
             headers["Content-Type"] = "application/json"
