@@ -6,6 +6,7 @@ A teacher lifts a student's lockout from the Classroom page (`unlock`).
 """
 
 from collections.abc import Iterable
+from datetime import datetime
 
 from axes.attempts import get_cool_off_threshold
 from axes.handlers.database import AxesDatabaseHandler
@@ -18,7 +19,8 @@ from django.utils import timezone
 from apps.accounts.models import User
 
 
-def recent_attempts(since=None):
+def recent_attempts(since: datetime | None = None):
+    """Failures still counted: those since `since`, by default within the cool-off (15 minutes)."""
     since = since or timezone.now() - get_cool_off()
     return AccessAttempt.objects.filter(attempt_time__gte=since)
 
