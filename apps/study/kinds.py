@@ -1,7 +1,7 @@
 """The kinds of study material a worker makes (a quiz, a workshop and its lessons, a deck, a
 mindmap). Each feature package declares its kind once, in its `kind.py`, which StudyConfig.ready
 imports; the shared pages and API routes, the worker, class sets and the stale counts read this
-registry, so a new kind is one new package (docs/architecture.md)."""
+registry, so a new kind is one new package."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
