@@ -31,6 +31,8 @@ class Kind:
     model: type
     # Makes an item started in "generating" (in a worker): stores its content, ends it ready.
     fill: Callable[[Any], None]
+    # What the card of one being made says it does ("Making a quiz of 5 questions").
+    making: Callable[[Any], str] = lambda item: f"Making a {item._meta.verbose_name}"
     # The page of one item (a URL name taking its pk); "" for a part of another (a lesson).
     detail_url: str = ""
     # Refreshes only the item's parts whose source changed; how many.

@@ -111,7 +111,13 @@ def own_generated(request: HttpRequest, kind: str, pk: int):
 
 def render_generating(request: HttpRequest, kind: str, item) -> HttpResponse:
     """The page (or, for htmx, the card) of an item that is being made or failed."""
-    context = {"kind": kind, "item": item, "detail_url": kinds.get(kind).url(item)}
+    made = kinds.get(kind)
+    context = {
+        "kind": kind,
+        "item": item,
+        "making": made.making(item),
+        "detail_url": made.url(item),
+    }
     template = "study/generating.html" + ("#generation-card" if request.htmx else "")
     return render(request, template, context)
 

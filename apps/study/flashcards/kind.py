@@ -27,6 +27,7 @@ DECK = kinds.register(
         "deck",
         Deck,
         fill=fill,
+        making=lambda deck: f"Making a deck of {deck.asked.get('count', '')} cards",
         detail_url="study:deck-detail",
         refresh=refresh_deck,
         shortfall=shortfall,

@@ -10,6 +10,7 @@ MINDMAP = kinds.register(
         "mindmap",
         Mindmap,
         fill=fill_mindmap,
+        making=lambda mindmap: "Drawing a mindmap",
         detail_url="study:mindmap-detail",
         refresh=refresh_mindmap,
         parts="nodes",

@@ -22,6 +22,7 @@ QUIZ = kinds.register(
         "quiz",
         Quiz,
         fill=fill_quiz,
+        making=lambda quiz: f"Making a quiz of {quiz.requested} questions",
         detail_url="study:quiz-detail",
         refresh=refresh_quiz,
         refreshed_url="study:quiz-list",

@@ -11,6 +11,7 @@ WORKSHOP = kinds.register(
         "workshop",
         Workshop,
         fill=fill_workshop,
+        making=lambda workshop: f"Planning a workshop of {workshop.requested} lessons",
         detail_url="study:workshop-detail",
         refresh=refresh_workshop,
         parts="lessons",
