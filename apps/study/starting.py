@@ -19,19 +19,21 @@ def start(
     kind: str,
     owner,
     key: str,
-    make: Callable[[], tuple[object, bool]],
+    make: Callable[..., tuple[object, bool]],
     *,
     for_class: bool = False,
+    **asked,
 ):
-    """The item `make` starts (a feature's start_quiz, start_deck, ...), or the one this request
-    key made before. Raises the feature's StudyError, NotATeacher, or RateLimited."""
+    """The item `make(owner, key=key, **asked)` starts (a feature's start_quiz, start_deck, ...),
+    or the one this request key made before. Raises the feature's StudyError (what is asked is
+    not something it makes), NotATeacher, or RateLimited."""
     if for_class:
         ClassSet.objects.check_teacher(owner)
     sent = asked_before(kinds.get(kind).model, owner, key)  # the same form or call, sent again
     if sent is not None:
         return sent
     ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
-    item, new = make()
+    item, new = make(owner, key=key, **asked)
     if new:
         if for_class:  # its students see it when a worker has made it ready
             ClassSet.objects.hand_out(owner, item)

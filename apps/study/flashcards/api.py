@@ -190,15 +190,12 @@ def create_deck(request: HttpRequest, payload: DeckIn, key: IdempotencyKey = "")
         "deck",
         request.auth,
         key,
-        lambda: generation.start_deck(
-            request.auth,
-            num_cards=payload.num_cards,
-            scope=payload.scope,
-            method=payload.method,
-            title=payload.title.strip(),
-            key=key,
-        ),
+        generation.start_deck,
         for_class=payload.for_class,
+        num_cards=payload.num_cards,
+        scope=payload.scope,
+        method=payload.method,
+        title=payload.title.strip(),
     )
     return started(deck)
 

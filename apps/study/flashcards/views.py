@@ -58,14 +58,11 @@ def deck_generate(request: HttpRequest) -> HttpResponse:
                 "deck",
                 request.user,
                 form.key,
-                lambda: generation.start_deck(
-                    request.user,
-                    num_cards=form.cleaned_data["num_cards"],
-                    scope=form.scope,
-                    method=form.chosen_method,
-                    key=form.key,
-                ),
+                generation.start_deck,
                 for_class=form.hand_out_to_class,
+                num_cards=form.cleaned_data["num_cards"],
+                scope=form.scope,
+                method=form.chosen_method,
             )
         except StudyError as error:
             errors.show(request, error, form)

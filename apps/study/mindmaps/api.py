@@ -131,10 +131,11 @@ def create_mindmap(request: HttpRequest, payload: MindmapIn, key: IdempotencyKey
         "mindmap",
         request.auth,
         key,
-        lambda: generation.start_mindmap(
-            request.auth, payload.scope, title, method=payload.method, key=key
-        ),
+        generation.start_mindmap,
         for_class=payload.for_class,
+        scope=payload.scope,
+        title=title,
+        method=payload.method,
     )
     return started(mindmap)
 

@@ -46,14 +46,11 @@ def mindmap_generate(request: HttpRequest) -> HttpResponse:
                 "mindmap",
                 request.user,
                 form.key,
-                lambda: generation.start_mindmap(
-                    request.user,
-                    form.scope,
-                    form.cleaned_data["title"],
-                    method=form.chosen_method,
-                    key=form.key,
-                ),
+                generation.start_mindmap,
                 for_class=form.hand_out_to_class,
+                scope=form.scope,
+                title=form.cleaned_data["title"],
+                method=form.chosen_method,
             )
         except StudyError as error:
             errors.show(request, error, form)

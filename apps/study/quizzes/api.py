@@ -179,16 +179,13 @@ def create_quiz(request: HttpRequest, payload: QuizIn, key: IdempotencyKey = "")
         "quiz",
         request.auth,
         key,
-        lambda: generation.start_quiz(
-            request.auth,
-            num_questions=payload.num_questions,
-            difficulty=payload.difficulty,
-            types=list(payload.types),
-            scope=payload.scope,
-            method=payload.method,
-            key=key,
-        ),
+        generation.start_quiz,
         for_class=payload.for_class,
+        num_questions=payload.num_questions,
+        difficulty=payload.difficulty,
+        types=list(payload.types),
+        scope=payload.scope,
+        method=payload.method,
     )
     return started(quiz)
 

@@ -31,16 +31,13 @@ def quiz_list(request: HttpRequest) -> HttpResponse:
                 "quiz",
                 request.user,
                 form.key,
-                lambda: generation.start_quiz(
-                    request.user,
-                    num_questions=form.cleaned_data["num_questions"],
-                    difficulty=form.cleaned_data["difficulty"],
-                    types=form.cleaned_data["types"],
-                    scope=form.scope,
-                    method=form.chosen_method,
-                    key=form.key,
-                ),
+                generation.start_quiz,
                 for_class=form.hand_out_to_class,
+                num_questions=form.cleaned_data["num_questions"],
+                difficulty=form.cleaned_data["difficulty"],
+                types=form.cleaned_data["types"],
+                scope=form.scope,
+                method=form.chosen_method,
             )
         except StudyError as error:
             errors.show(request, error, form)

@@ -4,6 +4,7 @@ and refreshed when its sources change, and kept apart from class sets until it h
 there, without a line of the study root knowing it."""
 
 from dataclasses import replace
+from functools import partial
 
 import pytest
 from django.db import connection, models
@@ -87,13 +88,8 @@ def glossary_kind(monkeypatch):
 def start(kind, user, key: str = "key-1"):
     request = RequestFactory().post("/")
     request.user = user
-    return starting.start(
-        request,
-        kind.name,
-        user,
-        key,
-        lambda: starting.create(kind.model, user, key, title="Cell terms"),
-    )
+    make = partial(starting.create, kind.model)
+    return starting.start(request, kind.name, user, key, make, title="Cell terms")
 
 
 def test_a_kind_declared_outside_the_root_is_started_made_and_shown(

@@ -132,14 +132,11 @@ def create_workshop(request: HttpRequest, payload: WorkshopIn, key: IdempotencyK
         "workshop",
         request.auth,
         key,
-        lambda: generation.start_workshop(
-            request.auth,
-            num_lessons=payload.num_lessons,
-            scope=payload.scope,
-            method=payload.method,
-            key=key,
-        ),
+        generation.start_workshop,
         for_class=payload.for_class,
+        num_lessons=payload.num_lessons,
+        scope=payload.scope,
+        method=payload.method,
     )
     return started(workshop)
 

@@ -32,14 +32,11 @@ def workshop_list(request: HttpRequest) -> HttpResponse:
                 "workshop",
                 request.user,
                 form.key,
-                lambda: generation.start_workshop(
-                    request.user,
-                    num_lessons=form.cleaned_data["num_lessons"],
-                    scope=form.scope,
-                    method=form.chosen_method,
-                    key=form.key,
-                ),
+                generation.start_workshop,
                 for_class=form.hand_out_to_class,
+                num_lessons=form.cleaned_data["num_lessons"],
+                scope=form.scope,
+                method=form.chosen_method,
             )
         except StudyError as error:
             errors.show(request, error, form)
