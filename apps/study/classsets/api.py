@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
 
 from apps.accounts.api import ErrorOut, Id
+from apps.study import kinds
 from apps.study.classsets import results
 from apps.study.classsets.models import ClassSet
 from apps.study.ownership import is_student
@@ -120,7 +121,7 @@ def own_set(request: HttpRequest, set_id: Id) -> ClassSet:
 def hand_out(request: HttpRequest, payload: ClassSetIn):
     """Hand one of your quizzes, decks, mindmaps or workshops to the class (teachers)."""
     ClassSet.objects.check_teacher(request.auth)
-    model = ClassSet.MODELS[ClassSet.Kind(payload.kind)]
+    model = kinds.get(payload.kind).model
     item = get_object_or_404(model.objects.visible_to(request.auth), pk=payload.id)
     made = ClassSet.objects.hand_out(request.auth, item, note=payload.note, due=payload.due)
     return Status(201, class_set_out(made, request.auth))

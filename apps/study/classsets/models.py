@@ -6,17 +6,16 @@ Taking a set back deletes the ClassSet: students no longer reach the item, and t
 stays with it, so handing it out again brings the results back.
 """
 
+from functools import reduce
+from operator import or_
+
 from django.conf import settings
 from django.db import IntegrityError, models, transaction
-from django.urls import reverse
 
+from apps.study import kinds
 from apps.study.errors import StudyError
-from apps.study.flashcards.models import Deck
 from apps.study.generated import READY
-from apps.study.mindmaps.models import Mindmap
 from apps.study.ownership import is_student
-from apps.study.quizzes.models import Quiz
-from apps.study.workshops.models import Workshop
 
 
 class NotATeacher(StudyError):
@@ -60,12 +59,8 @@ class ClassSetQuerySet(models.QuerySet):
         return self.of_teacher(user)
 
     def ready(self):
-        return self.filter(
-            models.Q(quiz__status=READY)
-            | models.Q(deck__status=READY)
-            | models.Q(mindmap__status=READY)
-            | models.Q(workshop__status=READY)
-        )
+        ready = (models.Q(**{f"{kind.name}__status": READY}) for kind in kinds.handed_out())
+        return self.filter(reduce(or_, ready))
 
 
 class ClassSet(models.Model):
@@ -75,23 +70,21 @@ class ClassSet(models.Model):
         MINDMAP = "mindmap"
         WORKSHOP = "workshop"
 
-    MODELS = {Kind.QUIZ: Quiz, Kind.DECK: Deck, Kind.MINDMAP: Mindmap, Kind.WORKSHOP: Workshop}
-
     teacher = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="class_sets"
     )
     kind = models.CharField(max_length=10, choices=Kind.choices)
     quiz = models.ForeignKey(
-        Quiz, null=True, blank=True, on_delete=models.CASCADE, related_name="class_sets"
+        "study.Quiz", null=True, blank=True, on_delete=models.CASCADE, related_name="class_sets"
     )
     deck = models.ForeignKey(
-        Deck, null=True, blank=True, on_delete=models.CASCADE, related_name="class_sets"
+        "study.Deck", null=True, blank=True, on_delete=models.CASCADE, related_name="class_sets"
     )
     mindmap = models.ForeignKey(
-        Mindmap, null=True, blank=True, on_delete=models.CASCADE, related_name="class_sets"
+        "study.Mindmap", null=True, blank=True, on_delete=models.CASCADE, related_name="class_sets"
     )
     workshop = models.ForeignKey(
-        Workshop, null=True, blank=True, on_delete=models.CASCADE, related_name="class_sets"
+        "study.Workshop", null=True, blank=True, on_delete=models.CASCADE, related_name="class_sets"
     )
     note = models.CharField(max_length=500, blank=True)
     due = models.DateField(null=True, blank=True)
@@ -131,10 +124,10 @@ class ClassSet(models.Model):
 
     @classmethod
     def kind_of(cls, item) -> str:
-        for kind, model in cls.MODELS.items():
-            if isinstance(item, model):
-                return kind.value
-        raise TypeError(f"{item!r} cannot be handed out")
+        kind = kinds.of(item)
+        if not kind.handed_out:
+            raise TypeError(f"{item!r} cannot be handed out")
+        return kind.name
 
     @property
     def item(self):
@@ -142,10 +135,4 @@ class ClassSet(models.Model):
 
     def study_url(self) -> str:
         """The page a student studies the item on."""
-        page = {
-            self.Kind.QUIZ: "study:quiz-detail",
-            self.Kind.DECK: "study:deck-detail",
-            self.Kind.MINDMAP: "study:mindmap-detail",
-            self.Kind.WORKSHOP: "study:workshop-detail",
-        }[self.kind]
-        return reverse(page, args=[self.item.pk])
+        return kinds.get(self.kind).url(self.item)

@@ -7,7 +7,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from apps.study import errors
+from apps.study import errors, kinds
 from apps.study.classsets import results
 from apps.study.classsets.forms import HandOutForm
 from apps.study.classsets.models import ClassSet
@@ -38,7 +38,7 @@ def class_set_create(request: HttpRequest) -> HttpResponse:
     data = form.cleaned_data
     try:
         ClassSet.objects.check_teacher(request.user)
-        model = ClassSet.MODELS[ClassSet.Kind(data["kind"])]
+        model = kinds.get(data["kind"]).model
         item = get_object_or_404(model.objects.visible_to(request.user), pk=data["item"])
         made = ClassSet.objects.hand_out(request.user, item, note=data["note"], due=data["due"])
     except StudyError as error:

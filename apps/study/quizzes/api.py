@@ -7,14 +7,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
 
-from apps.accounts import ratelimits
 from apps.accounts.api import ErrorOut, Id
-from apps.study import stale, tasks
-from apps.study.classsets.models import ClassSet
-from apps.study.generated import asked_before
+from apps.study import starting
 from apps.study.quizzes import exports, generation
 from apps.study.quizzes.generation import OPTION_COUNT
 from apps.study.quizzes.models import Question, Quiz
+from apps.study.quizzes.stale import refresh_quiz as refresh_stale
+from apps.study.quizzes.stale import stale_questions
 from apps.study.schemas import (
     STARTING_ERRORS,
     GenerationStatus,
@@ -116,7 +115,7 @@ class AttemptOut(Schema):
 def quiz_out(item: Quiz, user) -> dict:
     """The quiz as `user` sees it: only their own attempts; the owner's stale marks."""
     owner = item.owner_id == user.pk
-    changed = {question.pk for question in stale.stale_questions(item)} if owner else set()
+    changed = {question.pk for question in stale_questions(item)} if owner else set()
     return {
         **{field: getattr(item, field) for field in QuizOut.model_fields if hasattr(item, field)},
         "questions": [
@@ -175,23 +174,19 @@ def list_quizzes(request: HttpRequest):
 @router.post("/quizzes", response={202: StartedOut, **STARTING_ERRORS})
 def create_quiz(request: HttpRequest, payload: QuizIn, key: IdempotencyKey = ""):
     """Start a quiz; a worker makes it. GET it until `status` is ready."""
-    if payload.for_class:
-        ClassSet.objects.check_teacher(request.auth)
-    sent = asked_before(Quiz, request.auth, key)
-    if sent is not None:
-        return started(sent)
-    ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
-    quiz, new = generation.start_quiz(
+    quiz = starting.start(
+        request,
+        "quiz",
         request.auth,
+        key,
+        generation.start_quiz,
+        for_class=payload.for_class,
         num_questions=payload.num_questions,
         difficulty=payload.difficulty,
         types=list(payload.types),
         scope=payload.scope,
         method=payload.method,
-        key=key,
     )
-    if new:
-        tasks.make("quiz", quiz, for_class=payload.for_class)
     return started(quiz)
 
 
@@ -298,5 +293,5 @@ def export_quiz(request: HttpRequest, quiz_id: Id, format: Literal["md", "pdf"] 
 def refresh_quiz(request: HttpRequest, quiz_id: Id):
     """Cut again (or point to the new passage) only the questions whose source changed."""
     quiz = own_quiz(request, quiz_id)
-    refreshed = stale.refresh_quiz(quiz)
-    return {"refreshed": refreshed, "stale": len(stale.stale_questions(quiz))}
+    refreshed = refresh_stale(quiz)
+    return {"refreshed": refreshed, "stale": len(stale_questions(quiz))}

@@ -8,13 +8,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from apps.accounts import ratelimits
-from apps.study import errors, stale, tasks
+from apps.study import errors, stale, starting
 from apps.study.errors import InvalidAnswers, InvalidInput, StudyError
-from apps.study.generated import asked_before
 from apps.study.quizzes import exports, generation
 from apps.study.quizzes.forms import QuizForm
 from apps.study.quizzes.models import Attempt, Quiz
+from apps.study.quizzes.stale import question_text, stale_questions
 from apps.study.sources import sources_for_each
 from apps.study.views import MARKDOWN, announce, download, render_generating, study_tab
 
@@ -26,25 +25,23 @@ EXPORTS = {"md": (MARKDOWN, exports.as_markdown), "pdf": ("application/pdf", exp
 def quiz_list(request: HttpRequest) -> HttpResponse:
     form = QuizForm(request.POST or None, user=request.user)
     if request.method == "POST" and form.is_valid():
-        sent = asked_before(Quiz, request.user, form.key)  # the same form, sent again
-        if sent is not None:
-            return redirect("study:quiz-detail", sent.pk)
-        ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
         try:
-            made, new = generation.start_quiz(
+            made = starting.start(
+                request,
+                "quiz",
                 request.user,
+                form.key,
+                generation.start_quiz,
+                for_class=form.hand_out_to_class,
                 num_questions=form.cleaned_data["num_questions"],
                 difficulty=form.cleaned_data["difficulty"],
                 types=form.cleaned_data["types"],
                 scope=form.scope,
                 method=form.chosen_method,
-                key=form.key,
             )
         except StudyError as error:
             errors.show(request, error, form)
         else:
-            if new:
-                tasks.make("quiz", made, for_class=form.hand_out_to_class)
             return redirect("study:quiz-detail", made.pk)
     context = {
         "form": form,
@@ -181,8 +178,8 @@ def attempt_detail(request: HttpRequest, pk: int, attempt_pk: int) -> HttpRespon
         quiz.attempts_of(request.user), pk=attempt_pk, submitted_at__isnull=False
     )
     owner = quiz.owner_id == request.user.pk
-    changed = stale.stale_questions(quiz) if owner else []  # the owner's to refresh
-    new = stale.passages_now(quiz, {q.pk: stale.question_text(q) for q in changed})
+    changed = stale_questions(quiz) if owner else []  # the owner's to refresh
+    new = stale.passages_now(quiz, {q.pk: question_text(q) for q in changed})
     results = attempt.results()
     sources = sources_for_each(request.user, [question.chunk_ids for question, _, _ in results])
     rows = [
