@@ -10,22 +10,41 @@ from typing import Literal
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
+from pydantic import AliasChoices
 
 from apps.accounts.api import ErrorOut, Id
 from apps.study.classsets import results
-from apps.study.classsets.models import ClassSet
+from apps.study.classsets.models import MAX_ATTEMPTS, ClassSet
 from apps.study.ownership import is_student
 
 router = Router(tags=["study"])
 
 Kind = Literal["quiz", "deck", "mindmap", "workshop"]
+Grading = Literal["first", "best", "average", "latest"]
+Reveal = Literal["after_due", "after_attempt", "never"]
 
 
 class ClassSetIn(Schema):
     kind: Kind
-    id: Id = Field(..., description="The quiz's, deck's, mindmap's or workshop's id.")
+    item_id: Id = Field(
+        ...,
+        validation_alias=AliasChoices("item_id", "id"),
+        description="The quiz's, deck's, mindmap's or workshop's id (also accepted as `id`).",
+    )
     note: str = Field("", max_length=500)
-    due: date | None = None
+    due: date | None = Field(
+        None, description="No quiz attempt starts after this day (in the server's time zone)."
+    )
+    attempts: int | None = Field(
+        1, ge=1, le=MAX_ATTEMPTS, description="Quiz attempts allowed per student; null: unlimited."
+    )
+    grading: Grading = Field("first", description="Which attempts make a student's quiz score.")
+    reveal: Reveal = Field(
+        "after_due",
+        description="When students see a quiz's correct answers and explanations: after the "
+        "due date (or once the teacher releases them), after each attempt, or never (unless "
+        "released).",
+    )
 
 
 class FiguresOut(Schema):
@@ -53,6 +72,13 @@ class ClassSetOut(Schema):
     handed_out_at: datetime
     url: str  # the page to study it on
     mine: FiguresOut | None  # a student's own figures; none for the teacher
+    # A quiz's policy (null for other kinds); attempts null: unlimited.
+    attempts: int | None
+    grading: Grading | None
+    reveal: Reveal | None
+    answers_released_at: datetime | None
+    attempts_left: int | None  # a student's, on a quiz with limited attempts
+    answers_shown: bool | None  # a student's: may they see the correct answers now
 
 
 class PassageOut(Schema):
@@ -89,9 +115,25 @@ def figures_out(figures: results.Figures) -> dict:
     }
 
 
+def quiz_policy_out(class_set: ClassSet, user) -> dict:
+    if class_set.kind != ClassSet.Kind.QUIZ:
+        keys = ("attempts", "grading", "reveal", "answers_released_at", "attempts_left")
+        return {**dict.fromkeys(keys), "answers_shown": None}
+    student = is_student(user)
+    return {
+        "attempts": class_set.attempts,
+        "grading": class_set.grading,
+        "reveal": class_set.reveal,
+        "answers_released_at": class_set.released_at,
+        "attempts_left": class_set.quiz.attempts_left_for(user) if student else None,
+        "answers_shown": class_set.quiz.answer_key_visible_to(user) if student else None,
+    }
+
+
 def class_set_out(class_set: ClassSet, user) -> dict:
     mine = results.figures_of(class_set, user) if is_student(user) else None
     return {
+        **quiz_policy_out(class_set, user),
         "id": class_set.pk,
         "kind": class_set.kind,
         "item_id": class_set.item.pk,
@@ -121,8 +163,11 @@ def hand_out(request: HttpRequest, payload: ClassSetIn):
     """Hand one of your quizzes, decks, mindmaps or workshops to the class (teachers)."""
     ClassSet.objects.check_teacher(request.auth)
     model = ClassSet.MODELS[ClassSet.Kind(payload.kind)]
-    item = get_object_or_404(model.objects.visible_to(request.auth), pk=payload.id)
-    made = ClassSet.objects.hand_out(request.auth, item, note=payload.note, due=payload.due)
+    item = get_object_or_404(model.objects.visible_to(request.auth), pk=payload.item_id)
+    policy = payload.dict(include={"attempts", "grading", "reveal"})
+    made = ClassSet.objects.hand_out(
+        request.auth, item, note=payload.note, due=payload.due, **policy
+    )
     return Status(201, class_set_out(made, request.auth))
 
 
@@ -180,6 +225,16 @@ def results_out(report: results.Results, user) -> dict:
             for missed in report.most_missed
         ],
     }
+
+
+@router.post(
+    "/class-sets/{set_id}/release", response={200: ClassSetOut, 404: ErrorOut, 422: ErrorOut}
+)
+def release_answers(request: HttpRequest, set_id: Id):
+    """Show the class a quiz's correct answers and explanations now, whatever its policy."""
+    class_set = own_set(request, set_id)
+    class_set.release()
+    return class_set_out(class_set, request.auth)
 
 
 @router.get("/class-sets/{set_id}/results", response={200: ResultsOut, 404: ErrorOut})
