@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from apps.study.classsets.tests.factories import in_shown_order, make_quiz
+from apps.study.classsets.tests.factories import in_shown_order
 from apps.study.models import ClassSet, Question, Quiz
 from conftest import client_for, make_user
 
