@@ -13,7 +13,7 @@ from ninja import Field, Router, Schema, Status
 from pydantic import AliasChoices
 
 from apps.accounts.api import ErrorOut, Id
-from apps.study.classsets import results
+from apps.study.classsets import results, results_csv
 from apps.study.classsets.models import MAX_ATTEMPTS, ClassSet
 from apps.study.ownership import is_student
 
@@ -56,9 +56,42 @@ class FiguresOut(Schema):
     last_activity: datetime | None
 
 
+class AttemptRowOut(Schema):
+    number: int  # the student's first, second, ... attempt
+    started_at: datetime
+    submitted_at: datetime
+    correct: int
+    total: int
+    percent: int
+    old_version: bool  # a question it answered was changed or removed since
+    graded: bool  # counts for the graded figure (`score`) by the set's grading
+
+
 class StudentFiguresOut(FiguresOut):
     username: str
     name: str
+    attempts: list[AttemptRowOut]  # a quiz's submitted attempts, oldest first
+
+
+class OptionCountOut(Schema):
+    number: int  # in the quiz's own order, from 0
+    text: str
+    correct: bool
+    chosen: int
+
+
+class QuestionStatsOut(Schema):
+    """One question of the quiz (its own order) over the graded attempts."""
+
+    question_id: Id
+    position: int
+    text: str
+    answered: int
+    unanswered: int
+    facility: int | None  # percent right
+    discrimination: float | None  # Moodle's index: item score vs the rest of the quiz
+    older_version: int  # graded attempts made on an older version of it
+    options: list[OptionCountOut]
 
 
 class ClassSetOut(Schema):
@@ -102,6 +135,7 @@ class ResultsOut(Schema):
     class_set: ClassSetOut
     students: list[StudentFiguresOut]
     most_missed: list[MissedOut]
+    questions: list[QuestionStatsOut]  # a quiz's statistics; empty for other kinds
 
 
 def figures_out(figures: results.Figures) -> dict:
@@ -195,6 +229,7 @@ def take_back(request: HttpRequest, set_id: Id):
 
 
 def results_out(report: results.Results, user) -> dict:
+    attempts = {s.student.pk: s.attempts for s in report.quiz.students} if report.quiz else {}
     return {
         "class_set": class_set_out(report.class_set, user),
         "students": [
@@ -202,8 +237,13 @@ def results_out(report: results.Results, user) -> dict:
                 **figures_out(row),
                 "username": row.student.username,
                 "name": row.student.get_full_name(),
+                "attempts": [vars(a) for a in attempts.get(row.student.pk, [])],
             }
             for row in report.students
+        ],
+        "questions": [
+            {**vars(q), "options": [vars(o) for o in q.options]}
+            for q in (report.quiz.questions if report.quiz else [])
         ],
         "most_missed": [
             {
@@ -245,8 +285,16 @@ def class_results(request: HttpRequest, set_id: Id):
 
 
 @router.get("/class-sets/{set_id}/results.csv", response={200: None, 404: ErrorOut})
-def class_results_csv(request: HttpRequest, set_id: Id):
+def class_results_csv(
+    request: HttpRequest,
+    set_id: Id,
+    table: Literal["students", "attempts", "questions"] = "students",
+):
+    """The results page's figures as CSV: one row per student, per quiz attempt, or per
+    option of each quiz question (with its facility and discrimination)."""
     class_set = own_set(request, set_id)
-    response = HttpResponse(results.as_csv(results.results(class_set)), content_type="text/csv")
-    response["Content-Disposition"] = f'attachment; filename="{results.csv_name(class_set)}"'
+    report = results.results(class_set)
+    response = HttpResponse(results_csv.as_csv(report, table), content_type="text/csv")
+    name = results_csv.csv_name(class_set, table)
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response

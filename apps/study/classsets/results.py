@@ -1,25 +1,23 @@
 """What the class did with a set: each student's own figures and what the class misses most.
 
 Only for the teacher who handed the set out; a student sees their own row (`figures_of`).
-Quiz figures come from each student's latest submitted attempt; a question counts as missed
+Quiz figures are graded by the set's policy (first, best, average or latest attempt; the
+report per attempt and per question is quiz_report.py); a question counts as missed
 in an attempt that answered its current version wrong (an attempt on an older version of a
 changed question does not count against the new one). Deck figures are mastery (cards whose
 last answer was "got it") and the cards answered "review" most; workshop figures are lessons
 completed; a mindmap has only "started" (the student arranged it).
 """
 
-import csv
-import io
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db.models import Count, Max
-from django.utils.text import slugify
 
 from apps.accounts.models import User
 from apps.study.classsets.models import ClassSet
-from apps.study.flashcards.csv_files import protect_cell
+from apps.study.classsets.quiz_report import QuizReport, graded, graded_percent, quiz_report
 from apps.study.flashcards.models import CardReview, CardSchedule
 from apps.study.mindmaps.models import MindmapArrangement
 from apps.study.sources import sources_for
@@ -57,6 +55,7 @@ class Results:
     class_set: ClassSet
     students: list[Figures]
     most_missed: list[Missed] = field(default_factory=list)
+    quiz: QuizReport | None = None  # every attempt and the question statistics of a quiz
 
 
 def figures_of(class_set: ClassSet, student: User) -> Figures:
@@ -64,20 +63,24 @@ def figures_of(class_set: ClassSet, student: User) -> Figures:
 
 
 def quiz_figures(quiz, student: User) -> Figures:
+    """The figure the set's policy grades: the first, best, latest or average attempt."""
     figures = Figures(student)
-    attempts = list(quiz.attempts_of(student).order_by("-started_at", "-pk"))
+    attempts = list(quiz.attempts_of(student))
     figures.started = bool(attempts)
-    submitted = sorted(
-        (a for a in attempts if a.is_submitted), key=lambda a: a.submitted_at, reverse=True
-    )
     if attempts:
         figures.last_activity = max(a.submitted_at or a.started_at for a in attempts)
-    if submitted:
-        latest = submitted[0]
+    submitted = sorted((a for a in attempts if a.is_submitted), key=lambda a: a.submitted_at)
+    chosen = graded(submitted, quiz.policy_for(student).grading)
+    if chosen:
         figures.finished = True
-        figures.score = latest.percent
-        figures.detail = f"{latest.correct}/{latest.total}"
-        figures.old_version = latest.on_old_version
+        figures.score = graded_percent(chosen)
+        if len(chosen) == 1:
+            figures.detail = f"{chosen[0].correct}/{chosen[0].total}"
+        else:
+            figures.detail = f"average of {len(chosen)}"
+        if len(submitted) > 1:
+            figures.detail += f" · {len(submitted)} attempts"
+        figures.old_version = any(a.on_old_version for a in chosen)
     return figures
 
 
@@ -188,46 +191,10 @@ MISSED = {ClassSet.Kind.QUIZ: missed_questions, ClassSet.Kind.DECK: missed_cards
 def results(class_set: ClassSet) -> Results:
     students = list(User.objects.students())
     missed = MISSED.get(class_set.kind)
+    is_quiz = class_set.kind == ClassSet.Kind.QUIZ
     return Results(
         class_set=class_set,
         students=[figures_of(class_set, student) for student in students],
         most_missed=missed(class_set, students) if missed else [],
+        quiz=quiz_report(class_set.quiz, class_set.grading, students) if is_quiz else None,
     )
-
-
-CSV_COLUMNS = [
-    "username",
-    "name",
-    "started",
-    "finished",
-    "score_percent",
-    "detail",
-    "old_version",
-    "last_activity",
-]
-
-
-def as_csv(report: Results) -> str:
-    """One row per student; a cell that a spreadsheet would run as a formula gets a leading
-    apostrophe (names are typed by people)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for row in report.students:
-        cells = [
-            row.student.username,
-            row.student.get_full_name(),
-            "yes" if row.started else "no",
-            "yes" if row.finished else "no",
-            "" if row.score is None else str(row.score),
-            row.detail,
-            "yes" if row.old_version else "no",
-            row.last_activity.isoformat() if row.last_activity else "",
-        ]
-        writer.writerow([protect_cell(cell) for cell in cells])
-    return out.getvalue()
-
-
-def csv_name(class_set: ClassSet) -> str:
-    title = slugify(class_set.item.title)[:60] or class_set.kind
-    return f"class-results-{class_set.kind}-{class_set.pk}-{title}.csv"

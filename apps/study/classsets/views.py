@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.study import errors
-from apps.study.classsets import results
+from apps.study.classsets import results, results_csv
 from apps.study.classsets.forms import HandOutForm
 from apps.study.classsets.models import ClassSet
 from apps.study.errors import StudyError
@@ -111,9 +111,13 @@ def class_set_release(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 @login_required
 def class_set_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
-    if fmt != "csv":
-        raise Http404("Results export as CSV.")
+    """?table=students (the default), attempts or questions."""
+    table = request.GET.get("table", "students")
+    if fmt != "csv" or table not in results_csv.TABLES:
+        raise Http404("Results export as CSV: students, attempts or questions.")
     class_set = own_set(request, pk)
-    response = HttpResponse(results.as_csv(results.results(class_set)), content_type="text/csv")
-    response["Content-Disposition"] = f'attachment; filename="{results.csv_name(class_set)}"'
+    report = results.results(class_set)
+    response = HttpResponse(results_csv.as_csv(report, table), content_type="text/csv")
+    name = results_csv.csv_name(class_set, table)
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
