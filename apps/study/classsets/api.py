@@ -47,6 +47,11 @@ class ClassSetIn(Schema):
     )
 
 
+class ReviewDayOut(Schema):
+    day: date
+    reviews: int
+
+
 class FiguresOut(Schema):
     started: bool
     finished: bool
@@ -54,6 +59,7 @@ class FiguresOut(Schema):
     detail: str
     old_version: bool  # the score is from an attempt on an older version of the quiz
     last_activity: datetime | None
+    review_days: list[ReviewDayOut]  # a deck's reviews per day; empty for other kinds
 
 
 class AttemptRowOut(Schema):
@@ -146,6 +152,7 @@ def figures_out(figures: results.Figures) -> dict:
         "detail": figures.detail,
         "old_version": figures.old_version,
         "last_activity": figures.last_activity,
+        "review_days": [{"day": day, "reviews": count} for day, count in figures.review_days],
     }
 
 

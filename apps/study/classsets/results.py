@@ -4,8 +4,9 @@ Only for the teacher who handed the set out; a student sees their own row (`figu
 Quiz figures are graded by the set's policy (first, best, average or latest attempt; the
 report per attempt and per question is quiz_report.py); a question counts as missed
 in an attempt that answered its current version wrong (an attempt on an older version of a
-changed question does not count against the new one). Deck figures are mastery (cards whose
-last answer was "got it") and the cards answered "review" most; workshop figures are lessons
+changed question does not count against the new one). Deck figures are what FSRS says each
+student remembers, reviewed on two days at least (deck_memory.py), and the cards answered
+"review" most; workshop figures are lessons
 completed; a mindmap has only "started" (the student arranged it).
 """
 
@@ -14,11 +15,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db.models import Count, Max
+from django.utils import timezone
 
 from apps.accounts.models import User
+from apps.study.classsets.deck_memory import deck_memory
 from apps.study.classsets.models import ClassSet
 from apps.study.classsets.quiz_report import QuizReport, graded, graded_percent, quiz_report
-from apps.study.flashcards.models import CardReview, CardSchedule
+from apps.study.flashcards.models import CardReview
 from apps.study.mindmaps.models import MindmapArrangement
 from apps.study.sources import sources_for
 from apps.study.workshops.models import LessonCompletion
@@ -38,6 +41,7 @@ class Figures:
     detail: str = ""
     old_version: bool = False  # the quiz score is from an attempt on an older version
     last_activity: datetime | None = None
+    review_days: list = field(default_factory=list)  # a deck's (day, reviews) per day
 
 
 @dataclass
@@ -85,15 +89,17 @@ def quiz_figures(quiz, student: User) -> Figures:
 
 
 def deck_figures(deck, student: User) -> Figures:
+    """Mastery from memory over time (deck_memory.py), not from the last button pressed."""
     figures = Figures(student)
-    total = deck.cards.count()
-    mastered = CardSchedule.objects.filter(card__deck=deck, student=student, mastered=True).count()
+    memory = deck_memory(deck, student, timezone.now())
     reviews = CardReview.objects.filter(card__deck=deck, student=student)
     figures.last_activity = reviews.aggregate(last=Max("reviewed_at"))["last"]
     figures.started = figures.last_activity is not None
-    figures.finished = total > 0 and mastered == total
-    figures.score = round(100 * mastered / total) if total and figures.started else None
-    figures.detail = f"{mastered} of {total} mastered" if figures.started else ""
+    figures.finished = memory.total > 0 and memory.remembered == memory.total
+    if memory.total and figures.started:
+        figures.score = round(100 * memory.remembered / memory.total)
+        figures.detail = f"{memory.remembered} of {memory.total} remembered"
+    figures.review_days = memory.days
     return figures
 
 
