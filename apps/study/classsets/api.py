@@ -33,7 +33,8 @@ class ClassSetIn(Schema):
     )
     note: str = Field("", max_length=500)
     due: date | None = Field(
-        None, description="No quiz attempt starts after this day (in the server's time zone)."
+        None,
+        description="No quiz attempt starts after this day (ending in the teacher's time zone).",
     )
     attempts: int | None = Field(
         1, ge=1, le=MAX_ATTEMPTS, description="Quiz attempts allowed per student; null: unlimited."

@@ -2,7 +2,8 @@
 
 A card counts as remembered when its FSRS retrievability now is at least RETAINED and the
 student reviewed it on at least two different days: "got it" on every card in one sitting is
-one day, however many ratings it holds (docs/classroom.md). Days are the site's time zone's.
+one day, however many ratings it holds. Days are the teacher's (a student sets their own zone,
+which must not split a sitting in two).
 """
 
 from collections import Counter
@@ -12,6 +13,7 @@ from datetime import date, datetime
 from django.utils import timezone
 
 from apps.accounts.models import User
+from apps.progress.models import LocalZone
 from apps.study.flashcards.models import CardReview, CardSchedule, Deck
 from apps.study.flashcards.scheduling import retrievability
 
@@ -27,11 +29,12 @@ class DeckMemory:
 
 
 def deck_memory(deck: Deck, student: User, now: datetime) -> DeckMemory:
+    zone = LocalZone.objects.zone_for(deck.owner)
     reviews = CardReview.objects.filter(card__deck=deck, student=student)
     days_of: dict[int, set[date]] = {}
     per_day: Counter[date] = Counter()
     for card_id, reviewed_at in reviews.values_list("card_id", "reviewed_at"):
-        day = timezone.localdate(reviewed_at)
+        day = timezone.localdate(reviewed_at, zone)
         days_of.setdefault(card_id, set()).add(day)
         per_day[day] += 1
     remembered = sum(

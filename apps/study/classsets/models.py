@@ -11,6 +11,7 @@ from django.db import IntegrityError, models, transaction
 from django.urls import reverse
 from django.utils import timezone
 
+from apps.progress.models import LocalZone
 from apps.study.errors import InvalidInput, StudyError
 from apps.study.flashcards.models import Deck
 from apps.study.generated import READY
@@ -184,6 +185,7 @@ class ClassSet(models.Model):
             due=self.due,
             released=self.released_at is not None,
             for_class=True,
+            zone=LocalZone.objects.zone_for(self.teacher),
         )
 
     def release(self) -> None:

@@ -1,6 +1,6 @@
 """A class quiz's report for its teacher: every attempt of each student with the figure the
 policy grades, and per question the facility, the discrimination index and how many chose each
-option (docs/classroom.md).
+option.
 
 Questions and options are the quiz's own (attempts store answers in that order, whatever order
 a student saw). The statistics read the graded attempts: a student's first, best or latest, or

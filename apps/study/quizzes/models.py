@@ -105,9 +105,11 @@ class Quiz(Generated):
         return self.attempts.filter(user=user)
 
     def retake(self, by=None) -> "Attempt":
-        """Drop the unfinished attempt, if any, and start afresh."""
-        self.attempts_of(by or self.owner).filter(submitted_at__isnull=True).delete()
-        return self.start_attempt(by)
+        """Drop the unfinished attempt, if any, and start afresh (keeping it when the policy
+        allows no new one)."""
+        with transaction.atomic():
+            self.attempts_of(by or self.owner).filter(submitted_at__isnull=True).delete()
+            return self.start_attempt(by)
 
     def open_attempt(self, by=None) -> "Attempt | None":
         """The unfinished attempt to resume after a refresh, if there is one."""

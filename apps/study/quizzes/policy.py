@@ -2,11 +2,11 @@
 
 A quiz's owner answers it as they like: no limit, no due date, the answers after each attempt.
 A class set chooses for the class: attempts allowed, how they are graded, when the answer key
-shows, and a due date after which no attempt starts (docs/classroom.md).
+shows, and a due date after which no attempt starts.
 """
 
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, time, timedelta, tzinfo
 
 from django.conf import settings
 from django.db import models
@@ -35,9 +35,10 @@ class AttemptRefused(StudyError):
     status = 409
 
 
-def end_of(day: date) -> datetime:
-    """The moment a due day ends, in the site's time zone."""
-    return timezone.make_aware(datetime.combine(day + timedelta(days=1), time.min))
+def end_of(day: date, zone: tzinfo | None = None) -> datetime:
+    """The moment a due day ends in `zone` (the teacher's; a student's own zone, which they
+    set, must not move the deadline)."""
+    return timezone.make_aware(datetime.combine(day + timedelta(days=1), time.min), zone)
 
 
 @dataclass(frozen=True)
@@ -48,10 +49,11 @@ class QuizPolicy:
     due: date | None = None
     released: bool = False
     for_class: bool = False  # a student on a class set (shuffled, limited); else the owner
+    zone: tzinfo | None = None  # the teacher's, in which the due day ends
 
     @property
     def deadline(self) -> datetime | None:
-        return end_of(self.due) if self.due else None
+        return end_of(self.due, self.zone or timezone.get_default_timezone()) if self.due else None
 
     def attempts_left(self, submitted: int) -> int | None:
         return None if self.attempts is None else max(0, self.attempts - submitted)

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 import pytest
 import time_machine
 
+from apps.progress.models import LocalZone
 from apps.study.classsets.tests.factories import in_shown_order, make_quiz
 from apps.study.models import Attempt, ClassSet
 
@@ -165,3 +166,16 @@ def test_the_owner_answers_their_own_quiz_as_before(tess_client, quiz):
     assert [r.status_code for r in replies] == [201] * 3
     assert replies[0].json()["results"][0]["correct_index"] == 1
     assert tess_client.get(f"/api/v1/study/quizzes/{quiz.pk}").json()["policy"] is None
+
+
+def test_a_students_own_time_zone_does_not_move_the_due_date(
+    alice, tess_client, alice_client, quiz
+):
+    LocalZone.objects.create(user=alice, name="Pacific/Pago_Pago")  # still the 15th there
+    hand_out(tess_client, quiz, due=DUE)
+
+    with time_machine.travel(datetime(2026, 4, 16, 0, 1, tzinfo=UTC), tick=False):
+        alice_client.get("/study/class-sets/")  # her zone is active for her requests
+        refused = answer(alice_client, quiz)
+
+    assert refused.status_code == 409
