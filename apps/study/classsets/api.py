@@ -199,7 +199,8 @@ def own_set(request: HttpRequest, set_id: Id) -> ClassSet:
 
 
 @router.post(
-    "/class-sets", response={201: ClassSetOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut}
+    "/class-sets",
+    response={201: ClassSetOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 422: ErrorOut},
 )
 def hand_out(request: HttpRequest, payload: ClassSetIn):
     """Hand one of your quizzes, decks, mindmaps or workshops to the class (teachers)."""
