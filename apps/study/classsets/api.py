@@ -207,7 +207,7 @@ def hand_out(request: HttpRequest, payload: ClassSetIn):
     ClassSet.objects.check_teacher(request.auth)
     model = ClassSet.MODELS[ClassSet.Kind(payload.kind)]
     item = get_object_or_404(model.objects.visible_to(request.auth), pk=payload.item_id)
-    policy = payload.dict(include={"attempts", "grading", "reveal"})
+    policy = payload.model_dump(include={"attempts", "grading", "reveal"})
     made = ClassSet.objects.hand_out(
         request.auth, item, note=payload.note, due=payload.due, **policy
     )
