@@ -11,9 +11,12 @@ from operator import or_
 
 from django.conf import settings
 from django.db import IntegrityError, models, transaction
+from django.utils import timezone
 
+from apps.progress.models import LocalZone
 from apps.study import kinds
-from apps.study.errors import StudyError
+from apps.study.classsets.policy import Grading, QuizPolicy, Reveal
+from apps.study.errors import InvalidInput, StudyError
 from apps.study.generated import READY
 from apps.study.ownership import is_student
 
@@ -27,6 +30,16 @@ class AlreadyHandedOut(StudyError):
 
 
 ONLY_TEACHERS = "Only teachers hand material out to the class."
+MAX_ATTEMPTS = 100  # a number of attempts allowed; more is "unlimited" (None)
+
+
+def check_quiz_policy(attempts: int | None, grading: str, reveal: str) -> None:
+    if attempts is not None and not 1 <= attempts <= MAX_ATTEMPTS:
+        raise InvalidInput(f"Allow 1 to {MAX_ATTEMPTS} attempts, or unlimited.")
+    if grading not in Grading.values:
+        raise InvalidInput(f"Grade by one of: {', '.join(Grading.values)}.")
+    if reveal not in Reveal.values:
+        raise InvalidInput(f"Show the answers at one of: {', '.join(Reveal.values)}.")
 
 
 class ClassSetQuerySet(models.QuerySet):
@@ -38,16 +51,21 @@ class ClassSetQuerySet(models.QuerySet):
         if not (user.is_authenticated and user.is_teacher):
             raise NotATeacher(ONLY_TEACHERS)
 
-    def hand_out(self, teacher, item, *, note: str = "", due=None) -> "ClassSet":
-        """Hand `item` (the teacher's own quiz, deck, mindmap or workshop) to the class."""
+    def hand_out(self, teacher, item, *, note: str = "", due=None, **policy) -> "ClassSet":
+        """Hand `item` (the teacher's own quiz, deck, mindmap or workshop) to the class; a
+        quiz with its `policy` (attempts, grading, reveal; the fields' defaults otherwise)."""
         self.check_teacher(teacher)
+        policy = {"attempts": 1, "grading": Grading.FIRST, "reveal": Reveal.AFTER_DUE, **policy}
+        check_quiz_policy(**policy)
         kind = ClassSet.kind_of(item)
         if item.owner_id != teacher.pk:
             raise NotATeacher("Only the teacher who made it can hand it out.")
         note = note.strip()[:500]
         try:
             with transaction.atomic():
-                return self.create(teacher=teacher, kind=kind, note=note, due=due, **{kind: item})
+                return self.create(
+                    teacher=teacher, kind=kind, note=note, due=due, **policy, **{kind: item}
+                )
         except IntegrityError:  # one set per item (two hand-outs at once: one wins)
             raise AlreadyHandedOut(f"This {kind} is handed out already.") from None
 
@@ -88,6 +106,15 @@ class ClassSet(models.Model):
     )
     note = models.CharField(max_length=500, blank=True)
     due = models.DateField(null=True, blank=True)
+    # A quiz's policy for the class (apps/study/quizzes/policy.py).
+    attempts = models.PositiveSmallIntegerField(
+        null=True, blank=True, default=1, help_text="Attempts allowed; empty for unlimited."
+    )
+    grading = models.CharField(max_length=10, choices=Grading.choices, default=Grading.FIRST)
+    reveal = models.CharField(max_length=14, choices=Reveal.choices, default=Reveal.AFTER_DUE)
+    released_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the teacher released the answers to the class."
+    )
     handed_out_at = models.DateTimeField(auto_now_add=True)
 
     objects = ClassSetQuerySet.as_manager()
@@ -136,3 +163,22 @@ class ClassSet(models.Model):
     def study_url(self) -> str:
         """The page a student studies the item on."""
         return kinds.get(self.kind).url(self.item)
+
+    def quiz_policy(self) -> QuizPolicy:
+        return QuizPolicy(
+            attempts=self.attempts,
+            grading=self.grading,
+            reveal=self.reveal,
+            due=self.due,
+            released=self.released_at is not None,
+            for_class=True,
+            zone=LocalZone.objects.zone_for(self.teacher),
+        )
+
+    def release(self) -> None:
+        """Show the class the correct answers and explanations of a quiz, whatever its policy."""
+        if self.kind != self.Kind.QUIZ:
+            raise InvalidInput("Only a quiz has answers to release.")
+        if self.released_at is None:
+            self.released_at = timezone.now()
+            self.save(update_fields=["released_at"])
