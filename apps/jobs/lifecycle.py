@@ -1,0 +1,106 @@
+"""The rows a worker works on: a worker claims a row (an atomic update: one worker ever has it),
+beats while it works, and ends it, or fails it with the reason. A row whose worker went silent
+for the kind's stale seconds was cut short (the worker was killed): it is settled as
+interrupted, so nothing stays "running" for ever.
+"""
+
+import logging
+import threading
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import DatabaseError, close_old_connections, models
+from django.utils import timezone
+
+log = logging.getLogger(__name__)
+
+
+class JobQuerySet(models.QuerySet):
+    """Claim, heartbeat and stale checks for a model with `status`, `error`, `worker` and
+    `heartbeat_at` fields. A kind names its statuses, its interrupted message and the setting
+    with its stale seconds."""
+
+    RUNNING = "running"  # the status of a job being done, or waiting for a worker
+    FAILED = "failed"
+    INTERRUPTED = "Interrupted: the worker doing this stopped. Try again."
+    STALE_SETTING = ""  # the setting: seconds of silence after which a worker is taken for dead
+
+    def stale_seconds(self) -> float:
+        return getattr(settings, self.STALE_SETTING)
+
+    def cutoff(self) -> datetime:
+        """A heartbeat before this is a dead worker's."""
+        return timezone.now() - timedelta(seconds=self.stale_seconds())
+
+    def running(self) -> "JobQuerySet":
+        return self.filter(status=self.RUNNING)
+
+    def untaken(self) -> "JobQuerySet":
+        """Jobs waiting for a worker."""
+        return self.running().filter(worker="")
+
+    def claim(self, pk: int, worker: str) -> bool:
+        """Take a job nobody has started; only one worker ever wins it."""
+        return bool(self.untaken().filter(pk=pk).update(worker=worker, heartbeat_at=timezone.now()))
+
+    def beat(self, pk: int, **fields) -> bool:
+        """A sign of life of a running job (saving `fields` with it); False once it ended."""
+        return bool(self.running().filter(pk=pk).update(heartbeat_at=timezone.now(), **fields))
+
+    def fail(self, pk: int, worker: str, error: str) -> bool:
+        """End the job `worker` is doing as failed, with the reason."""
+        failing = self.running().filter(pk=pk, worker=worker)
+        return bool(failing.update(status=self.FAILED, error=error[:2000]))
+
+    def stale(self) -> "JobQuerySet":
+        """Jobs a worker took and then went silent on (killed, or its machine gone)."""
+        return self.running().filter(heartbeat_at__lt=self.cutoff()).exclude(worker="")
+
+    def interrupt(self) -> list[int]:
+        """Mark these running jobs failed as interrupted (what they made so far stays);
+        returns their ids."""
+        ids = list(self.running().values_list("pk", flat=True))
+        if ids:
+            self.model._default_manager.filter(pk__in=ids, status=self.RUNNING).update(
+                status=self.FAILED, error=self.INTERRUPTED
+            )
+        return ids
+
+    def settle_stale(self) -> list[int]:
+        """Mark the stale jobs among these interrupted; returns their ids."""
+        return self.stale().interrupt()
+
+    def recover(self, worker: str) -> tuple[list[int], list[int]]:
+        """At the start of `worker`: what it was doing when it died is interrupted; what no
+        worker took yet is returned to be queued again. (interrupted, untaken) ids."""
+        interrupted = self.filter(worker=worker).interrupt()
+        return interrupted, list(self.untaken().values_list("pk", flat=True))
+
+
+class Heartbeat:
+    """Beats for a job from a thread of its own while the worker is busy (six beats within the
+    stale seconds), so a silent job is one whose worker died."""
+
+    def __init__(self, jobs: JobQuerySet, pk: int) -> None:
+        self.jobs, self.pk = jobs, pk
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, name=f"heartbeat-{pk}", daemon=True)
+
+    def _run(self) -> None:
+        seconds = max(0.5, self.jobs.stale_seconds() / 6)
+        try:
+            while not self.stop.wait(seconds):
+                try:
+                    self.jobs.beat(self.pk)
+                except DatabaseError:  # a busy database for a moment: the next beat counts
+                    log.warning("heartbeat failed", exc_info=True)
+        finally:
+            close_old_connections()
+
+    def __enter__(self) -> "Heartbeat":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+        self.thread.join()
