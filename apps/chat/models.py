@@ -88,10 +88,10 @@ class Thread(models.Model):
     def request_stop(self) -> list[int]:
         """Stop this thread's answer from any web process: the worker writing it reads the
         flag; one no worker has taken yet is stopped here. Returns the ids stopped here."""
-        waiting = self.messages.filter(status=Message.Status.STREAMING, worker="")
+        waiting = self.messages.untaken()
         stopped = list(waiting.values_list("pk", flat=True))
         waiting.filter(pk__in=stopped).update(status=Message.Status.STOPPED)
-        self.messages.filter(status=Message.Status.STREAMING).update(stop_requested=True)
+        self.messages.running().update(stop_requested=True)
         return stopped
 
     @transaction.atomic(savepoint=False)  # inside a caller's transaction: no savepoint of its own

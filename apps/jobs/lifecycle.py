@@ -1,5 +1,5 @@
 """The rows a worker works on: a worker claims a row (an atomic update: one worker ever has it),
-beats while it works, and ends it, or fails it with the reason. A row whose worker went silent
+beats while it works and ends it, or fails it with the reason. A row whose worker went silent
 for the kind's stale seconds was cut short (the worker was killed): it is settled as
 interrupted, so nothing stays "running" for ever.
 """
@@ -16,9 +16,8 @@ log = logging.getLogger(__name__)
 
 
 class JobQuerySet(models.QuerySet):
-    """Claim, heartbeat and stale checks for a model with `status`, `error`, `worker` and
-    `heartbeat_at` fields. A kind names its statuses, its interrupted message and the setting
-    with its stale seconds."""
+    """For a model with `status`, `error`, `worker` and `heartbeat_at` fields. A kind names its
+    statuses, its interrupted message and the setting with its stale seconds."""
 
     RUNNING = "running"  # the status of a job being done, or waiting for a worker
     FAILED = "failed"
@@ -36,7 +35,6 @@ class JobQuerySet(models.QuerySet):
         return self.filter(status=self.RUNNING)
 
     def untaken(self) -> "JobQuerySet":
-        """Jobs waiting for a worker."""
         return self.running().filter(worker="")
 
     def claim(self, pk: int, worker: str) -> bool:
@@ -47,18 +45,25 @@ class JobQuerySet(models.QuerySet):
         """A sign of life of a running job (saving `fields` with it); False once it ended."""
         return bool(self.running().filter(pk=pk).update(heartbeat_at=timezone.now(), **fields))
 
+    def finish(self, pk: int, worker: str, **fields) -> bool:
+        """End the job with `fields` (its status among them) if `worker` still holds it; False
+        when it does not (settled as interrupted meanwhile, perhaps retried since)."""
+        return bool(self.running().filter(pk=pk, worker=worker).update(**fields))
+
     def fail(self, pk: int, worker: str, error: str) -> bool:
-        """End the job `worker` is doing as failed, with the reason."""
-        failing = self.running().filter(pk=pk, worker=worker)
-        return bool(failing.update(status=self.FAILED, error=error[:2000]))
+        return self.finish(pk, worker, status=self.FAILED, error=error[:2000])
+
+    def restart(self, pk: int, *ended: str) -> bool:
+        """An ended job (failed, or one of `ended`) back to waiting for a worker."""
+        restarting = self.filter(pk=pk, status__in=ended or [self.FAILED])
+        return bool(restarting.update(status=self.RUNNING, error="", worker="", heartbeat_at=None))
 
     def stale(self) -> "JobQuerySet":
         """Jobs a worker took and then went silent on (killed, or its machine gone)."""
         return self.running().filter(heartbeat_at__lt=self.cutoff()).exclude(worker="")
 
     def interrupt(self) -> list[int]:
-        """Mark these running jobs failed as interrupted (what they made so far stays);
-        returns their ids."""
+        """Mark these running jobs failed as interrupted (what they made so far stays); ids."""
         ids = list(self.running().values_list("pk", flat=True))
         if ids:
             self.model._default_manager.filter(pk__in=ids, status=self.RUNNING).update(
@@ -67,7 +72,6 @@ class JobQuerySet(models.QuerySet):
         return ids
 
     def settle_stale(self) -> list[int]:
-        """Mark the stale jobs among these interrupted; returns their ids."""
         return self.stale().interrupt()
 
     def recover(self, worker: str) -> tuple[list[int], list[int]]:
@@ -78,18 +82,16 @@ class JobQuerySet(models.QuerySet):
 
 
 class Heartbeat:
-    """Beats for a job from a thread of its own while the worker is busy (six beats within the
-    stale seconds), so a silent job is one whose worker died."""
+    """Beats for a job from a thread of its own while the worker is busy, six times within the
+    stale seconds, so a silent job is one whose worker died."""
 
     def __init__(self, jobs: JobQuerySet, pk: int) -> None:
-        self.jobs, self.pk = jobs, pk
-        self.stop = threading.Event()
+        self.jobs, self.pk, self.stop = jobs, pk, threading.Event()
         self.thread = threading.Thread(target=self._run, name=f"heartbeat-{pk}", daemon=True)
 
     def _run(self) -> None:
-        seconds = max(0.5, self.jobs.stale_seconds() / 6)
         try:
-            while not self.stop.wait(seconds):
+            while not self.stop.wait(max(0.5, self.jobs.stale_seconds() / 6)):
                 try:
                     self.jobs.beat(self.pk)
                 except DatabaseError:  # a busy database for a moment: the next beat counts

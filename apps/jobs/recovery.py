@@ -26,22 +26,19 @@ def at_worker_start(queue: str) -> Callable[[Recover], Recover]:
     return register
 
 
-def recover(worker: str, queues: set[str]) -> None:
-    for name, (queue, recover_kind) in RECOVERIES.items():
+@worker_ready.connect
+def on_worker_ready(sender, **kwargs) -> None:
+    worker = getattr(sender, "hostname", "") or ""
+    consuming = getattr(getattr(sender, "task_consumer", None), "queues", None) or []
+    queues = {queue.name for queue in consuming}
+    for name, (queue, recover) in RECOVERIES.items():
         if queue not in queues:
             continue
         try:
-            done = recover_kind(worker)
+            done = recover(worker)
             if any(done) if isinstance(done, tuple) else done:
                 log.info("At the start of %s, %s: %s", worker, name, done)
         except Exception:  # a worker must start even when the database is not ready yet
             log.exception("Could not recover at the start of %s: %s", worker, name)
         finally:
             close_old_connections()
-
-
-@worker_ready.connect
-def on_worker_ready(sender, **kwargs) -> None:
-    hostname = getattr(sender, "hostname", "") or ""
-    queues = getattr(getattr(sender, "task_consumer", None), "queues", None) or []
-    recover(hostname, {queue.name for queue in queues})

@@ -38,14 +38,6 @@ class GenerationQuerySet(OwnedQuerySet, JobQuerySet):
         self.settle_stale()
         return self
 
-    def restart(self, pk: int) -> bool:
-        """A failed generation back to "generating" for a worker to take; False otherwise."""
-        return bool(
-            self.filter(pk=pk, status=FAILED).update(
-                status=GENERATING, error="", worker="", heartbeat_at=None
-            )
-        )
-
 
 def one_per_request(model_name: str) -> models.UniqueConstraint:
     """One item per request key and person: a form sent twice or a retried API call with the
@@ -98,8 +90,7 @@ class Generated(models.Model):
         """Store what the worker made (call inside the transaction that saves the items). An
         item no longer generating by this worker (settled as interrupted meanwhile, perhaps
         retried since) raises Superseded, which rolls the items back with the transaction."""
-        done = type(self).objects.filter(pk=self.pk, status=GENERATING, worker=self.worker)
-        if not done.update(**fields, status=READY, error=""):
+        if not type(self).objects.finish(self.pk, self.worker, **fields, status=READY, error=""):
             raise Superseded(INTERRUPTED)
         for name, value in fields.items():
             setattr(self, name, value)

@@ -19,7 +19,7 @@ class ChoreQuerySet(JobQuerySet):
 
 
 class Chore(models.Model):
-    """A job kind of the tests only: its table lives as long as this module's tests."""
+    """A kind of job of these tests only; its table lives as long as this module's tests."""
 
     status = models.CharField(max_length=10, default="running")
     error = models.TextField(blank=True)
@@ -46,21 +46,18 @@ def chore_table(django_db_setup, django_db_blocker):
 
 
 @pytest.fixture
-def chores_emptied_after(transactional_db):
+def committed(transactional_db):
     """For a test whose writes are committed: the flush after it leaves this table alone."""
     yield
     Chore.objects.all().delete()
 
 
-@pytest.fixture
-def stale_after_30(settings):
-    settings.CHORE_STALE_SECONDS = 30
-
-
-def worker_start(hostname: str, *queues: str) -> None:
-    """What Celery sends when a worker consuming `queues` is ready."""
-    consumer = SimpleNamespace(queues=[SimpleNamespace(name=queue) for queue in queues])
-    recovery.on_worker_ready(sender=SimpleNamespace(hostname=hostname, task_consumer=consumer))
+def taken(*workers: str) -> list[Chore]:
+    chores = [Chore.objects.create() for _ in workers]
+    for chore, worker in zip(chores, workers, strict=True):
+        if worker:
+            Chore.objects.claim(chore.pk, worker)
+    return chores
 
 
 @pytest.mark.django_db
@@ -69,74 +66,66 @@ def test_only_one_worker_claims_a_job(midday):
     assert Chore.objects.claim(chore.pk, "w@a")
     assert not Chore.objects.claim(chore.pk, "w@b")
     chore.refresh_from_db()
-    assert chore.worker == "w@a" and chore.heartbeat_at == MIDDAY
+    assert (chore.worker, chore.heartbeat_at) == ("w@a", MIDDAY)
 
 
 @pytest.mark.django_db
 def test_a_beat_is_a_sign_of_life_until_the_job_ends(midday):
-    chore = Chore.objects.create(worker="w@a")
+    [chore] = taken("w@a")
     midday.shift(timedelta(seconds=10))
     assert Chore.objects.beat(chore.pk, error="half done")
     chore.refresh_from_db()
-    assert chore.error == "half done" and chore.heartbeat_at == MIDDAY + timedelta(seconds=10)
+    assert (chore.error, chore.heartbeat_at) == ("half done", MIDDAY + timedelta(seconds=10))
 
-    Chore.objects.filter(pk=chore.pk).update(status="done")
+    assert Chore.objects.finish(chore.pk, "w@a", status="done")
     assert not Chore.objects.beat(chore.pk)
 
 
 @pytest.mark.django_db
-def test_a_job_is_stale_once_its_worker_is_silent_for_the_settings_seconds(midday, stale_after_30):
-    taken = Chore.objects.create()
-    untaken = Chore.objects.create()
-    Chore.objects.claim(taken.pk, "w@a")
-
+def test_a_job_is_stale_once_its_worker_is_silent_for_the_settings_seconds(midday, settings):
+    settings.CHORE_STALE_SECONDS = 30
+    chore, _untaken = taken("w@a", "")
     midday.shift(timedelta(seconds=30))
     assert not Chore.objects.stale().exists()
     midday.shift(timedelta(seconds=1))
-    assert list(Chore.objects.stale()) == [taken]
-    assert untaken not in Chore.objects.stale()  # waiting for a worker is not silence
+    assert list(Chore.objects.stale()) == [chore]  # waiting for a worker is not silence
 
 
 @pytest.mark.django_db
-def test_a_stale_job_is_settled_as_interrupted_and_a_live_one_is_left(midday, stale_after_30):
-    dead, alive, done = (Chore.objects.create() for _ in range(3))
-    for chore in (dead, alive, done):
-        Chore.objects.claim(chore.pk, "w@a")
-    Chore.objects.filter(pk=done.pk).update(status="done")
+def test_a_stale_job_is_settled_as_interrupted_and_a_live_one_is_left(midday, settings):
+    settings.CHORE_STALE_SECONDS = 30
+    dead, alive, done = taken("w@a", "w@a", "w@a")
+    Chore.objects.finish(done.pk, "w@a", status="done")
     midday.shift(timedelta(seconds=31))
     Chore.objects.beat(alive.pk)
 
     assert Chore.objects.settle_stale() == [dead.pk]
-
     statuses = dict(Chore.objects.values_list("pk", "status"))
     assert statuses == {dead.pk: "failed", alive.pk: "running", done.pk: "done"}
     assert Chore.objects.get(pk=dead.pk).error == "Interrupted: do it again."
 
 
 @pytest.mark.django_db
-def test_a_worker_fails_only_its_own_running_job():
-    chore = Chore.objects.create()
-    Chore.objects.claim(chore.pk, "w@a")
+def test_only_the_worker_holding_a_job_ends_it_and_a_failed_one_can_start_again():
+    [chore] = taken("w@a")
     assert not Chore.objects.fail(chore.pk, "w@b", "not mine")
     assert Chore.objects.fail(chore.pk, "w@a", "x" * 3000)
-    chore.refresh_from_db()
-    assert chore.status == "failed" and chore.error == "x" * 2000
-    assert not Chore.objects.fail(chore.pk, "w@a", "again")
+    assert not Chore.objects.finish(chore.pk, "w@a", status="done")
+    assert Chore.objects.get(pk=chore.pk).error == "x" * 2000
+
+    assert Chore.objects.restart(chore.pk)
+    assert Chore.objects.claim(chore.pk, "w@b")
 
 
 @pytest.mark.django_db
 def test_a_restarted_worker_interrupts_what_it_was_doing_and_finds_what_nobody_took():
-    mine, others, untaken = (Chore.objects.create() for _ in range(3))
-    Chore.objects.claim(mine.pk, "w@here")
-    Chore.objects.claim(others.pk, "w@elsewhere")
-
+    mine, others, untaken = taken("w@here", "w@elsewhere", "")
     assert Chore.objects.recover("w@here") == ([mine.pk], [untaken.pk])
     statuses = dict(Chore.objects.values_list("pk", "status"))
     assert statuses == {mine.pk: "failed", others.pk: "running", untaken.pk: "running"}
 
 
-# The heartbeat writes from a thread of its own.
-def test_a_heartbeat_beats_from_its_thread_while_the_worker_is_busy(settings, chores_emptied_after):
+def test_a_heartbeat_beats_from_its_own_thread_while_the_worker_is_busy(settings, committed):
     settings.CHORE_STALE_SECONDS = 3  # a beat every 0.5 s
     chore = Chore.objects.create(worker="w@a")
     with Heartbeat(Chore.objects.filter(worker="w@a"), chore.pk):
@@ -144,42 +133,27 @@ def test_a_heartbeat_beats_from_its_thread_while_the_worker_is_busy(settings, ch
             time.sleep(0.05)  # busy until the heartbeat thread has written a beat
 
 
-# Committed writes: the recovery closes the worker's database connections after it.
-def test_a_starting_worker_recovers_the_kinds_of_the_queues_it_serves(
-    monkeypatch, chores_emptied_after
-):
+def test_a_starting_worker_recovers_the_kinds_of_the_queues_it_serves(monkeypatch, committed):
     monkeypatch.setattr(recovery, "RECOVERIES", {})
-    Chore.objects.claim(Chore.objects.create().pk, "w@here")
-    ran = []
-
-    @recovery.at_worker_start("chores")
-    def recover_chores(worker: str):
-        ran.append(("chores", worker))
-        return Chore.objects.recover(worker)
-
-    @recovery.at_worker_start("errands")
-    def recover_errands(worker: str):
-        ran.append(("errands", worker))
-
-    worker_start("w@here", "chores", "other")
-
-    assert ran == [("chores", "w@here")]
-    assert Chore.objects.get().status == "failed"
-
-
-def test_a_recovery_that_fails_does_not_keep_the_worker_or_other_kinds_from_starting(
-    monkeypatch,
-):
-    monkeypatch.setattr(recovery, "RECOVERIES", {})
+    taken("w@here")
     ran = []
 
     @recovery.at_worker_start("chores")
     def broken(worker: str):
-        raise RuntimeError("no database yet")
+        raise RuntimeError("no database yet")  # ...does not keep the worker from starting
 
     @recovery.at_worker_start("chores")
-    def fine(worker: str):
+    def recover_chores(worker: str):
         ran.append(worker)
+        return Chore.objects.recover(worker)
 
-    worker_start("w@here", "chores")
+    @recovery.at_worker_start("errands")
+    def recover_errands(worker: str):
+        ran.append("errands")
+
+    queues = [SimpleNamespace(name="chores"), SimpleNamespace(name="other")]
+    worker = SimpleNamespace(hostname="w@here", task_consumer=SimpleNamespace(queues=queues))
+    recovery.on_worker_ready(sender=worker)
+
     assert ran == ["w@here"]
+    assert Chore.objects.get().status == "failed"
