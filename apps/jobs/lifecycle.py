@@ -81,6 +81,21 @@ class JobQuerySet(models.QuerySet):
         return interrupted, list(self.untaken().values_list("pk", flat=True))
 
 
+class Job(models.Model):
+    """A model whose rows are jobs (its manager a JobQuerySet)."""
+
+    class Meta:
+        abstract = True
+
+    def settle(self) -> bool:
+        """Seen while running: if its worker went silent, it failed as interrupted."""
+        jobs = type(self)._default_manager.filter(pk=self.pk)
+        if self.status == jobs.RUNNING and jobs.settle_stale():
+            self.status, self.error = jobs.FAILED, jobs.INTERRUPTED
+            return True
+        return False
+
+
 class Heartbeat:
     """Beats for a job from a thread of its own while the worker is busy, six times within the
     stale seconds, so a silent job is one whose worker died."""

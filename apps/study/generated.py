@@ -10,7 +10,7 @@ went silent for STUDY_STALE_SECONDS is marked failed, so nothing stays "generati
 from django.db import IntegrityError, models, transaction
 from django.db.models import Q
 
-from apps.jobs.lifecycle import JobQuerySet
+from apps.jobs.lifecycle import Job, JobQuerySet
 from apps.study.errors import NotReady, Superseded
 from apps.study.ownership import OwnedQuerySet
 
@@ -49,7 +49,7 @@ def one_per_request(model_name: str) -> models.UniqueConstraint:
     )
 
 
-class Generated(models.Model):
+class Generated(Job):
     """Fields and rules of an item a worker generates (Quiz, Workshop, Deck, Mindmap). Items
     made by hand are ready at once, so that is the default."""
 
@@ -78,13 +78,6 @@ class Generated(models.Model):
             raise NotReady(f"This {noun} is still being made; try again when it is ready.")
         if self.status == FAILED:
             raise NotReady(f"This {noun} could not be made: {self.error}")
-
-    def settle(self) -> bool:
-        """Seen while generating: if its worker went silent, it failed as interrupted."""
-        if self.status == GENERATING and type(self).objects.filter(pk=self.pk).settle_stale():
-            self.status, self.error = FAILED, INTERRUPTED
-            return True
-        return False
 
     def mark_ready(self, **fields) -> None:
         """Store what the worker made (call inside the transaction that saves the items). An

@@ -9,7 +9,7 @@ import pytest
 from django.db import connection, models
 
 from apps.jobs import recovery
-from apps.jobs.lifecycle import Heartbeat, JobQuerySet
+from apps.jobs.lifecycle import Heartbeat, Job, JobQuerySet
 from conftest import MIDDAY
 
 
@@ -18,7 +18,7 @@ class ChoreQuerySet(JobQuerySet):
     STALE_SETTING = "CHORE_STALE_SECONDS"
 
 
-class Chore(models.Model):
+class Chore(Job):
     """A kind of job of these tests only; its table lives as long as this module's tests."""
 
     status = models.CharField(max_length=10, default="running")
@@ -103,6 +103,17 @@ def test_a_stale_job_is_settled_as_interrupted_and_a_live_one_is_left(midday, se
     statuses = dict(Chore.objects.values_list("pk", "status"))
     assert statuses == {dead.pk: "failed", alive.pk: "running", done.pk: "done"}
     assert Chore.objects.get(pk=dead.pk).error == "Interrupted: do it again."
+
+
+@pytest.mark.django_db
+def test_a_job_seen_once_its_worker_went_silent_is_settled_on_sight(midday, settings):
+    settings.CHORE_STALE_SECONDS = 30
+    [chore] = taken("w@a")
+    assert not chore.settle()
+    midday.shift(timedelta(seconds=31))
+    assert chore.settle()
+    assert (chore.status, chore.error) == ("failed", "Interrupted: do it again.")
+    assert Chore.objects.get(pk=chore.pk).status == "failed"
 
 
 @pytest.mark.django_db
