@@ -17,10 +17,10 @@ TOTAL=0
 seconds_since() { echo "$(date +%s.%N) - $1" | bc; }
 
 phase() {
-  local name=$1 start elapsed
+  local name=$1 start elapsed log="$RUN_DATA/phase.log"
   shift
   start=$(date +%s.%N)
-  "$@" >"$RUN_DATA/$name.log" 2>&1 || { cat "$RUN_DATA/$name.log"; echo "$name failed"; exit 1; }
+  "$@" >"$log" 2>&1 || { cat "$log"; echo "$name failed"; exit 1; }
   elapsed=$(seconds_since "$start")
   TOTAL=$(echo "$TOTAL + $elapsed" | bc)
   printf '%-34s %7.1f s\n' "$name" "$elapsed"
