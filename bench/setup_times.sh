@@ -16,14 +16,17 @@ TOTAL=0
 
 seconds_since() { echo "$(date +%s.%N) - $1" | bc; }
 
+# Wall time, and the CPU time of the phase's processes: on a busy machine the wall time grows,
+# the CPU time hardly does.
 phase() {
-  local name=$1 start elapsed log="$RUN_DATA/phase.log"
+  local name=$1 times real user sys
   shift
-  start=$(date +%s.%N)
-  "$@" >"$log" 2>&1 || { cat "$log"; echo "$name failed"; exit 1; }
-  elapsed=$(seconds_since "$start")
-  TOTAL=$(echo "$TOTAL + $elapsed" | bc)
-  printf '%-34s %7.1f s\n' "$name" "$elapsed"
+  TIMEFORMAT='%R %U %S'
+  times=$({ time "$@" >"$RUN_DATA/phase.log" 2>&1; } 2>&1) \
+    || { cat "$RUN_DATA/phase.log"; echo "$name failed"; exit 1; }
+  read -r real user sys <<<"$times"
+  TOTAL=$(echo "$TOTAL + $real" | bc)
+  printf '%-36s %7.1f s  (CPU %.1f s)\n' "$name" "$real" "$(echo "$user + $sys" | bc)"
 }
 
 first_page() {
@@ -38,15 +41,15 @@ first_page() {
     if (($(echo "$(seconds_since "$start") > 300" | bc))); then echo "no page after 300 s"; break; fi
     sleep 0.5
   done
-  printf '%-34s %7.1f s\n' "make run: first page served" "$(seconds_since "$start")"
+  printf '%-36s %7.1f s\n' "make run: first page served" "$(seconds_since "$start")"
   kill -TERM -- "-$server" 2>/dev/null || true
   wait "$server" 2>/dev/null || true
 }
 
-echo "$(nproc) cores, $(python3 --version), pip cache: ${PIP_NO_CACHE_DIR:+off}${PIP_NO_CACHE_DIR:-on}"
+echo "$(nproc) cores, load average $(cut -d" " -f1-3 /proc/loadavg), $(python3 --version)"
 phase "Debian packages (system-packages)" make system-packages
 phase "Python packages (.venv/.installed)" make .venv/.installed
 phase "model data (.venv/.models)" make .venv/.models
-printf '%-34s %7.1f s\n' "make setup in all" "$TOTAL"
+printf '%-36s %7.1f s\n' "make setup in all" "$TOTAL"
 first_page
 rm -rf "$RUN_DATA"
