@@ -1,6 +1,7 @@
 """Attachments (images, PDF, DOCX) on a chat message, saving one to the vault, and voice input."""
 
 import io
+import re
 import shutil
 import subprocess
 
@@ -101,7 +102,9 @@ def test_a_spoken_question_comes_back_as_text(alice_client, tmp_path):
         "/api/v1/chat/transcribe", {"file": SimpleUploadedFile("q.wav", wav.read_bytes())}
     )
     assert response.status_code == 200
-    assert "fox" in response.json()["text"].lower()
+    # Whisper's words differ between CPUs: four of the five, not all.
+    heard = set(re.findall(r"[a-z]+", response.json()["text"].lower()))
+    assert len({"what", "is", "a", "brown", "fox"} & heard) >= 4, heard
 
 
 def test_something_that_is_not_audio_gets_a_400(alice_client):
