@@ -101,6 +101,7 @@ class EmbeddedBackend:
             english_only=True,
             images=False,
             native_tools=False,
+            faithful=False,
         )
 
     def readiness(self, model: str) -> dict:
