@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from apps.llm import gateway
-from apps.vault.keyterms import STOPWORDS, is_table_row, sentences
+from apps.vault.sentences import STOPWORDS, is_table_row, sentences
 from apps.vault.tokenize import can_expand, fold, query_terms, tokenize
 
 MAX_SENTENCES = 4

@@ -10,7 +10,7 @@ import pytest
 
 from apps.chat import offline
 from apps.chat.tools import Toolbox
-from apps.vault import index
+from apps.vault.search import live
 from apps.vault.tests.conftest import closed_port_url, ingest, upload
 from bench.retrieval_eval import DOCUMENTS, answers, normalised, questions
 
@@ -41,14 +41,14 @@ def chosen():
 def vault(alice, settings, tmp_path, django_capture_on_commit_callbacks):
     settings.LLM_BACKEND = settings.EMBEDDING_BACKEND = "embedded"
     settings.OLLAMA_HOST = closed_port_url()  # no model server at all
-    index.forget()
+    live.forget()
     for name in FILES:
         shutil.copy(DOCUMENTS / name, tmp_path / name)
         upload(alice, tmp_path / name)
     run = ingest(alice, django_capture_on_commit_callbacks=django_capture_on_commit_callbacks)
     assert run.status == "done"
     yield alice
-    index.forget()
+    live.forget()
 
 
 def quoted_runs(answer: str) -> list[tuple[str, int]]:
