@@ -120,7 +120,7 @@ def batch_progress(request: HttpRequest, pk: int) -> HttpResponse:
 def retry_batch(request: HttpRequest, pk: int) -> HttpResponse:
     """Queue an unfinished batch again (a worker that died, or none running then)."""
     batch = get_object_or_404(StudentBatch.objects.exclude(status=StudentBatch.Status.READY), pk=pk)
-    tasks.hash_passwords.delay_on_commit(batch.pk)
+    tasks.enqueue(batch.pk)
     messages.success(request, f"The passwords of {batch.total} students are queued again.")
     return redirect("accounts:classroom")
 

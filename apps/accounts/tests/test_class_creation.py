@@ -3,6 +3,7 @@ password; a worker stores the hashes, and until it is done the batch says so."""
 
 import pytest
 from django.test import Client
+from kombu.exceptions import OperationalError
 
 from apps.accounts import tasks
 from apps.accounts.models import StudentBatch, User
@@ -153,3 +154,28 @@ def test_the_api_lists_the_batches_for_teachers_only(
     assert (batch["status"], batch["total"], batch["hashed"]) == ("hashing", 8, 0)
     denied = alice_client.get("/api/v1/accounts/batches")
     assert denied.status_code == 403 and "detail" in denied.json()
+
+
+def test_without_a_reachable_worker_queue_the_cards_still_show_and_the_class_is_listed(
+    tess_client, monkeypatch, django_capture_on_commit_callbacks
+):
+    def broker_down(*args, **kwargs):
+        raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    monkeypatch.setattr(tasks.hash_passwords, "delay", broker_down)
+    with django_capture_on_commit_callbacks(execute=True):
+        page = tess_client.post("/accounts/classroom/students/", {"names": "\n".join(CLASS[:10])})
+
+    assert page.status_code == 200 and len(page.context["credentials"]) == 10
+    assert "passwords stored for 0 of 10" in tess_client.get("/accounts/classroom/").text
+
+
+def test_a_worker_that_starts_queues_the_unfinished_classes_again(
+    tess_client, monkeypatch, django_capture_on_commit_callbacks
+):
+    create_by_api(tess_client, CLASS[:10], django_capture_on_commit_callbacks)
+    create_by_api(tess_client, ["Ada", "Alan"], django_capture_on_commit_callbacks)  # ready
+    queued = []
+    monkeypatch.setattr(tasks.hash_passwords, "delay", queued.append)
+
+    assert tasks.requeue_unfinished() == queued == [StudentBatch.objects.get(total=10).pk]
