@@ -188,8 +188,9 @@ def badge_qr(request: HttpRequest, pk: int) -> HttpResponse:
     """The QR code of a student's current card, as an image of the printable cards page (one
     request each: a class of 200 codes takes seconds to draw)."""
     student = get_object_or_404(User.objects.students().exclude(badge_key=""), pk=pk)
-    svg = segno.make(badges.badge_url(bases(request)[0], student)).svg_inline(scale=4)
-    response = HttpResponse(svg, content_type="image/svg+xml")
+    response = HttpResponse(content_type="image/svg+xml")
+    # A whole SVG document (with its namespace, unlike svg_inline): an <img> shows no less.
+    segno.make(badges.badge_url(bases(request)[0], student)).save(response, kind="svg", scale=4)
     response["Cache-Control"] = "no-store"
     return response
 
