@@ -56,6 +56,15 @@ class StudentManager(UserManager):
             username = f"{base}{n}"
         return username
 
+    def issue_missing_badges(self) -> list["User"]:
+        """A login card for every student without one (accounts made before cards existed)."""
+        students = list(self.students().filter(badge_key=""))
+        now = timezone.now()
+        for student in students:
+            student.badge_key, student.badge_issued_at = new_badge_key(), now
+        self.bulk_update(students, ["badge_key", "badge_issued_at"])
+        return students
+
     def create_students(
         self, names: list[str], by: "User | None" = None
     ) -> tuple["StudentBatch", list[tuple["User", str]]]:

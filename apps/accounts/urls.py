@@ -25,6 +25,7 @@ urlpatterns = [
         views.revoke_student_token,
         name="revoke_student_token",
     ),
+    path("classroom/badges/", views.issue_missing_badges, name="issue_missing_badges"),
     path("classroom/students/<int:pk>/badge/", views.issue_badge, name="issue_badge"),
     path("classroom/students/<int:pk>/badge/qr/", views.badge_qr, name="badge_qr"),
     path("classroom/students/<int:pk>/badge/revoke/", views.revoke_badge, name="revoke_badge"),

@@ -206,6 +206,16 @@ def issue_badge(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @teacher_required
+def issue_missing_badges(request: HttpRequest) -> HttpResponse:
+    students = User.objects.issue_missing_badges()
+    if not students:
+        messages.info(request, "Every student has a login card already.")
+        return redirect("accounts:classroom")
+    return render_credentials(request, [(student, None) for student in students])
+
+
+@require_POST
+@teacher_required
 def revoke_badge(request: HttpRequest, pk: int) -> HttpResponse:
     student = get_object_or_404(User.objects.students(), pk=pk)
     student.revoke_badge()

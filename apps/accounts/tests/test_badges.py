@@ -232,3 +232,15 @@ def test_the_api_prints_and_revokes_cards(carded, tess_client, alice_client):
     assert not carded.has_badge
     denied = alice_client.post(f"/api/v1/accounts/students/{carded.pk}/badge")
     assert denied.status_code == 403 and "detail" in denied.json()
+
+
+def test_students_without_a_card_get_theirs_printed_at_once(carded, bob, tess_client):
+    old = badges.token_for(carded)
+
+    cards = tess_client.post("/accounts/classroom/badges/")
+
+    assert [student.username for student, _ in cards.context["credentials"]] == ["bob"]
+    bob.refresh_from_db()
+    assert bob.has_badge and scan(old)[1].status_code == 302  # alice's card still works
+    again = tess_client.post("/accounts/classroom/badges/", follow=True)
+    assert "Every student has a login card already." in again.text
