@@ -167,6 +167,8 @@ AUTH_USER_MODEL = "accounts.User"
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
+    # Login cards (apps/accounts/badges.py): after axes, whose lockout then applies to them too.
+    "apps.accounts.badges.BadgeBackend",
 ]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -187,6 +189,8 @@ AXES_HANDLER = "apps.accounts.lockout.PairLockoutHandler"
 # A login resets only its own pair's failures (the handler's filter), never the address's others.
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "apps.accounts.views.locked_out"
+# What axes records of a failed login leaves out: a login card's signed key among them.
+AXES_SENSITIVE_PARAMETERS = ["username", "ip_address", "badge"]
 
 LANGUAGE_CODE = "en"
 TIME_ZONE = env_str("TIME_ZONE", "UTC")
@@ -358,6 +362,8 @@ STUDENT_QUOTA_MB = env_int("STUDENT_QUOTA_MB", 1024)
 RATE_LIMIT_UPLOADS = env_str("RATE_LIMIT_UPLOADS", "30/m")
 RATE_LIMIT_URL_IMPORTS = env_str("RATE_LIMIT_URL_IMPORTS", "10/m")
 RATE_LIMIT_GENERATION = env_str("RATE_LIMIT_GENERATION", "10/m")
+# Login card scans per address (the card's page and its Log in button count one each).
+RATE_LIMIT_BADGES = env_str("RATE_LIMIT_BADGES", "30/m")
 # Chat attachments never sent with a question are deleted after this many hours.
 CHAT_UNSENT_ATTACHMENT_HOURS = env_int("CHAT_UNSENT_ATTACHMENT_HOURS", 24)
 # How long /api/v1/health reuses its Redis, worker and model checks.
