@@ -1,7 +1,9 @@
 """The web server: daphne, whose requests refuse a body over the upload limit (413) as soon as
 the headers announce it, or, sent in chunks, as soon as it passes the limit. Plain daphne reads
 the whole body to a temporary file before the app sees the request, so no view or middleware
-could refuse it in time.
+could refuse it in time. What Twisted refuses before any request exists (a request line or a
+header over 16 KB, a head it cannot parse) gets a status and a message too, JSON under /api/,
+where Twisted would close the connection without a word or answer a bare 400.
 
 Run it with daphne's own arguments: `python -m cognivault_site.serve -b 0.0.0.0 -p 8000
 cognivault_site.asgi:application`.
@@ -16,6 +18,7 @@ from daphne.http_protocol import HTTPFactory, WebRequest
 from django.conf import settings
 from django.template.loader import render_to_string
 from twisted.internet import reactor
+from twisted.web.http import HTTPChannel, _GenericHTTPChannelProtocol
 
 MiB = 1024 * 1024
 # One upload of up to 100 files (apps/vault/uploads.py) is multipart: boundaries, each part's
@@ -31,10 +34,27 @@ def body_limit() -> int:
     return settings.MAX_UPLOAD_MB * MiB + MULTIPART_MARGIN
 
 
+def answer(status: str, message: str, path: bytes) -> bytes:
+    """A whole response that ends the connection: `{"detail": message}` for the API, else the
+    message as text."""
+    if path.startswith(b"/api/"):
+        body, kind = json.dumps({"detail": message}).encode(), "application/json"
+    else:
+        body, kind = message.encode(), "text/plain; charset=utf-8"
+    headers = {"Content-Type": kind, "Connection": "close", "Content-Length": str(len(body))}
+    head = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+    return f"HTTP/1.1 {status}\r\n{head}\r\n".encode() + body
+
+
 class BoundedRequest(WebRequest):
     refused = False
     closing = False
     received = 0
+
+    def __init__(self, *args, **kwargs) -> None:
+        # Twisted would parse a multipart body itself, in memory, and answer one it cannot read
+        # with a bare 400 before the app sees it: Django reads it, and says what is wrong.
+        super().__init__(*args, parsePOSTFormSubmission=False, **kwargs)
 
     def gotLength(self, length: int | None) -> None:
         if length is not None and length > body_limit():
@@ -74,25 +94,21 @@ class BoundedRequest(WebRequest):
             f"This request is larger than the {settings.MAX_UPLOAD_MB} MB upload limit: "
             "send fewer or smaller files at once."
         )
-        headers = {"Connection": "close"}
-        if self.requestHeaders.getRawHeaders(b"hx-request"):
-            # Shown above the form, like the app's other refusals (static/js/page.js).
-            body = render_to_string("base.html#page-alert", {"alert": message}).encode()
-            headers |= {
-                "Content-Type": "text/html; charset=utf-8",
-                "HX-Retarget": "#page-alerts",
-                "HX-Reswap": "innerHTML",
-            }
-        # The request's own path is set only once the body is in; the channel has it already.
-        elif self.channel._path.startswith(b"/api/"):
-            body = json.dumps({"detail": message}).encode()
-            headers["Content-Type"] = "application/json"
-        else:
-            body = message.encode()
-            headers["Content-Type"] = "text/plain; charset=utf-8"
-        headers["Content-Length"] = str(len(body))
+        status = "413 Content Too Large"
+        if not self.requestHeaders.getRawHeaders(b"hx-request"):
+            # The request's own path is set only once the body is in; the channel has it already.
+            return answer(status, message, self.channel._path)
+        # Shown above the form, like the app's other refusals (static/js/page.js).
+        body = render_to_string("base.html#page-alert", {"alert": message}).encode()
+        headers = {
+            "Content-Type": "text/html; charset=utf-8",
+            "HX-Retarget": "#page-alerts",
+            "HX-Reswap": "innerHTML",
+            "Connection": "close",
+            "Content-Length": str(len(body)),
+        }
         head = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
-        return f"HTTP/1.1 413 Content Too Large\r\n{head}\r\n".encode() + body
+        return f"HTTP/1.1 {status}\r\n{head}\r\n".encode() + body
 
     def close(self) -> None:
         if not self.closing:
@@ -100,7 +116,37 @@ class BoundedRequest(WebRequest):
             self.loseConnection()
 
 
+class AnsweringChannel(HTTPChannel):
+    """Twisted's connection, which reads a request's line and headers up to 16 KB each (and in
+    all): past that, or on a head it cannot parse, it answers before closing."""
+
+    def lineLengthExceeded(self, line: bytes) -> None:
+        if self._receivedHeaderSize == 0:  # nothing of this request's head read: its first line
+            path = line.split(b" ", 2)[1] if line.count(b" ") else b""
+            status = "414 URI Too Long"
+            message = (
+                f"The address is longer than {self.MAX_LENGTH // 1024} KB: "
+                "send fewer or shorter query parameters."
+            )
+        else:
+            path, status = getattr(self, "_path", b""), "431 Request Header Fields Too Large"
+            message = f"A header is longer than {self.MAX_LENGTH // 1024} KB."
+        self.transport.write(answer(status, message, path))
+        self.loseConnection()
+
+    def _respondToBadRequestAndDisconnect(self) -> None:
+        message = (
+            f"The request's line or headers cannot be read (at most {self.maxHeaders} headers "
+            f"of {self.totalHeadersSize // 1024} KB in all)."
+        )
+        self.transport.write(answer("400 Bad Request", message, getattr(self, "_path", b"")))
+        self.loseConnection()
+
+
 class BoundedHTTPFactory(HTTPFactory):
+    def protocol(self) -> _GenericHTTPChannelProtocol:
+        return _GenericHTTPChannelProtocol(AnsweringChannel())
+
     def buildProtocol(self, addr):
         protocol = super().buildProtocol(addr)
         protocol.requestFactory = BoundedRequest
