@@ -147,11 +147,15 @@ def achievements(request: HttpRequest):
     ]
 
 
-@router.get("/days/{day}", response={200: DayDetailOut, 422: ErrorOut})
+@router.get("/days/{day}", response={200: DayDetailOut, 404: ErrorOut})
 def day_detail(request: HttpRequest, day: date):
+    """A day from 2000 to tomorrow (a zone ahead); any other date is well formed but has no
+    figures, a 404 as on its page."""
     activity = Activity(request.auth)
     if not activity.can_show(day):
-        raise HttpError(422, f"Pick a day between {EARLIEST_DAY} and {activity.today}.")
+        raise HttpError(
+            404, f"No study figures for {day}: pick a day from {EARLIEST_DAY} to {activity.today}."
+        )
     return {
         **day_out(activity.day(day)),
         "time_zone": activity.zone.key,
