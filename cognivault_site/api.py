@@ -39,6 +39,9 @@ class NulInText(ValueError):
 
 
 NUL_TEXT = "Text cannot contain NUL characters (\\u0000)."
+# What the schema says of every string a client sends: no NUL (a field with a pattern of its
+# own states it there).
+NO_NUL = r"^[^\x00]*$"
 
 
 def holds_nul(value: object) -> bool:
@@ -100,6 +103,31 @@ def shared_errors(method: str, operation: dict) -> set[int]:
     return errors
 
 
+def state_no_nul(schema: object, components: dict, seen: set[str]) -> None:
+    """Gives each string a request holds (in a body, a form or a parameter, followed through
+    its `$ref`s) the NO_NUL pattern, unless it has a pattern, a format (a file, a date) or a
+    list of the values it takes; and each object with named fields no others: ObjectBodies
+    refuses a NUL in any key or value, read or not."""
+    if isinstance(schema, list):
+        for item in schema:
+            state_no_nul(item, components, seen)
+        return
+    if not isinstance(schema, dict):
+        return
+    if isinstance(schema.get("$ref"), str):
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        if name not in seen:
+            seen.add(name)
+            state_no_nul(components[name], components, seen)
+    if schema.get("type") == "string" and not {"format", "enum", "const"} & schema.keys():
+        schema.setdefault("pattern", NO_NUL)
+    if schema.get("type") == "object" and "properties" in schema:
+        schema.setdefault("additionalProperties", False)
+    for key, value in schema.items():
+        if key not in ("default", "example", "examples", "enum", "const"):
+            state_no_nul(value, components, seen)
+
+
 class CogniVaultAPI(NinjaAPI):
     def get_openapi_schema(
         self, *, path_prefix: str | None = None, path_params: dict | None = None
@@ -116,6 +144,12 @@ class CogniVaultAPI(NinjaAPI):
         if "ErrorOut" not in components:  # no route lists an error of its own
             definition = ErrorOut.model_json_schema(ref_template="#/components/schemas/{model}")
             components.update(definition.pop("$defs", {}), ErrorOut=definition)
+        requests = [
+            [operation.get("parameters", []), operation.get("requestBody", {})]
+            for path in schema["paths"].values()
+            for operation in path.values()
+        ]
+        state_no_nul(requests, components, set())
         return schema
 
 

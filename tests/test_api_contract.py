@@ -186,3 +186,69 @@ def test_a_multipart_body_that_cannot_be_read_is_a_json_400(alice_client, url):
     response = alice_client.post(url, b"--", content_type="multipart/form-data")
     assert response.status_code == 400
     assert response.json()["detail"]
+
+
+def request_schemas(schema: dict) -> list[dict]:
+    """Every schema a request's body or parameters hold, components followed through `$ref`."""
+    components, found, todo = schema["components"]["schemas"], [], []
+    for item in schema["paths"].values():
+        for operation in item.values():
+            todo += [parameter["schema"] for parameter in operation.get("parameters", [])]
+            content = operation.get("requestBody", {}).get("content", {})
+            todo += [kind["schema"] for kind in content.values()]
+    seen = set()
+    while todo:
+        node = todo.pop()
+        if isinstance(node, list):
+            todo += node
+        elif isinstance(node, dict):
+            ref = node.get("$ref", "")
+            if ref and ref not in seen:
+                seen.add(ref)
+                todo.append(components[ref.rsplit("/", 1)[-1]])
+            found.append(node)
+            todo += [value for key, value in node.items() if key not in {"default", "enum"}]
+    return found
+
+
+def test_the_schema_allows_no_nul_character_and_no_field_a_request_does_not_have():
+    # The server refuses both (a NUL anywhere in a body, keys included): the schema says so.
+    for node in request_schemas(api.get_openapi_schema()):
+        if node.get("type") == "string" and not {"format", "enum"} & node.keys():
+            assert re.search(node["pattern"], "a\x00b") is None, node
+        if node.get("type") == "object" and "properties" in node:
+            assert node["additionalProperties"] is False, node
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "body"),
+    [
+        ("post", "/api/v1/chat/sessions", {"title": ""}),
+        ("post", "/api/v1/chat/sessions", {"title": " \t"}),
+        ("post", "/api/v1/vault/categories", {"name": "  "}),
+        ("post", "/api/v1/vault/urls", {"url": ""}),
+        ("post", "/api/v1/vault/urls", {"url": "ftp://example.org/notes"}),
+        ("post", "/api/v1/vault/urls", {"url": "https://example.org/a page"}),
+        ("post", "/api/v1/study/decks", {"cards": []}),
+        ("post", "/api/v1/study/decks", {"cards": [{"front": " ", "back": "cell"}]}),
+        ("post", "/api/v1/accounts/students", {"usernames": [" "]}),
+    ],
+)
+def test_what_the_schema_refuses_is_a_422_naming_the_field(tess_client, method, url, body):
+    response = getattr(tess_client, method)(url, body, content_type="application/json")
+    assert response.status_code == 422, response.content
+    [error] = response.json()["detail"]
+    assert error["loc"][:3] == ["body", "payload", *body], error
+
+
+def test_a_session_is_renamed_or_left_as_it_is_never_given_a_blank_title(alice_client):
+    session = alice_client.post(
+        "/api/v1/chat/sessions", {"title": "Cells"}, content_type="application/json"
+    ).json()
+    url = f"/api/v1/chat/sessions/{session['id']}"
+    blank = alice_client.patch(url, {"title": "  "}, content_type="application/json")
+    assert blank.status_code == 422
+    unchanged = alice_client.patch(url, content_type="application/json")
+    assert (unchanged.status_code, unchanged.json()["title"]) == (200, "Cells")
+    renamed = alice_client.patch(url, {"title": " Cell  biology "}, content_type="application/json")
+    assert renamed.json()["title"] == "Cell biology"

@@ -2,7 +2,7 @@
 Bearer token, the teacher check, the id type and the error body."""
 
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 from django.contrib.auth import authenticate
 from django.db.models import BigIntegerField
@@ -11,6 +11,8 @@ from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
 from ninja.errors import HttpError
 from ninja.security import HttpBearer, SessionAuth
+from pydantic import AfterValidator
+from pydantic_core import PydanticCustomError
 
 from apps.accounts import badges, tasks
 from apps.accounts.forms import MAX_NAME_LENGTH, MAX_STUDENTS_PER_REQUEST, StudentListForm
@@ -23,6 +25,25 @@ router = Router(tags=["accounts"])
 # (the bound the chat socket and forms check too, as apps.vault.scope.MAX_ID). A bigger number
 # names nothing and would overflow SQLite; it is refused with 422 like any other invalid value.
 Id = Annotated[int, Field(ge=1, le=BigIntegerField.MAX_BIGINT)]
+
+# Text that must say something: a character other than a space, and (like every string a client
+# sends, see cognivault_site/api.py) no NUL character. The schema states it as a pattern; the
+# check says it in words.
+NOT_BLANK = r"^[^\x00]*[^\s\x00][^\x00]*$"
+
+
+def not_blank(text: str) -> str:
+    if not text.strip():
+        raise PydanticCustomError("blank", "This cannot be blank: write something.")
+    return text
+
+
+Said = Annotated[str, AfterValidator(not_blank), Field(json_schema_extra={"pattern": NOT_BLANK})]
+
+
+def said(max_length: int, **field) -> Any:
+    """The field of a `Said` text, up to `max_length` characters."""
+    return Field(min_length=1, max_length=max_length, **field)
 
 
 class FieldErrorOut(Schema):
@@ -86,7 +107,7 @@ class TokenOut(Schema):
 
 
 # A name is one line of the classroom page's list: not blank, not too long.
-StudentName = Annotated[str, Field(min_length=1, max_length=MAX_NAME_LENGTH, pattern=r"\S")]
+StudentName = Annotated[Said, said(MAX_NAME_LENGTH)]
 
 
 class StudentsIn(Schema):

@@ -14,7 +14,7 @@ from ninja import Field, File, Router, Schema, Status
 from ninja.errors import HttpError
 from ninja.files import UploadedFile
 
-from apps.accounts.api import ErrorOut, Id
+from apps.accounts.api import ErrorOut, Id, Said, said
 from apps.chat import answering, tasks, turns
 from apps.chat.conversation import group_for
 from apps.chat.models import Message, Thread
@@ -24,14 +24,14 @@ router = Router(tags=["chat"])
 
 
 class SessionIn(Schema):
-    title: str = Field("New chat", min_length=1, max_length=200)
+    title: Said = said(200, default="New chat")
 
 
 class SessionPatch(Schema):
-    title: str = Field("", max_length=200)
+    title: Said | None = said(200, default=None)
 
 
-NO_CHANGE = SessionPatch()  # PATCH without a body: answered like a blank title
+NO_CHANGE = SessionPatch()  # PATCH without a body: changes nothing, so another's thread is a 404
 
 
 class SessionOut(Schema):
@@ -70,7 +70,7 @@ class SessionDetail(SessionOut):
 
 
 class AskIn(Schema):
-    content: str = Field(..., min_length=1, max_length=turns.MAX_QUESTION)
+    content: Said = said(turns.MAX_QUESTION)
     category_ids: list[Id] = []
     document_ids: list[Id] = []
     attachments: list[Id] = Field([], max_length=turns.MAX_ATTACHMENTS)
@@ -105,6 +105,8 @@ def get_session(request: HttpRequest, session_id: Id):
 @router.patch("/sessions/{session_id}", response={200: SessionOut, 400: ErrorOut, 404: ErrorOut})
 def rename_session(request: HttpRequest, session_id: Id, payload: SessionPatch = NO_CHANGE):
     thread = own_thread(request, session_id)
+    if payload.title is None:
+        return thread
     title = " ".join(payload.title.split())
     if not title:
         raise HttpError(400, "A title cannot be blank.")

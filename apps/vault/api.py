@@ -13,7 +13,7 @@ from ninja.errors import HttpError
 from ninja.files import UploadedFile
 
 from apps.accounts import ratelimits
-from apps.accounts.api import ErrorOut, Id, require_teacher
+from apps.accounts.api import ErrorOut, Id, Said, require_teacher, said
 from apps.vault import imports, pipeline, selftest, tasks
 from apps.vault.models import Category, Document, IngestRun
 from apps.vault.scope import Scope
@@ -27,7 +27,7 @@ DocumentScope = Literal["class", "personal"]
 
 
 class CategoryIn(Schema):
-    name: str = Field(..., min_length=1, max_length=100)
+    name: Said = said(100)
 
 
 class CategoryOut(Schema):
@@ -53,7 +53,14 @@ class DocumentOut(Schema):
 
 
 class UrlIn(Schema):
-    url: str = Field(..., max_length=2000)
+    url: str = Field(
+        ...,
+        min_length=1,
+        max_length=2000,
+        # What apps/vault/fetch.py takes apart: a web address, no spaces or control characters.
+        pattern=r"^[hH][tT][tT][pP][sS]?://[^\x00-\x20\x7f\\]+$",
+        description="An http:// or https:// address of a public web page.",
+    )
     category: Id | None = None
     scope: DocumentScope | None = None  # not said: uploads.default_scope
 
@@ -141,8 +148,8 @@ def list_documents(request: HttpRequest):
 def upload_document(
     request: HttpRequest,
     file: File[UploadedFile],
-    category: Form[Id | None] = None,
-    scope: Form[DocumentScope | None] = None,
+    category: Form[Id] = None,
+    scope: Form[DocumentScope] = None,
 ):
     """Store the file (validated) as a new document or a new version of the same filename;
     start ingestion with POST /ingest. Without `scope`, a teacher's file goes to the class and

@@ -98,15 +98,17 @@ def test_sessions_can_be_created_renamed_and_deleted_over_the_api(alice_client):
     assert alice_client.delete(f"/api/v1/chat/sessions/{session_id}").status_code == 204
 
 
-def test_an_empty_question_gets_a_json_400(alice, alice_client):
+def test_an_empty_question_gets_a_json_422_as_its_schema_says(alice, alice_client):
     thread = Thread.objects.create(owner=alice)
     response = alice_client.post(
         f"/api/v1/chat/sessions/{thread.pk}/messages",
         {"content": "  "},
         content_type="application/json",
     )
-    assert response.status_code == 400
-    assert "question" in response.json()["detail"]
+    assert response.status_code == 422
+    [error] = response.json()["detail"]
+    assert (error["loc"][-1], error["msg"]) == ("content", "This cannot be blank: write something.")
+    assert not thread.messages.exists()
 
 
 def test_a_scope_with_someone_elses_document_is_refused(alice, bob, alice_client):

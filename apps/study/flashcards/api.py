@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from ninja import Field, Router, Schema, Status
 
-from apps.accounts.api import ErrorOut, Id
+from apps.accounts.api import ErrorOut, Id, Said, said
 from apps.study import starting
 from apps.study.classsets.models import ClassSet
 from apps.study.flashcards import anki, csv_files, decks, generation, scheduling
@@ -30,13 +30,13 @@ router = Router(tags=["study"])
 
 
 class CardIn(Schema):
-    front: str = Field(..., min_length=1, max_length=Card.MAX_SIDE)
-    back: str = Field(..., min_length=1, max_length=Card.MAX_SIDE)
+    front: Said = said(Card.MAX_SIDE)
+    back: Said = said(Card.MAX_SIDE)
 
 
 class CardPatch(Schema):
-    front: str | None = Field(None, min_length=1, max_length=Card.MAX_SIDE)
-    back: str | None = Field(None, min_length=1, max_length=Card.MAX_SIDE)
+    front: Said | None = said(Card.MAX_SIDE, default=None)
+    back: Said | None = said(Card.MAX_SIDE, default=None)
 
 
 NO_CARD_CHANGE = CardPatch()  # a PATCH without a body (see DeckPatch)
@@ -48,14 +48,14 @@ class DeckIn(ScopeIn):
     title: str = Field("", max_length=200)
     num_cards: Literal[10, 20, 40] = 10
     # How many a deck holds is create_deck's rule (DeckFull), the same for pages and the API.
-    cards: list[CardIn] | None = None
+    cards: list[CardIn] | None = Field(None, min_length=1)
 
 
 # A PATCH without a body changes nothing and answers like one with a blank title, so someone
 # else's deck or card answers 404 to it. A body that does not fit the schema is a 422 before
 # any lookup, the same for every id, so it tells an intruder nothing either.
 class DeckPatch(Schema):
-    title: str | None = Field(None, min_length=1, max_length=200)
+    title: Said | None = said(200, default=None)
 
 
 NO_DECK_CHANGE = DeckPatch()
