@@ -241,14 +241,20 @@ def test_what_the_schema_refuses_is_a_422_naming_the_field(tess_client, method, 
     assert error["loc"][:3] == ["body", "payload", *body], error
 
 
-def test_a_session_is_renamed_or_left_as_it_is_never_given_a_blank_title(alice_client):
-    session = alice_client.post(
-        "/api/v1/chat/sessions", {"title": "Cells"}, content_type="application/json"
-    ).json()
-    url = f"/api/v1/chat/sessions/{session['id']}"
+@pytest.mark.parametrize(
+    ("url", "body"),
+    [
+        ("/api/v1/chat/sessions", {"title": "Cells"}),
+        ("/api/v1/study/decks", {"title": "Cells", "cards": [{"front": "Zelle", "back": "cell"}]}),
+    ],
+)
+def test_a_title_is_renamed_or_left_as_it_is_never_made_blank(alice_client, url, body):
+    made = alice_client.post(url, body, content_type="application/json").json()
+    url = f"{url}/{made['id']}"
     blank = alice_client.patch(url, {"title": "  "}, content_type="application/json")
     assert blank.status_code == 422
+    assert blank.json()["detail"][0]["msg"] == "This cannot be blank: write something."
     unchanged = alice_client.patch(url, content_type="application/json")
     assert (unchanged.status_code, unchanged.json()["title"]) == (200, "Cells")
-    renamed = alice_client.patch(url, {"title": " Cell  biology "}, content_type="application/json")
+    renamed = alice_client.patch(url, {"title": "Cell biology"}, content_type="application/json")
     assert renamed.json()["title"] == "Cell biology"

@@ -51,7 +51,7 @@ class DeckIn(ScopeIn):
     cards: list[CardIn] | None = Field(None, min_length=1)
 
 
-# A PATCH without a body changes nothing and answers like one with a blank title, so someone
+# A PATCH without a body (or a title) changes nothing and answers with the deck, so someone
 # else's deck or card answers 404 to it. A body that does not fit the schema is a 422 before
 # any lookup, the same for every id, so it tells an intruder nothing either.
 class DeckPatch(Schema):
@@ -219,7 +219,8 @@ def get_deck(request: HttpRequest, deck_id: Id):
 @router.patch("/decks/{deck_id}", response={200: DeckOut, 404: ErrorOut, 422: ErrorOut})
 def rename_deck(request: HttpRequest, deck_id: Id, payload: DeckPatch = NO_DECK_CHANGE):
     deck = own_deck(request, deck_id)
-    deck.rename(payload.title or "")
+    if payload.title is not None:
+        deck.rename(payload.title)
     return deck_out(deck, request.auth)
 
 
