@@ -258,3 +258,13 @@ def test_a_title_is_renamed_or_left_as_it_is_never_made_blank(alice_client, url,
     assert (unchanged.status_code, unchanged.json()["title"]) == (200, "Cells")
     renamed = alice_client.patch(url, {"title": "Cell biology"}, content_type="application/json")
     assert renamed.json()["title"] == "Cell biology"
+
+
+def test_the_not_blank_pattern_and_the_check_agree_on_every_character():
+    # Schemathesis (and any client) reads the pattern; the server runs `not_blank`.
+    from apps.accounts.api import NOT_BLANK
+
+    said = re.compile(NOT_BLANK)
+    for code in range(1, 0x110000):
+        text = f"{chr(code)} "
+        assert bool(said.search(text)) == bool(text.strip()), hex(code)

@@ -27,9 +27,11 @@ router = Router(tags=["accounts"])
 Id = Annotated[int, Field(ge=1, le=BigIntegerField.MAX_BIGINT)]
 
 # Text that must say something: a character other than a space, and (like every string a client
-# sends, see cognivault_site/api.py) no NUL character. The schema states it as a pattern; the
-# check says it in words.
-NOT_BLANK = r"^[^\x00]*[^\s\x00][^\x00]*$"
+# sends, see cognivault_site/api.py) no NUL character. The schema states it as a pattern, its
+# spaces spelled out as those str.strip() removes (`\s` means others in JavaScript's regexes);
+# the check says it in words.
+SPACES = r"\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+NOT_BLANK = rf"^[^\x00]*[^\x00{SPACES}][^\x00]*$"
 
 
 def not_blank(text: str) -> str:
