@@ -13,7 +13,7 @@ from ninja.errors import HttpError
 from ninja.files import UploadedFile
 
 from apps.accounts import ratelimits
-from apps.accounts.api import ErrorOut, Id, Said, require_teacher, said
+from apps.accounts.api import NOT_BLANK, ErrorOut, Id, require_teacher, said
 from apps.vault import imports, pipeline, selftest, tasks
 from apps.vault.models import Category, Document, IngestRun
 from apps.vault.scope import Scope
@@ -27,7 +27,8 @@ DocumentScope = Literal["class", "personal"]
 
 
 class CategoryIn(Schema):
-    name: Said = said(100)
+    # Not blank: the category rule says so, as on the page ("Give the category a name.").
+    name: str = said(100, json_schema_extra={"pattern": NOT_BLANK})
 
 
 class CategoryOut(Schema):
@@ -148,8 +149,8 @@ def list_documents(request: HttpRequest):
 def upload_document(
     request: HttpRequest,
     file: File[UploadedFile],
-    category: Form[Id] = None,
-    scope: Form[DocumentScope] = None,
+    category: Form[Id | None] = None,
+    scope: Form[DocumentScope | None] = None,
 ):
     """Store the file (validated) as a new document or a new version of the same filename;
     start ingestion with POST /ingest. Without `scope`, a teacher's file goes to the class and
