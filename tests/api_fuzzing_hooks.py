@@ -4,8 +4,9 @@ from urllib.parse import urlencode
 
 import schemathesis
 
-# daphne (Twisted) reads at most 16 KB of request line and headers and closes the connection
-# on anything longer without passing it to the app: such a query tests Twisted, not the API.
+# daphne (Twisted) reads at most 16 KB of request line and headers and answers anything longer
+# with a 414 before the app sees it (tests/test_server_refusals.py): such a query tests the
+# server, not the API.
 # Encoded as schemathesis sends it the query can come out a little longer, hence the margin.
 MAX_QUERY_BYTES = 12_000
 
