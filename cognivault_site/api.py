@@ -128,6 +128,17 @@ def state_no_nul(schema: object, components: dict, seen: set[str]) -> None:
             state_no_nul(value, components, seen)
 
 
+def form_fields_never_null(operation: dict) -> None:
+    """A form cannot send null: an optional field of a multipart body is left out for none, so
+    the schema offers only its value."""
+    form = operation.get("requestBody", {}).get("content", {}).get("multipart/form-data", {})
+    for field in form.get("schema", {}).get("properties", {}).values():
+        values = [item for item in field.pop("anyOf", []) if item.get("type") != "null"]
+        if values:
+            field.pop("default", None)
+            field.update(values[0] if len(values) == 1 else {"anyOf": values})
+
+
 class CogniVaultAPI(NinjaAPI):
     def get_openapi_schema(
         self, *, path_prefix: str | None = None, path_params: dict | None = None
@@ -136,6 +147,7 @@ class CogniVaultAPI(NinjaAPI):
         error = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}}
         for path in schema["paths"].values():
             for method, operation in path.items():
+                form_fields_never_null(operation)
                 for status in sorted(shared_errors(method, operation)):
                     operation["responses"].setdefault(
                         status, {"description": SHARED_ERRORS[status], "content": error}

@@ -267,3 +267,12 @@ def test_the_not_blank_pattern_and_the_check_agree_on_every_character():
     for code in range(1, 0x110000):
         text = f"{chr(code)} "
         assert bool(said.search(text)) == bool(text.strip()), hex(code)
+
+
+def test_an_upload_leaves_out_a_field_it_does_not_name_and_the_schema_says_so(alice_client):
+    # A form cannot send null: the schema offers only a value for the optional fields.
+    upload = api.get_openapi_schema()["paths"]["/api/v1/vault/documents"]["post"]
+    form = upload["requestBody"]["content"]["multipart/form-data"]["schema"]
+    assert form["properties"]["category"]["type"] == "integer"
+    assert form["properties"]["scope"]["enum"] == ["class", "personal"]
+    assert form["required"] == ["file"]
