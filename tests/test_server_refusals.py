@@ -7,8 +7,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.conftest import TEACHER
-from tests.test_api_fuzzing import token_for
+from tests.test_api_fuzzing import TEACHER, token_for
 
 pytestmark = pytest.mark.services
 
