@@ -26,8 +26,8 @@ from django.test import override_settings  # noqa: E402
 
 from apps.llm import prompts  # noqa: E402
 from apps.study import generator  # noqa: E402
-from apps.study.conftest import StudyModel  # noqa: E402
 from apps.study.quizzes.generation import DIFFICULTY_HINTS, QuestionItem, same_question  # noqa: E402
+from apps.study.tests.helpers import StudyModel  # noqa: E402
 from apps.study.tests.malformed import CORPUS  # noqa: E402
 
 REQUESTED = 5

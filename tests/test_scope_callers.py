@@ -12,7 +12,7 @@ from apps.vault.scope import Scope
 from apps.vault.search import live
 from apps.vault.search.query import search as search_chunks
 from apps.vault.tests.chunks import add_chunks, use_embedded_model
-from conftest import make_category, make_document
+from tests.helpers.documents import make_category, make_document
 
 pytestmark = pytest.mark.django_db
 

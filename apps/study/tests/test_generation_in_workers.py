@@ -11,12 +11,12 @@ from django.test import Client
 from django.utils import timezone
 
 from apps.study import background, kinds, tasks
-from apps.study.conftest import make_studied_document, questions, run_worker
 from apps.study.generated import INTERRUPTED
 from apps.study.models import Deck, Lesson, Mindmap, Quiz, Workshop
 from apps.study.quizzes.generation import fill_quiz, start_quiz
+from apps.study.tests.helpers import make_studied_document, questions, run_worker
 from apps.study.workshops.generation import create_workshop, fill_lesson, start_lesson
-from conftest import assert_only_owner_can_reach
+from tests.helpers.isolation import assert_only_owner_can_reach
 
 pytestmark = pytest.mark.django_db
 

@@ -4,10 +4,10 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from apps.study import generator
-from apps.study.conftest import make_studied_document, questions
 from apps.study.quizzes.generation import QuestionItem, same_question
+from apps.study.tests.helpers import make_studied_document, questions
 from apps.study.tests.malformed import CORPUS
-from conftest import make_category, make_document
+from tests.helpers.documents import make_category, make_document
 
 SOURCES = [
     generator.Source(

@@ -15,8 +15,8 @@ from django.urls import include, path
 from apps.accounts.models import User
 from apps.study import generator, kinds, stale, starting
 from apps.study.classsets.models import ClassSet
-from apps.study.conftest import add_chunks, make_studied_document, run_worker
 from apps.study.generated import Generated, GenerationQuerySet
+from apps.study.tests.helpers import add_chunks, make_studied_document, run_worker
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
 

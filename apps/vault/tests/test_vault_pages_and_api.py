@@ -9,7 +9,8 @@ from apps.vault.models import Category, Document, IngestRun
 from apps.vault.readers import extract
 from apps.vault.tests import files
 from apps.vault.tests.fakeweb import FakeWeb
-from conftest import assert_only_owner_can_reach, make_category, make_document
+from tests.helpers.documents import make_category, make_document
+from tests.helpers.isolation import assert_only_owner_can_reach
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1/vault"

@@ -12,7 +12,6 @@ from apps.study.classsets.tests.factories import (
     make_quiz,
     make_workshop,
 )
-from apps.study.conftest import make_studied_document, questions
 from apps.study.models import (
     Attempt,
     CardReview,
@@ -21,7 +20,8 @@ from apps.study.models import (
     LessonCompletion,
     MindmapArrangement,
 )
-from conftest import client_for, make_user
+from apps.study.tests.helpers import make_studied_document, questions
+from tests.helpers.users import client_for, make_user
 
 pytestmark = pytest.mark.django_db
 JSON = "application/json"

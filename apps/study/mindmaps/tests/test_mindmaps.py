@@ -9,7 +9,7 @@ from apps.study.mindmaps import layout as layouts
 from apps.study.mindmaps import svg as svgs
 from apps.study.mindmaps import tree as trees
 from apps.study.models import Mindmap
-from conftest import assert_only_owner_can_reach
+from tests.helpers.isolation import assert_only_owner_can_reach
 
 SVG = "{http://www.w3.org/2000/svg}"
 WORDS = ["Zelle", "Mitochondrium", "ATP", "Photosynthese", "Licht", "Calvin-Zyklus", "🌱", "x"]
