@@ -12,7 +12,7 @@ import psutil
 import pytest
 
 from apps.llm.tests.fake_ollama import FakeOllama
-from tests.conftest import free_port, stop, wait_until
+from tests.helpers.services import free_port, stop, wait_until
 from tests.test_chat_workers import ALICE, ASK, FINAL, SETUP, WORDS, Classroom, many_words
 from tests.wsclient import log_in
 
