@@ -14,6 +14,7 @@ from apps.study.classsets.tests.factories import (
 )
 from apps.study.models import (
     ClassSet,
+    Deck,
 )
 from apps.study.tests.helpers import make_studied_document, questions
 from tests.helpers.users import client_for, make_user
@@ -131,7 +132,7 @@ def test_a_teacher_ticks_for_the_class_when_making_a_deck_and_a_student_cannot(
     )
 
     assert made.status_code == 201
-    assert ClassSet.objects.get().deck_id == made.json()["id"]
+    assert ClassSet.objects.get().item == Deck.objects.get(pk=made.json()["id"])
     assert refused.status_code == 403
     assert not alice_client.get("/api/v1/study/decks").json()  # nothing made for her either
 
@@ -148,7 +149,7 @@ def test_generating_a_quiz_for_the_class_on_the_page_hands_it_out(tess, tess_cli
     )
 
     assert response.status_code == 302
-    assert ClassSet.objects.get().quiz.owner == tess
+    assert ClassSet.objects.get().item.owner == tess
 
 
 def test_a_students_generate_form_has_no_for_the_class_box(alice, alice_client):
