@@ -53,6 +53,8 @@ RECALL_QUERIES = 200
 FLOAT32_CHUNKS = int(os.environ.get("BENCH_FLOAT32_CHUNKS", "200000"))
 BM25_CHUNKS = int(os.environ.get("BENCH_BM25_CHUNKS", "200000"))  # rank-bm25 and bm25s up to
 BLOCK = 10_000  # chunks whose vectors are made at a time
+# Only the dense half against the float32 scan: empty texts, no recall, file or ingestion.
+DENSE_ONLY = os.environ.get("BENCH_DENSE_ONLY") == "1"
 WORDS_PER_CHUNK = 120
 rng = np.random.default_rng(42)
 
@@ -184,18 +186,19 @@ def main() -> None:
     queries = make_queries()
     speed, memory, bm25_out = [], [], []
     for n in SIZES:
-        texts = make_texts(n)
+        texts = [""] * n if DENSE_ONLY else make_texts(n)
         for dim in DIMS:
             figures = measure_size(texts, dim, queries)
             speed.append(figures[0])
             memory.append(figures[1])
             gc.collect()
-        if n <= BM25_CHUNKS:
+        if n <= BM25_CHUNKS and not DENSE_ONLY:
             bm25_out.append(compare_bm25(n, texts, queries))
         texts = None
         gc.collect()
     print_tables(speed, memory, bm25_out)
-    print(ingestion())
+    if not DENSE_ONLY:
+        print(ingestion())
 
 
 def print_tables(speed: list[str], memory: list[str], bm25_out: list[str]) -> None:
@@ -206,14 +209,17 @@ def print_tables(speed: list[str], memory: list[str], bm25_out: list[str]) -> No
     print("(the scope bitmap is applied inside both scans). Build: tokenizing and indexing.")
     print(f"{VECTORS} vectors per chunk (its own and its sentence windows, scored by the best).")
     print("float32: numpy `X @ q` over every vector, then each chunk's best, as dense did before")
-    print("float16 (timed up to BENCH_FLOAT32_CHUNKS). dense: the float16 index as the app runs")
-    print(f"it. recall@7: of the exact float32 top 7, over {RECALL_QUERIES} queries in scope.\n")
+    print(f"float16; above {FLOAT32_CHUNKS:,} chunks over the first {FLOAT32_CHUNKS:,}, scaled.")
+    print("dense: the float16 index as the app runs it. recall@7: of the exact float32 top 7,")
+    print(f"over {RECALL_QUERIES} queries in scope.\n")
     print(
         "| chunks | dim | build | float32 max-sim | dense (float16) | dense ÷ float32 (≤ 1.3) "
         "| recall@7 (≥ 0.99) | BM25 | hybrid (no embedding) | hybrid ÷ (dense + BM25) (≤ 1.3) |"
     )
     print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     print("\n".join(speed))
+    if DENSE_ONLY:
+        return
     print("\n## Memory and file of the snapshot\n")
     print("MiB of the dense vectors and of the whole snapshot (vectors, postings, row arrays) as")
     print("held, with the float32 figures of the same rows; the saved file, its save and load")
@@ -275,7 +281,6 @@ def measure_size(texts: list[str], dim: int, queries: list[str]) -> tuple[str, s
     documents = np.unique(snapshot.document_ids)
     allowed_documents = documents[documents % 10 != 3]
     allowed = np.isin(snapshot.document_ids, allowed_documents)
-    query_vectors = unit_vectors(QUERIES, dim)
 
     def text_of(chunk_ids: list[int]) -> list[str]:
         return [texts[chunk_id - 1] for chunk_id in chunk_ids]
@@ -287,29 +292,35 @@ def measure_size(texts: list[str], dim: int, queries: list[str]) -> tuple[str, s
         # feedback's second BM25 pass and fusion (its three texts from memory here).
         lambda q, v: snapshot.search(q, v, allowed_documents, 7, -1.0, texts=text_of),
     ]
-    vectors = None
-    if n <= FLOAT32_CHUNKS:
-        vectors = np.concatenate([rows.block(b) for b in range(-(-n // BLOCK))])
-        functions.append(lambda q, v: float32_ranking(vectors, snapshot.starts, allowed, v, 20))
-    pairs = list(zip(queries, query_vectors, strict=True))
-    times = interleaved(functions, pairs, ROUNDS if vectors is not None else ROUNDS_LARGE)
-    dense, keyword, hybrid = times[:3]
-    vectors = None
-    float32 = (
-        f"{median(times[3]):.1f} / {p95(times[3]):.1f} | {median(dense) / median(times[3]):.2f}×"
-        if len(times) > 3
-        else "– | –"
-    )
-    recall = measure_recall(snapshot, rows, allowed, dim)
+    dense, keyword, hybrid, float32 = time_queries(snapshot, rows, allowed, functions, queries)
+    scaled = " (scaled)" if n > FLOAT32_CHUNKS else ""
+    recall = "–" if DENSE_ONLY else f"{measure_recall(snapshot, rows, allowed, dim):.4f}"
     speed = (
-        f"| {n:,} | {dim} | {build:.1f} s | {float32.split(' | ')[0]} | {median(dense):.1f} / "
-        f"{p95(dense):.1f} | {float32.split(' | ')[1]} | {recall:.4f} | {median(keyword):.1f} / "
-        f"{p95(keyword):.1f} | {median(hybrid):.1f} / {p95(hybrid):.1f} | "
-        f"{median(hybrid) / (median(dense) + median(keyword)):.2f}× |"
+        f"| {n:,} | {dim} | {build:.1f} s | {median(float32):.1f} / {p95(float32):.1f}{scaled} | "
+        f"{median(dense):.1f} / {p95(dense):.1f} | {median(dense) / median(float32):.2f}× | "
+        f"{recall} | {median(keyword):.1f} / {p95(keyword):.1f} | {median(hybrid):.1f} / "
+        f"{p95(hybrid):.1f} | {median(hybrid) / (median(dense) + median(keyword)):.2f}× |"
     )
+    if DENSE_ONLY:
+        return speed, ""
     memory = measure_storage(snapshot)
     INDEX_UPDATES.append(measure_update(snapshot, dim))
     return speed, memory
+
+
+def time_queries(snapshot: Snapshot, rows: Rows, allowed, functions, queries) -> list:
+    """The functions' times and the float32 scan's, interleaved; above FLOAT32_CHUNKS the
+    float32 scan runs over the first FLOAT32_CHUNKS chunks and its times are scaled up."""
+    n = min(len(snapshot), FLOAT32_CHUNKS)
+    vectors = np.concatenate([rows.block(b) for b in range(-(-n // BLOCK))])
+    starts, visible = snapshot.starts[:n], allowed[:n]
+    functions = [*functions, lambda q, v: float32_ranking(vectors, starts, visible, v, 20)]
+    pairs = list(zip(queries, unit_vectors(QUERIES, snapshot.dim), strict=True))
+    times = interleaved(
+        functions, pairs, ROUNDS if len(snapshot) <= FLOAT32_CHUNKS else ROUNDS_LARGE
+    )
+    scale = len(snapshot) / n
+    return [*times[:-1], [time * scale for time in times[-1]]]
 
 
 def measure_recall(snapshot: Snapshot, rows: Rows, allowed: np.ndarray, dim: int) -> float:
