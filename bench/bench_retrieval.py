@@ -3,12 +3,14 @@
 Synthetic chunks (Zipf-distributed words, some German-style compounds and identifiers) with
 random L2-normalised vectors; no model is needed. Everything is measured side by side in one
 run. BENCH_CHUNKS (default "10000,100000") and BENCH_DIMS ("384,768") choose the sizes;
-BENCH_CHUNKS=1000000 BENCH_DIMS=384 is the million-passage run (about 8 GB at its peak).
+BENCH_CHUNKS=1000000 BENCH_DIMS=384 is the million-passage run (~17 GiB at its peak, 25 min here);
+BENCH_DENSE_ONLY=1 times only the dense query against the float32 scan (~7 GiB, 5 min).
 
 The vectors are made 10k chunks at a time (a pool of random unit vectors under random signs per
 dimension and block), so no size holds them all in float32: the float16 index is measured against
-the exact float32 max-sim ranking, which is timed where it fits (BENCH_FLOAT32_CHUNKS, default
-200,000) and computed block by block for the recall@7 on 200 queries at every size.
+the exact float32 max-sim ranking, timed over at most BENCH_FLOAT32_CHUNKS chunks (default
+200,000; above it over the first ones, scaled) and computed block by block for the recall@7 on
+200 queries at every size.
 """
 
 import gc
