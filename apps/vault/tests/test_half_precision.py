@@ -10,7 +10,7 @@ from apps.vault.models import Document
 from apps.vault.search import live, store
 from apps.vault.search.snapshot import Snapshot
 from apps.vault.tests.chunks import add_chunks, use_embedded_model
-from conftest import make_document
+from tests.helpers.documents import make_document
 
 DIM = 64
 VECTORS = 5  # a chunk's own vector and its windows'
