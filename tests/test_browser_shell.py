@@ -28,6 +28,17 @@ def test_a_teacher_logs_in_and_clicks_through_the_four_sections(browser, running
     page.context.close()
 
 
+def test_every_page_has_an_icon_and_favicon_ico_answers(browser, running_app):
+    page = log_in(browser, running_app, *TEACHER)
+    for path in ["/accounts/login/", "/vault/"]:
+        page.goto(path)
+        icon = page.locator('link[rel="icon"]').get_attribute("href")
+        assert page.request.get(icon).status == 200, path
+    favicon = page.request.get("/favicon.ico")
+    assert favicon.status == 200 and "svg" in favicon.headers["content-type"]
+    page.context.close()
+
+
 def test_three_students_created_by_the_teacher_cannot_reach_each_other(browser, running_app):
     teacher = log_in(browser, running_app, *TEACHER)
     teacher.goto("/accounts/classroom/")
