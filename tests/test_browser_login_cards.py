@@ -1,10 +1,9 @@
 """The printed login cards: each card holds its own text, and the page fits the paper."""
 
-import shutil
-
 import pytest
 
 from tests.conftest import TEACHER, log_in
+from tests.lan_certificate import certificate  # noqa: F401  (a fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 
@@ -19,16 +18,10 @@ OVERFLOWING = """cards => cards.flatMap(card => {
 })"""
 
 
-@pytest.fixture
-def certificate(running_app):
-    """The LAN certificate, so the cards carry its fingerprint (removed again after)."""
-    running_app.manage("tls_certificate")
-    yield
-    shutil.rmtree(running_app.data_dir / "tls")
-
-
 def test_printed_login_cards_keep_address_and_fingerprint_inside_and_fit_the_page(
-    browser, running_app, certificate
+    browser,
+    running_app,
+    certificate,  # noqa: F811
 ):
     page = log_in(browser, running_app, *TEACHER, viewport={"width": 794, "height": 1123})
     page.goto("/accounts/classroom/")
