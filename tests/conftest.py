@@ -42,3 +42,12 @@ def browser():
         browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+@pytest.fixture
+def certificate(running_app):
+    """The LAN certificate made for the running app (`manage.py tls_certificate`), for pages that
+    show its fingerprint; removed again after the test."""
+    running_app.manage("tls_certificate")
+    yield
+    shutil.rmtree(running_app.data_dir / "tls")

@@ -24,7 +24,8 @@ alice = User.objects.create_user("alice", password="alice-studies-2026")
 document = Document.objects.create(owner=alice, filename="cells.pdf", format="pdf",
     sha256="0" * 64, stored_name="cells.pdf", status="done", pages=3)
 Chunk.objects.create(document=document, document_sha256=document.sha256, ordinal=0, page=2,
-    text="Mitochondria are the powerhouse of the cell: they make ATP from glucose.",
+    text="Mitochondria are the powerhouse of the cell: they make ATP from glucose. "
+         "See https://cells.example.org/organelles/mitochondria/adenosine-triphosphate-synthase.",
     embedding=np.array({EMBEDDING}, dtype=np.float32).tobytes(),
     embedding_model="ollama/embeddinggemma")
 """
@@ -69,6 +70,32 @@ def test_a_student_asks_and_sees_thinking_a_streamed_answer_and_an_expandable_so
     assert "powerhouse of the cell" in source.locator(".chunk").inner_text()
     # The thread is named after its first question, in the sidebar.
     assert "What do mitochondria do?" in page.locator("#thread-list").inner_text()
+    page.context.close()
+
+
+def test_an_answered_chat_fits_a_phone_and_its_source_opens_at_the_passage(browser, chat_app):
+    page = log_in(
+        browser, chat_app, "alice", "alice-studies-2026", viewport={"width": 390, "height": 844}
+    )
+    page.goto("/chat/")
+    page.get_by_role("button", name="New chat").first.click()
+    page.wait_for_url("**/chat/*/")
+    page.get_by_label("Your question").fill("What do mitochondria do?")
+    page.get_by_role("button", name="Send").click()
+    expect(page.locator(".message.assistant.done .answer")).to_contain_text(
+        "Mitochondria make ATP", timeout=15_000
+    )
+    page.locator("details.source summary").first.click()
+    # Nothing sticks out sideways: the page itself never scrolls horizontally.
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+    page.reload()
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+
+    page.locator("details.source summary").first.click()
+    page.get_by_role("link", name="Open cells.pdf at page 2").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("cells.pdf")
+    expect(page.locator(".source-text")).to_contain_text("powerhouse of the cell")
+    assert "Page 2" in page.locator(".page-head").inner_text()
     page.context.close()
 
 

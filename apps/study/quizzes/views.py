@@ -51,6 +51,8 @@ def quiz_list(request: HttpRequest) -> HttpResponse:
         .settled()
         .annotate(question_count=Count("questions"))
         .prefetch_related(Prefetch("attempts", queryset=Attempt.objects.filter(user=request.user))),
+        # A student's quizzes handed out by the teacher live on the "From your teacher" tab.
+        "from_teacher": Quiz.objects.readable_by(request.user).exclude(owner=request.user).count(),
     }
     status = errors.PAGE_STATUS if request.method == "POST" else 200
     return study_tab(request, "study/quizzes/list.html", context, status)

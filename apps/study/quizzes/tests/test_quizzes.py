@@ -238,3 +238,15 @@ def test_a_submitted_quiz_is_recorded_for_progress_with_the_missed_questions(
     assert missed.count() == 4
     assert missed.first().source_url.startswith("/study/sources/")
     assert EarnedBadge.objects.filter(user=alices_quiz.owner, badge__code="first_quiz").exists()
+
+
+def test_a_quiz_cut_from_the_text_says_so_in_plain_words(alice, alice_client, notes):
+    quiz = Quiz.objects.get(pk=notes.make(alice_client, "quizzes", num_questions=5))
+    header = alice_client.get(f"/study/quizzes/{quiz.pk}/").content.decode()
+    assert "made by from" not in header
+    assert "cut from the documents' text, no model wrote them" in header
+
+
+def test_a_quiz_a_model_wrote_names_the_model(alices_quiz, alice_client):
+    header = alice_client.get(f"/study/quizzes/{alices_quiz.pk}/").content.decode()
+    assert f"made by {alices_quiz.model} ({alices_quiz.backend})" in header
