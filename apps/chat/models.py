@@ -159,6 +159,13 @@ class MessageQuerySet(models.QuerySet):
             worker=""
         )
 
+    def in_progress_for(self, user) -> "MessageQuerySet":
+        """A person's answers being written or waiting for a worker, in all their threads (one
+        whose worker went silent will never finish, and does not count)."""
+        cutoff = timezone.now() - timedelta(seconds=settings.CHAT_STALE_SECONDS)
+        writing = self.filter(thread__owner=user, status=Message.Status.STREAMING)
+        return writing.exclude(~models.Q(worker=""), heartbeat_at__lt=cutoff)
+
     @staticmethod
     def interrupt(answers: "MessageQuerySet") -> list[int]:
         """Mark answers interrupted (what they have so far stays); returns their ids."""
