@@ -266,6 +266,7 @@ CELERY_RESULT_EXPIRES = 24 * 3600
 # (`celery ... worker -Q chat,study --pool=threads`), so ingestion never holds a chat up. Study
 # generation waits on the same model: its own `study` queue, served by that worker too.
 CELERY_TASK_ROUTES = {
+    "apps.chat.tasks.read_attachment": {"queue": "celery"},  # files are read by the jobs worker
     "apps.chat.tasks.*": {"queue": "chat"},
     "apps.study.tasks.*": {"queue": "study"},
 }

@@ -255,6 +255,11 @@ class Attachment(models.Model):
         PDF = "pdf"
         DOCX = "docx"
 
+    class Status(models.TextChoices):
+        PENDING = "pending"  # stored, waiting for a worker to read it
+        READY = "ready"
+        FAILED = "failed"
+
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chat_attachments"
     )
@@ -266,6 +271,8 @@ class Attachment(models.Model):
     stored_name = models.CharField(max_length=100, unique=True)
     size_bytes = models.PositiveBigIntegerField()
     text = models.TextField(blank=True, help_text="Extracted text of a PDF or DOCX.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    error = models.TextField(blank=True, help_text="Why it could not be read.")
     saved_document = models.ForeignKey(
         "vault.Document", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -278,6 +285,14 @@ class Attachment(models.Model):
 
     def __str__(self) -> str:
         return self.filename
+
+    def refusal(self) -> str:
+        """Why a question cannot be sent with this attachment yet; empty when it can."""
+        if self.status == self.Status.PENDING:
+            return f"{self.filename} is still being read: send again when it shows as ready."
+        if self.status == self.Status.FAILED:
+            return f"{self.error} Remove {self.filename} to send the question."
+        return ""
 
     @staticmethod
     def new_stored_name(kind: str) -> str:

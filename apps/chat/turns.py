@@ -84,6 +84,9 @@ def ask(user, thread: Thread, content, category_ids=(), document_ids=(), attachm
     )
     if len(attachments) != len(wanted):
         raise AskError("An attachment is missing or was already sent; attach it again.")
+    for attachment in attachments:
+        if attachment.refusal():
+            raise AskError(attachment.refusal())
     with transaction.atomic():
         check_idle(thread)
         check_fair_share(user)
