@@ -1,4 +1,4 @@
-# One image for the web (daphne) and worker (celery) services of compose.yaml.
+# One image for the web (daphne, through cognivault_site.serve) and worker (celery) services of compose.yaml.
 FROM python:3.11-slim-bookworm
 
 # The run-time part of the Makefile's APT_PACKAGES (Redis is its own service; Chromium and
@@ -17,4 +17,4 @@ RUN python -m venv /app/.venv && make -o system-packages setup
 ENV DATA_DIR=/data PATH=/app/.venv/bin:$PATH
 VOLUME /data
 EXPOSE 8000
-CMD ["sh", "-c", "python manage.py migrate --noinput && python manage.py bootstrap && daphne -b 0.0.0.0 -p 8000 cognivault_site.asgi:application"]
+CMD ["sh", "-c", "python manage.py migrate --noinput && python manage.py bootstrap && python -m cognivault_site.serve -b 0.0.0.0 -p 8000 cognivault_site.asgi:application"]

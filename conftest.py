@@ -68,9 +68,9 @@ HTTP_METHODS = ("get", "post", "put", "patch", "delete")
 def _isolated_environment(settings, tmp_path):
     """Each test gets its own DATA_DIR, an in-memory channel layer and cache, a fast password hash
     (the tests create many people; a slow hash only costs time here), and learns the embedding
-    size of its own fake model server."""
+    size and models of its own fake model server."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    ollama_backend.forget_dimensions()
+    ollama_backend.forget_servers()
     settings.DATA_DIR = tmp_path / "data"
     settings.DATA_DIR.mkdir()
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}

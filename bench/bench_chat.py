@@ -216,7 +216,15 @@ def main() -> None:
     processes = []
     try:
         call_command("migrate", verbosity=0)
-        daphne = [Path(sys.executable).parent / "daphne", "-b", "127.0.0.1", "-p", str(web_port)]
+        daphne = [
+            sys.executable,
+            "-m",
+            "cognivault_site.serve",
+            "-b",
+            "127.0.0.1",
+            "-p",
+            str(web_port),
+        ]
         processes.append(
             subprocess.Popen(
                 [*daphne, "cognivault_site.asgi:application"],

@@ -177,7 +177,9 @@ class App:
         self.manage("createsuperuser", "--noinput", "--email", "teacher@example.org")
         self.spawn(
             "web",
-            bin_dir / "daphne",
+            sys.executable,
+            "-m",
+            "cognivault_site.serve",
             "-b",
             "127.0.0.1",
             "-p",

@@ -27,7 +27,7 @@ django.setup()
 import bm25s  # noqa: E402
 from rank_bm25 import BM25Okapi  # noqa: E402
 
-from apps.vault.index import Snapshot  # noqa: E402
+from apps.vault.search.snapshot import Snapshot  # noqa: E402
 from apps.vault.tokenize import tokenize  # noqa: E402
 
 SIZES = [int(n) for n in os.environ.get("BENCH_CHUNKS", "10000,100000").split(",")]
@@ -138,7 +138,7 @@ def main() -> None:
         bm25_out.append(compare_bm25(n, texts, queries))
         gc.collect()
 
-    print("## Retrieval (apps/vault/index.py)\n")
+    print("## Retrieval (apps/vault/search/)\n")
     print(f"Latency in ms as median / p95 over {QUERIES} queries × {ROUNDS} rounds, the four")
     print("measurements interleaved query by query; one faiss thread; ~90 % of chunks visible")
     print("(the scope bitmap is applied inside both scans). Build: tokenizing and indexing.")

@@ -35,9 +35,11 @@ import django  # noqa: E402
 django.setup()
 
 from apps.llm import gateway  # noqa: E402
-from apps.vault import chunking, index  # noqa: E402
+from apps.vault import chunking  # noqa: E402
 from apps.vault.chunking import split_text  # noqa: E402
-from apps.vault.index import Snapshot  # noqa: E402
+from apps.vault.search import ranking as search_ranking  # noqa: E402
+from apps.vault.search import snapshot as snapshot_module  # noqa: E402
+from apps.vault.search.snapshot import Snapshot  # noqa: E402
 from apps.vault.tokenize import fold, query_terms, tokenize  # noqa: E402
 from bench.retrieval_eval import CACHE, HEADING, answers, questions, sources, units  # noqa: E402
 
@@ -89,8 +91,9 @@ def stemming(*languages: str) -> tuple:
         return [stem(t) if t.isalpha() else t for t in tokenize(text)]
 
     return (
-        (index, "tokenize", stemmed),
-        (index, "query_terms", lambda text: list(dict.fromkeys(stemmed(text)))),
+        (search_ranking, "tokenize", stemmed),
+        (snapshot_module, "tokenize", stemmed),
+        (search_ranking, "query_terms", lambda text: list(dict.fromkeys(stemmed(text)))),
     )
 
 
@@ -125,7 +128,7 @@ class Variant:
     feedback_from: str = "fused"  # or "dense", "bm25": the first pass's list the feedback reads
 
 
-OFF = ((index, "FEEDBACK_WEIGHT", 0.0),)  # the pipeline before pseudo-relevance feedback
+OFF = ((search_ranking, "FEEDBACK_WEIGHT", 0.0),)  # the pipeline before pseudo-relevance feedback
 
 VARIANTS = [
     # Round 1 (no feedback).
@@ -141,12 +144,14 @@ VARIANTS = [
     Variant("windows of ≥ 400 characters", window=400, settings=OFF),
     Variant("max-sim, chunks 500/50", size=500, overlap=50, settings=OFF),
     Variant("max-sim, chunks 1500/150", size=1500, overlap=150, settings=OFF),
-    Variant("max-sim, no compound matching", settings=((index, "MAX_EXPANSIONS", 0), *OFF)),
-    Variant("max-sim, RRF dense ×1.5", settings=((index, "DENSE_WEIGHT", 1.5), *OFF)),
-    Variant("max-sim, RRF BM25 ×1.5", settings=((index, "SPARSE_WEIGHT", 1.5), *OFF)),
-    Variant("max-sim, 10 candidates each", settings=((index, "MIN_CANDIDATES", 10), *OFF)),
-    Variant("max-sim, 40 candidates each", settings=((index, "MIN_CANDIDATES", 40), *OFF)),
-    Variant("max-sim, RRF k = 20", settings=((index, "RRF_K", 20), *OFF)),
+    Variant(
+        "max-sim, no compound matching", settings=((search_ranking, "MAX_EXPANSIONS", 0), *OFF)
+    ),
+    Variant("max-sim, RRF dense ×1.5", settings=((search_ranking, "DENSE_WEIGHT", 1.5), *OFF)),
+    Variant("max-sim, RRF BM25 ×1.5", settings=((search_ranking, "SPARSE_WEIGHT", 1.5), *OFF)),
+    Variant("max-sim, 10 candidates each", settings=((search_ranking, "MIN_CANDIDATES", 10), *OFF)),
+    Variant("max-sim, 40 candidates each", settings=((search_ranking, "MIN_CANDIDATES", 40), *OFF)),
+    Variant("max-sim, RRF k = 20", settings=((search_ranking, "RRF_K", 20), *OFF)),
     Variant("max-sim, z-scores 0.6 dense + 0.4 BM25 instead of RRF", retrievers="z-score"),
     # Round 3, each against round 1's pipeline. The BM25 feedback (idea 1) is kept.
     Variant("max-sim, RRF, BM25 + 10 terms of the top 3 weighing 0.5 × the query, RRF (**kept**)"),
@@ -255,10 +260,10 @@ VARIANTS = [
     Variant("dense + 0.6 × document similarity", prior=0.6),
     Variant("dense + 1.0 × document similarity", prior=1.0),
     # Others.
-    Variant("BM25 k1 = 1.2", settings=((index, "BM25_K1", 1.2), *OFF)),
-    Variant("BM25 k1 = 2.0", settings=((index, "BM25_K1", 2.0), *OFF)),
-    Variant("BM25 b = 0.5", settings=((index, "BM25_B", 0.5), *OFF)),
-    Variant("BM25 b = 0.9", settings=((index, "BM25_B", 0.9), *OFF)),
+    Variant("BM25 k1 = 1.2", settings=((search_ranking, "BM25_K1", 1.2), *OFF)),
+    Variant("BM25 k1 = 2.0", settings=((search_ranking, "BM25_K1", 2.0), *OFF)),
+    Variant("BM25 b = 0.5", settings=((search_ranking, "BM25_B", 0.5), *OFF)),
+    Variant("BM25 b = 0.9", settings=((search_ranking, "BM25_B", 0.9), *OFF)),
     Variant("BM25 stemmed (Snowball German)", settings=(*stemming("german"), *OFF)),
     Variant("BM25 stemmed (Snowball English)", settings=(*stemming("english"), *OFF)),
     Variant(
@@ -514,7 +519,7 @@ def fused(corpus: Corpus, dense: np.ndarray, keyword: np.ndarray, n: int, k: int
     dense_rows = top(dense, n, MIN_SIMILARITY)
     candidates = np.flatnonzero(keyword > 0)
     keyword_rows = candidates[np.lexsort((ids[candidates], -keyword[candidates]))][:n]
-    ranked = index.fuse(ids[dense_rows].tolist(), ids[keyword_rows].tolist(), k)
+    ranked = search_ranking.fuse(ids[dense_rows].tolist(), ids[keyword_rows].tolist(), k)
     return [r.chunk_id for r in ranked]
 
 
@@ -580,7 +585,7 @@ def ranking(
             for weight, scores in ((Z_DENSE, dense), (1 - Z_DENSE, keyword))
         )
         return snapshot.ids[np.argsort(-total, kind="stable")[:k]].tolist()
-    n = max(index.MIN_CANDIDATES, 2 * k)
+    n = max(search_ranking.MIN_CANDIDATES, 2 * k)
     first = fused(corpus, dense, keyword, n, k)
     if not (variant.rocchio or variant.rm3):
         return first

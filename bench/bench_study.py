@@ -156,9 +156,9 @@ def make_vault(owner, size: int) -> None:
     per chunk and per sentence window as ingestion stores them (the model is not run: keyword
     search is what finds these made-up words)."""
     from apps.llm import gateway
-    from apps.vault import index
     from apps.vault.chunking import windows
     from apps.vault.models import Chunk, Document, IndexState
+    from apps.vault.search.query import search as search_chunks
 
     Document.objects.all().delete()
     model = gateway.embedding_model()
@@ -192,7 +192,7 @@ def make_vault(owner, size: int) -> None:
             for i, text in enumerate(texts)
         )
     IndexState.bump()
-    index.search(owner, "warm up the index", k=7)  # built once, as after ingestion
+    search_chunks(owner, "warm up the index", k=7)  # built once, as after ingestion
 
 
 def grounded_question(question) -> bool:

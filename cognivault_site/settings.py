@@ -176,12 +176,15 @@ LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "accounts:login"
 
-# Five wrong passwords for one account lock it for 15 minutes, from whatever address they come:
-# a laptop that changes its IP gets no new guesses. Five from one address for any accounts
-# lock that address too.
+# Five wrong passwords for one account from one address lock that account on that address for 15
+# minutes: a student guessing at `teacher` never locks the teacher out of
+# their own machine. Twenty from one address, for any accounts, lock the address.
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5)
+AXES_ADDRESS_FAILURE_LIMIT = env_int("AXES_ADDRESS_FAILURE_LIMIT", 20)
 AXES_COOLOFF_TIME = 0.25  # hours
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_HANDLER = "apps.accounts.lockout.PairLockoutHandler"
+# A login resets only its own pair's failures (the handler's filter), never the address's others.
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "apps.accounts.views.locked_out"
 

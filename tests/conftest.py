@@ -21,6 +21,9 @@ from tests.postgres import database_env
 
 ROOT = Path(__file__).resolve().parent.parent
 TEACHER = ("tess", "tess-teaches-2026")
+# daphne as the Procfile starts it (cognivault_site/serve.py: bodies over the upload limit
+# refused at their headers); daphne's own arguments follow.
+WEB_SERVER = [sys.executable, "-m", "cognivault_site.serve"]
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -134,7 +137,7 @@ class RunningApp:
 
 def another_web_server(app: RunningApp, port: int) -> subprocess.Popen:
     """One more daphne for `app` (same DATA_DIR, same Redis) on `port`, once it answers."""
-    daphne = [Path(sys.executable).parent / "daphne", "-b", "127.0.0.1", "-p", str(port)]
+    daphne = [*WEB_SERVER, "-b", "127.0.0.1", "-p", str(port)]
     log = app.data_dir / "logs" / f"web-{port}.log"
     env = {**app.env, "PORT": str(port)}
     process = spawn([*daphne, "cognivault_site.asgi:application"], env, log)
@@ -198,9 +201,8 @@ def app_running(
         app.manage("shell", "-c", setup)
     logs = data_dir / "logs"
     logs.mkdir()
-    bin_dir = Path(sys.executable).parent
     daphne = [
-        bin_dir / "daphne",
+        *WEB_SERVER,
         "-b",
         "127.0.0.1",
         "-p",

@@ -8,11 +8,10 @@ import ssl
 import subprocess
 import sys
 import urllib.request
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, free_port, spawn, stop, wait_until
+from tests.conftest import ROOT, WEB_SERVER, free_port, spawn, stop, wait_until
 from tests.postgres import database_env
 
 pytestmark = pytest.mark.services
@@ -47,7 +46,7 @@ def tls_app(redis_url, tmp_path):
     tls = tmp_path / "tls"
     endpoint = f"ssl:{https_port}:interface=127.0.0.1"
     endpoint += f":privateKey={tls}/key.pem:certKey={tls}/cert.pem"  # as in the Procfile
-    daphne = [Path(sys.executable).parent / "daphne", "-b", "127.0.0.1", "-p", str(port)]
+    daphne = [*WEB_SERVER, "-b", "127.0.0.1", "-p", str(port)]
     daphne += ["-e", endpoint, "cognivault_site.asgi:application"]
     process = spawn(daphne, env, tmp_path / "web.log")
     insecure = ssl.create_default_context()

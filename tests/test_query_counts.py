@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 # also runs one UPDATE that marks the generations whose worker went silent as interrupted.
 QUERIES = {
     "settings": 5,
-    "classroom (teacher)": 5,
+    "classroom (teacher)": 6,  # with the lockouts of its students
     "chat thread": 10,
     "knowledge base": 11,
     "knowledge base (teacher)": 11,
@@ -36,7 +36,7 @@ QUERIES = {
     "progress": 7,
     "progress day": 7,
     "class progress (teacher)": 8,
-    "privacy": 6,
+    "privacy": 8,  # with the student's own stored bytes (documents, attachments)
     "connections": 2,
     "privacy indicator": 2,
     "prompts (teacher)": 2,

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from apps.llm import gateway
-from apps.vault import index
 from apps.vault.models import Document
+from apps.vault.search import live
+from apps.vault.search.query import search as search_chunks
 from apps.vault.tests.chunks import add_chunks, use_embedded_model
 from conftest import make_document
 
@@ -33,7 +34,7 @@ def study_vault(settings, tess):
     for filename, texts in by_file.items():
         add_chunks(make_document(tess, filename, scope=Document.Scope.CLASS), texts)
     yield
-    index.forget()
+    live.forget()
 
 
 def test_exact_identifier_queries_find_their_chunk_and_hybrid_beats_dense_only(study_vault, alice):
@@ -41,12 +42,12 @@ def test_exact_identifier_queries_find_their_chunk_and_hybrid_beats_dense_only(s
     assert len(queries) >= 20
     hybrid_found = dense_found = 0
     misses = []
-    snapshot = index.current()
+    snapshot = live.current()
     texts = dict(
         Document.objects.values_list("chunks__id", "chunks__text").exclude(chunks__id=None)
     )
     for query, phrase in queries:
-        hits = index.search(alice, query, k=K)
+        hits = search_chunks(alice, query, k=K)
         if any(phrase in hit.text for hit in hits):
             hybrid_found += 1
         else:

@@ -7,9 +7,10 @@ import pytest
 
 from apps.chat.tools import Toolbox
 from apps.study import generator
-from apps.vault import index
 from apps.vault.models import Document
 from apps.vault.scope import Scope
+from apps.vault.search import live
+from apps.vault.search.query import search as search_chunks
 from apps.vault.tests.chunks import add_chunks, use_embedded_model
 from conftest import make_category, make_document
 
@@ -30,11 +31,11 @@ def scope(settings, tess):
     add_chunks(loose, ["Enzyme arbeiten am besten bei ihrer optimalen Temperatur."])
     add_chunks(cell, ["Enzyme in der Zelle falten Proteine."])
     yield Scope([chemistry.pk], [loose.pk])
-    index.forget()
+    live.forget()
 
 
 def test_search_finds_both(scope, alice):
-    assert {hit.filename for hit in index.search(alice, "Enzyme", k=10, scope=scope)} == BOTH
+    assert {hit.filename for hit in search_chunks(alice, "Enzyme", k=10, scope=scope)} == BOTH
 
 
 def test_the_search_api_and_page_find_both(scope, alice_client):

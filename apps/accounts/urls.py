@@ -24,6 +24,7 @@ urlpatterns = [
         views.revoke_student_token,
         name="revoke_student_token",
     ),
+    path("classroom/students/<int:pk>/unlock/", views.unlock_student, name="unlock_student"),
     path(
         "classroom/students/<int:pk>/sessions/end/",
         views.end_student_sessions,

@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
-from apps.accounts import sessions, tls
+from apps.accounts import lockout, sessions, tls
 from apps.accounts.forms import StudentListForm, TokenForm
 from apps.accounts.middleware import SECTIONS
 from apps.accounts.models import ApiToken, User
@@ -65,8 +65,10 @@ def render_classroom(request: HttpRequest, form: StudentListForm, status: int = 
     urls = join_urls(request)
     students = list(User.objects.students().prefetch_related("api_tokens"))
     logged_in = sessions.sessions_by_user(student.pk for student in students)
+    locked = lockout.locked_usernames(student.username for student in students)
     for student in students:
         student.sessions = logged_in.get(student.pk, [])
+        student.locked = student.username in locked
     return render(
         request,
         "accounts/classroom.html",
@@ -133,6 +135,16 @@ def end_student_sessions(request: HttpRequest, pk: int) -> HttpResponse:
     ref = request.POST.get("session")
     ended = sessions.end_sessions(student, {ref} if ref else None)
     messages.success(request, f"Logged {student.username} out of {ended} session(s).")
+    return redirect("accounts:classroom")
+
+
+@require_POST
+@teacher_required
+def unlock_student(request: HttpRequest, pk: int) -> HttpResponse:
+    """Lift the lockout wrong passwords put on a student's account, from every address."""
+    student = get_object_or_404(User.objects.students(), pk=pk)
+    lockout.unlock(student)
+    messages.success(request, f"{student.username} can log in again.")
     return redirect("accounts:classroom")
 
 

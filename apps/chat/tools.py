@@ -15,10 +15,10 @@ from django.utils import timezone
 
 from apps.chat.calculator import CalculatorError, calculate
 from apps.llm import gateway, prompts
-from apps.vault import index
 from apps.vault.errors import ScopeError
 from apps.vault.models import Chunk, Document
 from apps.vault.scope import WHOLE_VAULT, Scope
+from apps.vault.search.query import search as search_chunks
 
 log = logging.getLogger(__name__)
 
@@ -117,7 +117,7 @@ class Toolbox:
         if not query:
             raise ToolError("give a search query")
         try:
-            hits = index.search(self.user, query, k=SEARCH_TOP_K, scope=self.scope)
+            hits = search_chunks(self.user, query, k=SEARCH_TOP_K, scope=self.scope)
         except ScopeError as error:
             raise ToolError(f"the search scope is not valid: {error}") from error
         results = []
@@ -137,7 +137,7 @@ class Toolbox:
         return {"results": results}
 
     def cite(self, hit) -> dict:
-        """Record a search hit (`index.Hit`) once; its number is what the answer cites."""
+        """Record a search hit (a `search.query.Hit`) once; its number is what the answer cites."""
         for citation in self.citations:
             if citation["chunk_id"] == hit.chunk_id:
                 return citation

@@ -34,12 +34,16 @@ class ConnectionsOut(Schema):
 
 
 class VaultStatsOut(Schema):
+    """A student's own figures; `data_dir`, `storage` and the models' hosts and settings are
+    a teacher's only (null or absent for a student); `storage_bytes` is the asker's own for a
+    student, everything under the data folder for a teacher."""
+
     documents: int
     documents_by_status: dict[str, int]
     chunks: int
     embedding_models: dict[str, int]
-    data_dir: str
-    storage: list[StoredOut]
+    data_dir: str | None
+    storage: list[StoredOut] | None
     storage_bytes: int
     models: dict
     connections: ConnectionsOut

@@ -121,16 +121,32 @@ def _size(path: Path) -> int:
     return sum(item.stat().st_size for item in path.rglob("*") if item.is_file())
 
 
+# What a student sees of each model: which one answers and whether it is ready, not where it
+# runs or why it is not ready (a host, a path, a setting).
+STUDENT_MODEL_FIELDS = ("backend", "model", "limits", "ready")
+
+
+def models_seen_by(user) -> dict:
+    """The model report (the Ollama probe's cached answer, not a new one per page)."""
+    report = gateway.health(fresh=False)
+    if user.is_teacher:
+        return report
+    return {
+        part: {key: value for key, value in report[part].items() if key in STUDENT_MODEL_FIELDS}
+        for part in ("chat", "embeddings", "speech")
+    }
+
+
 def vault_stats(user) -> dict:
-    """The privacy figures for `GET /api/v1/vault/stats` and the privacy page."""
+    """The privacy figures for `GET /api/v1/vault/stats` and the privacy page: a student's own
+    documents and storage; a teacher's also the data folder and the model settings."""
     documents = Document.objects.visible_to(user)
     chunks = Chunk.objects.filter(document__in=documents)
-    storage = storage_map()
     recorded = [c for c in egress.read(record_path()) if visible_to(user, c)]
     by_kind: dict[str, int] = {}
     for connection in recorded:
         by_kind[connection.kind] = by_kind.get(connection.kind, 0) + 1
-    return {
+    stats = {
         "documents": documents.count(),
         "documents_by_status": {
             row["status"]: row["n"] for row in documents.values("status").annotate(n=Count("id"))
@@ -142,10 +158,10 @@ def vault_stats(user) -> dict:
             .values("embedding_model")
             .annotate(n=Count("id"))
         },
-        "data_dir": str(settings.DATA_DIR),
-        "storage": [vars(entry) for entry in storage],
-        "storage_bytes": sum(entry.bytes for entry in storage),
-        "models": gateway.health(),
+        "data_dir": None,
+        "storage": None,
+        "storage_bytes": user.stored_bytes(),
+        "models": models_seen_by(user),
         "connections": {
             "external": by_kind.get("external", 0),
             "by_kind": by_kind,
@@ -155,3 +171,9 @@ def vault_stats(user) -> dict:
             ],
         },
     }
+    if user.is_teacher:
+        storage = storage_map()
+        stats["data_dir"] = str(settings.DATA_DIR)
+        stats["storage"] = [vars(entry) for entry in storage]
+        stats["storage_bytes"] = sum(entry.bytes for entry in storage)
+    return stats

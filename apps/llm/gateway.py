@@ -125,9 +125,10 @@ def current_backend() -> BackendInfo:
     return _chat_backend().info()
 
 
-def health() -> dict:
-    """Backend in use, model names and readiness of chat, embeddings and speech."""
-    ollama_state = ollama_backend.probe(force=True)
+def health(*, fresh: bool = True) -> dict:
+    """Backend in use, model names and readiness of chat, embeddings and speech; `fresh=False`
+    takes the Ollama server's last answer within LLM_RECHECK_SECONDS instead of asking again."""
+    ollama_state = ollama_backend.probe(force=fresh)
     chat_backend = _chat_backend()
     embedding_backend = _embedding_backend()
     speech_problem = speech.problem() if settings.SPEECH_ENABLED else "disabled (SPEECH_ENABLED)"

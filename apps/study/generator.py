@@ -48,10 +48,10 @@ from pydantic import BaseModel, ValidationError
 
 from apps.llm import gateway, jsonparse, prompts
 from apps.study.errors import EmptyScope, ModelDown, NothingValid
-from apps.vault import index
 from apps.vault.errors import ScopeError
 from apps.vault.models import Chunk, Document
 from apps.vault.scope import WHOLE_VAULT, Scope  # the scope every generator takes
+from apps.vault.search.query import search as search_chunks
 
 log = logging.getLogger(__name__)
 
@@ -173,7 +173,7 @@ def retrieve(
 
 def _search(user, scope: Scope, query: str, limit: int) -> list[Source]:
     try:
-        hits = index.search(user, query, k=limit * 3, scope=scope)
+        hits = search_chunks(user, query, k=limit * 3, scope=scope)
     except (gateway.ModelUnavailable, gateway.ModelError) as error:
         # The even spread below still gives the model material; the chat call will say
         # clearly if the model is really down.

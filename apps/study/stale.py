@@ -24,10 +24,10 @@ from apps.study.mindmaps.models import Mindmap
 from apps.study.mindmaps.tree import walk
 from apps.study.quizzes.models import Question, Quiz
 from apps.study.workshops.models import Lesson, Workshop
-from apps.vault import index
 from apps.vault.errors import ScopeError
 from apps.vault.keyterms import Vocabulary
 from apps.vault.models import Chunk
+from apps.vault.search.query import search as search_chunks
 
 K = TypeVar("K")
 
@@ -171,7 +171,7 @@ def replacement(user, text: str, scope: generator.Scope) -> generator.Source | N
 def candidates(user, text: str, scope: generator.Scope, k: int = 3) -> list[generator.Source]:
     """The live passages that best answer `text` now, best first (to cut a new item from)."""
     try:
-        hits = index.search(user, text[:1000], k=k, scope=scope)
+        hits = search_chunks(user, text[:1000], k=k, scope=scope)
     except (gateway.ModelUnavailable, gateway.ModelError, ScopeError):
         return []
     return [
@@ -270,7 +270,7 @@ def refresh_workshop(workshop: Workshop) -> int:
         alive = live(lesson.chunk_ids)
         kept = [pk for pk in lesson.chunk_ids if pk in alive]
         try:
-            hits = index.search(
+            hits = search_chunks(
                 workshop.owner,
                 lesson_text(lesson),
                 k=max(1, len(lesson.chunk_ids) - len(kept)),

@@ -14,9 +14,10 @@ from ninja.files import UploadedFile
 
 from apps.accounts import ratelimits
 from apps.accounts.api import ErrorOut, Id, require_teacher
-from apps.vault import imports, index, pipeline, selftest, tasks
+from apps.vault import imports, pipeline, selftest, tasks
 from apps.vault.models import Category, Document, IngestRun
 from apps.vault.scope import Scope
+from apps.vault.search.query import search as search_chunks
 from apps.vault.uploads import store
 
 router = Router(tags=["vault"])
@@ -275,7 +276,7 @@ def search(request: HttpRequest, params: Query[SearchIn]):
     if not params.q.strip():
         raise HttpError(400, "Enter something to search for.")
     scope = Scope(params.category, params.document)
-    return index.search(request.auth, params.q, k=params.k, scope=scope)
+    return search_chunks(request.auth, params.q, k=params.k, scope=scope)
 
 
 # --- End of search -----------------------------------------------------------------------------

@@ -15,9 +15,10 @@ from django.db import transaction
 from django.db.models import F
 
 from apps.llm import gateway
-from apps.vault import index
-from apps.vault.keyterms import Vocabulary, clozes
+from apps.vault.cloze import clozes
+from apps.vault.keyterms import Vocabulary
 from apps.vault.models import Chunk, Document, IndexState, IngestRun, SelfTest, SelfTestDocument
+from apps.vault.search.query import search as search_chunks
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +69,7 @@ def run(run_id: int) -> SelfTest | None:
     found_in_top: dict[int, list[bool]] = {}
     for chunk_id, document_id, query in questions(owner):
         try:
-            hits = index.search(owner, query, k=DEPTH)
+            hits = search_chunks(owner, query, k=DEPTH)
         except (gateway.ModelUnavailable, gateway.ModelError) as error:
             log.warning("Vault self-test of run %s stopped: %s", run_id, error)
             return None

@@ -16,8 +16,10 @@ from django.conf import settings
 from django.db import close_old_connections, transaction
 from django.utils import timezone
 
-from apps.vault import index, pipeline, selftest
+from apps.vault import pipeline, selftest
 from apps.vault.models import IngestRun, IngestStep
+from apps.vault.search.reembed import reembed_stale
+from apps.vault.steps import run_step
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +82,7 @@ def resume_unfinished_runs(worker: str) -> list[int]:
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
 def ingest_step(self, run_id: int, name: str, attempt: int) -> None:
     try:
-        pipeline.run_step(run_id, name, attempt, worker=self.request.hostname or "")
+        run_step(run_id, name, attempt, worker=self.request.hostname or "")
     except pipeline.StaleAttempt:
         raise Ignore() from None
     except pipeline.MODEL_ERRORS as error:
@@ -136,4 +138,4 @@ def vault_selftest(run_id: int) -> int | None:
 @shared_task
 def reembed_chunks() -> int:
     """Re-embed chunks made with another model after the embedding model was switched."""
-    return index.reembed_stale()
+    return reembed_stale()

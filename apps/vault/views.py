@@ -16,8 +16,8 @@ from apps.accounts.views import teacher_required
 from apps.vault import imports, pipeline, selftest, tasks
 from apps.vault.errors import ScopeError, VaultError
 from apps.vault.forms import SearchForm
-from apps.vault.index import search as search_chunks
 from apps.vault.models import Category, Document, IngestRun
+from apps.vault.search.query import search as search_chunks
 from apps.vault.tokenize import highlight
 from apps.vault.uploads import store
 

@@ -69,10 +69,12 @@ _clients: dict[tuple, ollama.Client] = {}
 _dims: dict[tuple[str, str], int] = {}
 
 
-def forget_dimensions() -> None:
-    """Drop the embedding sizes learnt per host and model (tests: a fake server of another size
-    may come back on a port an earlier one used)."""
+def forget_servers() -> None:
+    """Drop what was learnt per host: embedding sizes and reachability (tests: a fake server of
+    another size or with other models may come back on a port an earlier one used)."""
     _dims.clear()
+    with _probe_lock:
+        _probes.clear()
 
 
 class OllamaBackend:

@@ -7,17 +7,9 @@ import re
 from collections.abc import Sequence
 
 from apps.study.generator import Source
-from apps.vault.keyterms import (
-    BLANK,
-    STOPWORDS,
-    Cloze,
-    Span,
-    Vocabulary,
-    fold,
-    is_table_row,
-    key_sentences,
-    sentences,
-)
+from apps.vault.cloze import BLANK, Cloze, key_sentences
+from apps.vault.keyterms import Vocabulary
+from apps.vault.sentences import STOPWORDS, Span, fold, is_table_row, sentences
 
 MAX_TERM_WORDS = 6
 MIN_DEFINITION = 12

@@ -6,15 +6,9 @@ import re
 from collections.abc import Sequence
 
 from apps.study.generator import Source
-from apps.vault.keyterms import (
-    ANSWER_KINDS,
-    BLANK,
-    Cloze,
-    Vocabulary,
-    body_start,
-    key_sentences,
-    tokens,
-)
+from apps.vault.cloze import ANSWER_KINDS, BLANK, Cloze, key_sentences
+from apps.vault.keyterms import Vocabulary, tokens
+from apps.vault.sentences import body_start
 
 MARKED_TERMS = 6
 CHECKS = 3

@@ -6,7 +6,8 @@ import random
 from collections.abc import Sequence
 
 from apps.study.generator import Source
-from apps.vault.keyterms import BLANK, Cloze, Term, Vocabulary, key_sentences
+from apps.vault.cloze import BLANK, Cloze, key_sentences
+from apps.vault.keyterms import Term, Vocabulary
 
 TRUE_FALSE = ("True", "False")
 # Every third question is true/false when both kinds are asked for.

@@ -8,8 +8,9 @@ from html.parser import HTMLParser
 
 import pymupdf
 
-from apps.vault.keyterms import Kind, Vocabulary, sentences
+from apps.vault.keyterms import Kind, Vocabulary
 from apps.vault.models import Chunk, Document
+from apps.vault.sentences import sentences
 
 # The limits clean_tree enforces on every mindmap (the root is level 1).
 MAX_LEVELS = 4

@@ -3,8 +3,9 @@
 from collections.abc import Sequence
 
 from apps.llm import gateway
-from apps.vault import embedding, index
+from apps.vault import embedding
 from apps.vault.models import Chunk, Document, IndexState
+from apps.vault.search import live
 
 
 def add_chunks(document: Document, texts: Sequence[str], *, done: bool = True) -> list[Chunk]:
@@ -40,4 +41,4 @@ def retire(document: Document) -> None:
 def use_embedded_model(settings) -> None:
     """The real embedded sentence encoder, and no index left over from another test."""
     settings.EMBEDDING_BACKEND = "embedded"
-    index.forget()
+    live.forget()

@@ -5,9 +5,10 @@ found; the two retrievers are then fused again by RRF."""
 import numpy as np
 import pytest
 
-from apps.vault import index
-from apps.vault.index import Snapshot
 from apps.vault.models import Document
+from apps.vault.search import live, ranking
+from apps.vault.search.query import search as search_chunks
+from apps.vault.search.snapshot import Snapshot
 from apps.vault.tests.chunks import add_chunks, use_embedded_model
 from conftest import make_document
 
@@ -46,7 +47,7 @@ def test_a_passage_sharing_only_its_neighbours_words_is_found_and_the_match_stay
 
 
 def test_without_feedback_the_passage_is_not_found(monkeypatch):
-    monkeypatch.setattr(index, "FEEDBACK_WEIGHT", 0.0)
+    monkeypatch.setattr(ranking, "FEEDBACK_WEIGHT", 0.0)
     snapshot = snapshot_of(SCHEDULER)
     assert found(snapshot, "How do threads get their share?") == [1]
 
@@ -69,9 +70,9 @@ def test_the_added_words_leave_out_the_query_identifiers_and_short_words():
     query = "alpha beta"
     added = snapshot.feedback_terms([text], query)
     words = {snapshot.vocab[term_id] for term_id in added}
-    assert len(words) == index.FEEDBACK_TERMS == 10
+    assert len(words) == ranking.FEEDBACK_TERMS == 10
     assert words.isdisjoint({"alpha", "beta", "my", "x", "v2.1", "v2", "1"})
-    assert sum(added.values()) == pytest.approx(index.FEEDBACK_WEIGHT * 2)
+    assert sum(added.values()) == pytest.approx(ranking.FEEDBACK_WEIGHT * 2)
 
 
 def test_feedback_does_not_reach_outside_the_scope():
@@ -86,9 +87,11 @@ def test_the_search_everyone_calls_widens_the_keyword_query(settings, tess, alic
     document = make_document(tess, "scheduler.txt", scope=Document.Scope.CLASS)
     first, second = add_chunks(document, [SCHEDULER[1], SCHEDULER[2]])
     try:
-        hits = {hit.chunk_id: hit for hit in index.search(alice, "How do threads get their share?")}
+        hits = {
+            hit.chunk_id: hit for hit in search_chunks(alice, "How do threads get their share?")
+        }
     finally:
-        index.forget()
+        live.forget()
     # The second chunk shares no word with the question: only the feedback lets BM25 rank it.
     assert hits[first.pk].sparse_rank is not None
     assert hits[second.pk].sparse_rank is not None

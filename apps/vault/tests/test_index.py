@@ -10,9 +10,11 @@ import pytest
 from django.conf import settings as django_settings
 
 from apps.llm import gateway
-from apps.vault import index, pipeline
-from apps.vault.index import RRF_K, Snapshot, fuse
+from apps.vault import pipeline
 from apps.vault.models import Chunk, Document
+from apps.vault.search import live, reembed, store
+from apps.vault.search.ranking import RRF_K, fuse
+from apps.vault.search.snapshot import Snapshot
 from apps.vault.tasks import reembed_chunks
 from apps.vault.tests.chunks import add_chunks, retire, use_embedded_model
 from conftest import make_document
@@ -35,7 +37,7 @@ def snapshot_of(texts: dict[int, str], documents: dict[int, int] | None = None) 
 def _embedded(settings):
     use_embedded_model(settings)
     yield
-    index.forget()
+    live.forget()
 
 
 # --- Fusion ---------------------------------------------------------------------------------------
@@ -160,8 +162,8 @@ def test_weak_dense_hits_are_dropped():
 
 def test_a_saved_index_loads_back_the_same(tmp_path):
     snapshot = snapshot_of({1: "Prüfungsordnung § 3", 2: "snake_case v2.1"}, documents={2: 9})
-    index.save(snapshot, tmp_path)
-    loaded = index.load(tmp_path)
+    store.save(snapshot, tmp_path)
+    loaded = store.load(tmp_path)
     assert loaded is not None
     assert (loaded.generation, loaded.model, loaded.dim) == (1, "test-model", DIM)
     assert loaded.ids.tolist() == [1, 2] and loaded.document_ids.tolist() == [1, 9]
@@ -171,16 +173,17 @@ def test_a_saved_index_loads_back_the_same(tmp_path):
 
 
 def test_a_damaged_file_reads_as_missing(tmp_path):
-    index.save(snapshot_of({1: "text"}), tmp_path)
-    path = tmp_path / index.FILE_NAME
+    store.save(snapshot_of({1: "text"}), tmp_path)
+    path = tmp_path / store.FILE_NAME
     path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
-    assert index.load(tmp_path) is None
+    assert store.load(tmp_path) is None
 
 
 SAVE_FOREVER = """
 import sys
 import numpy as np
-from apps.vault.index import Snapshot, save
+from apps.vault.search.snapshot import Snapshot
+from apps.vault.search.store import save
 from pathlib import Path
 rows = [(i, 1, f"word{i} generation{{}}", np.full(64, 0.125, np.float32)) for i in range(1, 20001)]
 first = Snapshot.empty(1, "m", 64).changed(1, add=[(i, d, t.format(1), v) for i, d, t, v in rows])
@@ -208,7 +211,7 @@ def test_killing_the_writer_during_a_save_leaves_a_loadable_index(tmp_path):
         for delay in (0.05, 0.13, 0.21):
             time.sleep(delay)
             writer.send_signal(signal.SIGSTOP)  # a frozen writer is a killed one, mid-write
-            loaded = index.load(tmp_path / "index")
+            loaded = store.load(tmp_path / "index")
             writer.send_signal(signal.SIGCONT)
             assert loaded is not None and loaded.generation in (1, 2) and len(loaded) == 20000
             word = f"generation{loaded.generation}"
@@ -216,7 +219,7 @@ def test_killing_the_writer_during_a_save_leaves_a_loadable_index(tmp_path):
     finally:
         writer.kill()
         writer.wait()
-    loaded = index.load(tmp_path / "index")
+    loaded = store.load(tmp_path / "index")
     assert loaded is not None and len(loaded) == 20000
 
 
@@ -230,38 +233,38 @@ def class_document(tess) -> Document:
 
 def test_it_builds_from_the_database_and_saves_the_pair(class_document):
     add_chunks(class_document, ["Die Zelle teilt sich.", "Mitose hat vier Phasen."])
-    snapshot = index.current()
+    snapshot = live.current()
     assert sorted(snapshot.ids.tolist()) == sorted(
         class_document.chunks.values_list("id", flat=True)
     )
     assert snapshot.model == gateway.embedding_model().name and snapshot.dim == 512
-    stored = index.load(index.index_dir())
+    stored = store.load(store.index_dir())
     assert stored is not None and stored.ids.tolist() == snapshot.ids.tolist()
 
 
 def test_it_catches_up_when_chunks_are_added_or_retired(class_document, tess):
     first = add_chunks(class_document, ["Die Zelle teilt sich."])
-    assert index.current().ids.tolist() == [first[0].id]
+    assert live.current().ids.tolist() == [first[0].id]
     other = make_document(tess, "chemie.txt", scope=Document.Scope.CLASS)
     second = add_chunks(other, ["Säuren und Basen."])
-    assert sorted(index.current().ids.tolist()) == [first[0].id, second[0].id]
+    assert sorted(live.current().ids.tolist()) == [first[0].id, second[0].id]
     retire(class_document)
-    assert index.current().ids.tolist() == [second[0].id]
+    assert live.current().ids.tolist() == [second[0].id]
     pipeline.delete_document(other)
-    assert index.current().ids.tolist() == []
+    assert live.current().ids.tolist() == []
 
 
 def test_a_missing_or_damaged_file_is_rebuilt_from_the_database(class_document):
     chunks = add_chunks(class_document, ["Die Zelle teilt sich.", "Mitose hat vier Phasen."])
-    index.current()
-    path = index.index_dir() / index.FILE_NAME
+    live.current()
+    path = store.index_dir() / store.FILE_NAME
     path.write_bytes(b"not an index")
-    index.forget()
-    assert sorted(index.current().ids.tolist()) == sorted(c.id for c in chunks)
-    assert index.load(index.index_dir()) is not None
+    live.forget()
+    assert sorted(live.current().ids.tolist()) == sorted(c.id for c in chunks)
+    assert store.load(store.index_dir()) is not None
     path.unlink()
-    index.forget()
-    assert sorted(index.current().ids.tolist()) == sorted(c.id for c in chunks)
+    live.forget()
+    assert sorted(live.current().ids.tolist()) == sorted(c.id for c in chunks)
 
 
 def test_chunks_without_a_vector_or_of_unfinished_documents_are_not_indexed(class_document, tess):
@@ -269,7 +272,7 @@ def test_chunks_without_a_vector_or_of_unfinished_documents_are_not_indexed(clas
     Chunk.objects.update(embedding=None)
     pending = make_document(tess, "neu.txt", scope=Document.Scope.CLASS)
     add_chunks(pending, ["Noch nicht fertig."], done=False)
-    assert len(index.current()) == 0
+    assert len(live.current()) == 0
 
 
 def test_switching_the_embedding_model_rebuilds_and_reembeds_in_the_background(
@@ -278,19 +281,19 @@ def test_switching_the_embedding_model_rebuilds_and_reembeds_in_the_background(
     from apps.llm.tests.fake_ollama import FakeOllama
 
     chunks = add_chunks(class_document, ["Die Zelle teilt sich.", "Mitose hat vier Phasen."])
-    assert len(index.current()) == 2
+    assert len(live.current()) == 2
     with FakeOllama() as server:
         settings.OLLAMA_HOST = server.url
         settings.EMBEDDING_BACKEND = "ollama"
         with django_capture_on_commit_callbacks() as enqueued:
-            switched = index.current()
+            switched = live.current()
         # The old vectors are never mixed into the new model's space.
         assert (switched.model, switched.dim, len(switched)) == ("ollama/embeddinggemma", 16, 0)
         assert len(enqueued) == 1  # the re-embedding task, by name
-        assert reembed_chunks.name == index.REEMBED_TASK
+        assert reembed_chunks.name == reembed.REEMBED_TASK
         assert reembed_chunks() == 2
         assert reembed_chunks() == 0  # idempotent
-        caught_up = index.current()
+        caught_up = live.current()
         assert sorted(caught_up.ids.tolist()) == sorted(c.id for c in chunks)
         assert caught_up.dim == 16
         assert set(Chunk.objects.values_list("embedding_model", flat=True)) == {

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from apps.llm import gateway
-from apps.vault import pipeline, tasks
+from apps.vault import pipeline, steps, tasks
 from apps.vault.chunking import windows
 from apps.vault.models import Chunk, Document, IndexState, IngestRun
 from apps.vault.tests import files
@@ -129,7 +129,7 @@ def test_reingest_reads_the_file_again(alice, model, run_ingestion, tmp_path):
 def test_a_model_that_stays_down_fails_the_run_and_a_later_run_continues(
     alice, model, run_ingestion, settings, tmp_path, monkeypatch
 ):
-    real_read = pipeline.run_isolated
+    real_read = steps.run_isolated
     upload(alice, files.csv_file(tmp_path / "arten.csv", rows=20 * 12))
     up = settings.OLLAMA_HOST
     settings.OLLAMA_HOST = closed_port_url()
@@ -146,7 +146,7 @@ def test_a_model_that_stays_down_fails_the_run_and_a_later_run_continues(
     settings.OLLAMA_HOST = up
     reads = []
     monkeypatch.setattr(
-        pipeline,
+        steps,
         "run_isolated",
         lambda *args, **kwargs: reads.append(args) or real_read(*args, **kwargs),
     )
@@ -189,7 +189,7 @@ def test_a_stale_attempt_stops_without_touching_the_run(alice, model, run_ingest
     upload(alice, files.markdown_file(tmp_path / "notes.md"))
     run = run_ingestion(alice)
     with pytest.raises(pipeline.StaleAttempt):
-        pipeline.run_step(run.pk, "scan", run.attempt - 1)
+        steps.run_step(run.pk, "scan", run.attempt - 1)
     assert IngestRun.objects.get(pk=run.pk).status == "done"
 
 
@@ -199,8 +199,8 @@ def test_a_worker_start_resumes_its_unfinished_run(
     upload(alice, files.markdown_file(tmp_path / "notes.md"))
     with django_capture_on_commit_callbacks(execute=False):
         run = tasks.start_run(alice)
-    pipeline.run_step(run.pk, "scan", run.attempt, worker="w1@host")
-    pipeline.run_step(run.pk, "extract", run.attempt, worker="w1@host")
+    steps.run_step(run.pk, "scan", run.attempt, worker="w1@host")
+    steps.run_step(run.pk, "extract", run.attempt, worker="w1@host")
     # w1 dies here with `kill -9`; when it starts again it takes the run over at "chunk".
     enqueued = []
     original = tasks.enqueue

@@ -1,15 +1,8 @@
 """Sentences and key terms: spans of the chunk, English and German, identifiers kept whole."""
 
-from apps.vault.keyterms import (
-    Kind,
-    Vocabulary,
-    clozes,
-    fold,
-    key_sentences,
-    same_family,
-    sentences,
-    tokens,
-)
+from apps.vault.cloze import clozes, key_sentences
+from apps.vault.keyterms import Kind, Vocabulary, same_family, tokens
+from apps.vault.sentences import fold, sentences
 
 TEXT = """[Section: Guide > Errors]
 BZ_OUTBUFF_FULL is returned when the output buffer is full. See § 3 and §12a, e.g. the

@@ -2,9 +2,11 @@ import pytest
 from django.test import Client
 
 from apps.accounts.models import ApiToken
-from apps.vault import index
+from apps.vault.errors import ScopeError
 from apps.vault.models import Document
 from apps.vault.scope import Scope
+from apps.vault.search import live
+from apps.vault.search.query import search as search_chunks
 from apps.vault.tests.chunks import add_chunks, retire, use_embedded_model
 from apps.vault.tokenize import highlight
 from conftest import assert_only_owner_can_reach, make_category, make_document
@@ -17,7 +19,7 @@ PAGE = "/vault/search/"
 def _embedded(settings):
     use_embedded_model(settings)
     yield
-    index.forget()
+    live.forget()
 
 
 @pytest.fixture
@@ -44,7 +46,7 @@ def filenames(hits) -> list[str]:
 
 
 def test_a_search_returns_hits_with_their_source_and_both_ranks(vault, alice):
-    hits = index.search(alice, "Mitose", k=7)
+    hits = search_chunks(alice, "Mitose", k=7)
     assert hits[0].filename in {"zelle.pdf", "alice-notes.txt"}
     cell = next(hit for hit in hits if hit.filename == "zelle.pdf")
     assert cell.text == "Die Mitose ist die Teilung des Zellkerns."
@@ -54,42 +56,42 @@ def test_a_search_returns_hits_with_their_source_and_both_ranks(vault, alice):
 
 
 def test_bob_never_sees_alices_personal_chunks(vault, alice, bob):
-    assert "alice-notes.txt" in filenames(index.search(alice, "Zebra-42 Mitose", k=15))
-    assert "alice-notes.txt" not in filenames(index.search(bob, "Zebra-42 Mitose", k=15))
-    assert "alice-notes.txt" not in filenames(index.search(bob, "Passwort Codewort", k=50))
+    assert "alice-notes.txt" in filenames(search_chunks(alice, "Zebra-42 Mitose", k=15))
+    assert "alice-notes.txt" not in filenames(search_chunks(bob, "Zebra-42 Mitose", k=15))
+    assert "alice-notes.txt" not in filenames(search_chunks(bob, "Passwort Codewort", k=50))
 
 
 def test_teachers_do_not_see_students_personal_chunks(vault, tess):
-    assert "alice-notes.txt" not in filenames(index.search(tess, "Zebra-42", k=50))
+    assert "alice-notes.txt" not in filenames(search_chunks(tess, "Zebra-42", k=50))
 
 
 def test_a_scope_of_categories_or_documents_limits_both_retrievers(vault, alice):
-    chemistry = index.search(alice, "Mitose", scope=Scope([vault["chemistry"].pk]), k=15)
+    chemistry = search_chunks(alice, "Mitose", scope=Scope([vault["chemistry"].pk]), k=15)
     assert set(filenames(chemistry)) <= {"saeuren.pdf"}
-    diary = index.search(alice, "Mitose", scope=Scope(document_ids=[vault["diary"].pk]))
+    diary = search_chunks(alice, "Mitose", scope=Scope(document_ids=[vault["diary"].pk]))
     assert filenames(diary) == ["alice-notes.txt"]
     assert diary[0].sparse_rank == 1
-    either = index.search(
+    either = search_chunks(
         alice, "Mitose", scope=Scope([vault["chemistry"].pk], [vault["diary"].pk])
     )
     assert "zelle.pdf" not in filenames(either) and "alice-notes.txt" in filenames(either)
 
 
 def test_someone_elses_document_in_the_scope_is_refused_like_a_missing_one(vault, bob):
-    with pytest.raises(index.ScopeError):
-        index.search(bob, "Mitose", scope=Scope(document_ids=[vault["diary"].pk]))
-    with pytest.raises(index.ScopeError):
-        index.search(bob, "Mitose", scope=Scope(document_ids=[987654]))
+    with pytest.raises(ScopeError):
+        search_chunks(bob, "Mitose", scope=Scope(document_ids=[vault["diary"].pk]))
+    with pytest.raises(ScopeError):
+        search_chunks(bob, "Mitose", scope=Scope(document_ids=[987654]))
 
 
 def test_unfinished_documents_are_not_searched(vault, alice):
     retire(vault["cell"])
-    assert "zelle.pdf" not in filenames(index.search(alice, "Ribosomen Proteine", k=15))
+    assert "zelle.pdf" not in filenames(search_chunks(alice, "Ribosomen Proteine", k=15))
 
 
 def test_an_empty_vault_or_query_finds_nothing(alice):
-    assert index.search(alice, "Mitose") == []
-    assert index.search(alice, "   ") == []
+    assert search_chunks(alice, "Mitose") == []
+    assert search_chunks(alice, "   ") == []
 
 
 # --- API ------------------------------------------------------------------------------------------

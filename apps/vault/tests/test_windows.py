@@ -6,10 +6,12 @@ import numpy as np
 import pytest
 
 from apps.llm import gateway
-from apps.vault import embedding, index
+from apps.vault import embedding
 from apps.vault.chunking import Unit, pieces_from_units, sentences, windows
-from apps.vault.index import Snapshot
 from apps.vault.models import Chunk, Document
+from apps.vault.search import live, store
+from apps.vault.search.query import search as search_chunks
+from apps.vault.search.snapshot import Snapshot
 from apps.vault.tasks import reembed_chunks
 from apps.vault.tests.chunks import add_chunks, use_embedded_model
 from bench.retrieval_eval import answers, questions, sources, units
@@ -20,7 +22,7 @@ from conftest import make_document
 def _embedded(settings):
     use_embedded_model(settings)
     yield
-    index.forget()
+    live.forget()
 
 
 def axis(i: int, dim: int = 4) -> np.ndarray:
@@ -122,8 +124,8 @@ def test_a_saved_snapshot_keeps_each_chunks_vectors(tmp_path):
     snapshot = Snapshot.empty(1, "test", 4).changed(
         1, add=[(1, 1, "a b", np.stack([axis(1), axis(0)])), (2, 1, "c", axis(2))]
     )
-    index.save(snapshot, tmp_path)
-    loaded = index.load(tmp_path)
+    store.save(snapshot, tmp_path)
+    loaded = store.load(tmp_path)
     assert loaded.starts.tolist() == [0, 2]
     assert np.array_equal(loaded.vectors(), snapshot.vectors())
     assert loaded.ids[loaded.dense_ranking(axis(0), None, 1, -1.0)].tolist() == [1]
@@ -140,7 +142,7 @@ def test_a_window_match_returns_the_whole_chunk_as_context(tess, alice):
         "The roof was repaired in 1990. Guided tours run on Sundays."
     )
     add_chunks(document, [long_text, "Trains leave every hour from platform two to the city."])
-    hits = index.search(alice, "How do plants make energy from sunlight?", k=1)
+    hits = search_chunks(alice, "How do plants make energy from sunlight?", k=1)
     assert [hit.text for hit in hits] == [long_text]
     assert hits[0].dense_rank == 1
 
@@ -161,15 +163,15 @@ def test_chunks_with_one_vector_stay_searchable_and_are_re_embedded_with_windows
     [chunk] = add_chunks(document, [text])
     # As an older version stored it: the chunk's own vector only.
     Chunk.objects.filter(pk=chunk.pk).update(embedding=gateway.embed([text])[0].tobytes())
-    index.forget()
+    live.forget()
     with django_capture_on_commit_callbacks() as enqueued:
-        snapshot = index.current()
+        snapshot = live.current()
     assert snapshot.ids.tolist() == [chunk.pk]
     assert snapshot.vector_counts().tolist() == [1]
     assert len(enqueued) == 1  # the re-embedding task, by name
     assert reembed_chunks() == 1
     assert reembed_chunks() == 0  # idempotent
-    caught_up = index.current()
+    caught_up = live.current()
     assert caught_up.ids.tolist() == [chunk.pk]
     assert caught_up.vector_counts().tolist() == [1 + len(windows(text))]
 
@@ -197,7 +199,7 @@ def test_paraphrased_and_identifier_questions_find_their_passage_in_the_top_7(te
         "de-i06",
     ):
         question = asked[question_id]
-        hits = index.search(alice, question.text, k=7)
+        hits = search_chunks(alice, question.text, k=7)
         assert any(answers(hit.text, question) for hit in hits), question.text
 
 

@@ -10,7 +10,8 @@ from apps.study.mindmaps.models import Mindmap
 from apps.study.mindmaps.tree import walk
 from apps.study.quizzes.models import Quiz
 from apps.study.workshops.models import Workshop
-from apps.vault.keyterms import BLANK, same_family
+from apps.vault.cloze import BLANK
+from apps.vault.keyterms import same_family
 from apps.vault.models import Chunk, Document
 from apps.vault.tests.conftest import closed_port_url, ingest, upload
 

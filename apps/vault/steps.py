@@ -1,0 +1,321 @@
+"""Ingestion: scan+hash, extract, chunk, embed, index.
+
+Each step is idempotent and checkpoints its results in the database, keyed by the document's
+hash (Extraction rows, Document.chunked_sha256, one transaction per embedded batch of 5,
+Document.indexed_sha256), so a run killed at any point resumes at its first unfinished step and
+repeats no finished work. The index step makes new chunks live and retires old ones in one
+transaction. Celery carries the steps and starts and resumes runs (tasks.py); everything the
+steps do is here.
+"""
+
+import hashlib
+import time
+from collections import Counter
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from apps.llm import gateway
+from apps.vault.chunking import Unit, pieces_from_units
+from apps.vault.embedding import chunk_vectors
+from apps.vault.models import Chunk, Document, Extraction, IngestRun, IngestStep
+from apps.vault.pipeline import (
+    StaleAttempt,
+    finish_step,
+    on_chunks_changed,
+    report,
+    run_documents,
+    touch,
+)
+from apps.vault.readers import ExtractionError, run_isolated
+
+BATCH_SIZE = 5
+PROGRESS_EVERY_SECONDS = 0.5
+
+
+def run_step(run_id: int, name: str, attempt: int, worker: str = "") -> None:
+    """Execute one step of a run unless it is already done. Raises StaleAttempt."""
+    with transaction.atomic():
+        run = IngestRun.objects.filter(pk=run_id).first()
+        if run is None or run.attempt != attempt or run.finished:
+            raise StaleAttempt(f"run {run_id} attempt {attempt} is not current")
+        now = timezone.now()
+        run.status = IngestRun.Status.RUNNING
+        run.started_at = run.started_at or now
+        run.worker, run.heartbeat_at = worker, now
+        run.save(update_fields=["status", "started_at", "worker", "heartbeat_at"])
+        step = run.steps.get(name=name)
+        if step.status == IngestStep.Status.DONE:
+            return
+        step.status = IngestStep.Status.RUNNING
+        step.started_at = step.started_at or now
+        step.save(update_fields=["status", "started_at"])
+    STEPS[name](run, step)
+    if name != "index":  # the index step finishes itself inside its transaction
+        with transaction.atomic():
+            touch(run)
+            finish_step(step)
+
+
+def file_sha256(path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1024 * 1024), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def scan(run: IngestRun, step: IngestStep) -> None:
+    """Hash every candidate file: new and changed ones join the run, unchanged ones are
+    skipped, and a changed one leaves the live set now (its old chunks stop being served)."""
+    candidates = Document.objects.editable_by(run.owner).order_by("pk")
+    if run.document_ids:
+        candidates = candidates.filter(pk__in=run.document_ids)
+    busy = set(
+        Document.objects.filter(
+            ingest_runs__status__in=[IngestRun.Status.PENDING, IngestRun.Status.RUNNING]
+        )
+        .exclude(ingest_runs=run)
+        .values_list("pk", flat=True)
+    )
+    already = set(run.documents.values_list("pk", flat=True))
+    counts: Counter[str] = Counter()
+    candidates = list(candidates)
+    for index, document in enumerate(candidates, 1):
+        counts[scan_document(run, document, busy, already)] += 1
+        summary = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items()))
+        report(step, done=index, total=len(candidates), detail=summary)
+    if not candidates:
+        report(step, detail="no documents to scan")
+
+
+def scan_document(run: IngestRun, document: Document, busy: set, already: set) -> str:
+    if document.pk in already:
+        return "changed" if document.indexed_sha256 else "new"
+    if document.pk in busy:
+        return "in another run"
+    if document.status == Document.Status.FAILED:
+        return "failed before (re-ingest to retry)"
+    try:
+        digest = file_sha256(document.path)
+    except OSError:
+        Document.objects.filter(pk=document.pk).update(
+            status=Document.Status.FAILED, error="The stored file is missing."
+        )
+        return "missing"
+    with transaction.atomic():
+        if document.status == Document.Status.DONE and document.indexed_sha256 == digest:
+            return "unchanged"
+        was_live = document.status == Document.Status.DONE
+        Document.objects.filter(pk=document.pk).update(
+            sha256=digest, status=Document.Status.PROCESSING, error=""
+        )
+        run.documents.add(document)
+        if was_live:
+            on_chunks_changed(document.pk)
+    return "changed" if document.indexed_sha256 else "new"
+
+
+def extract(run: IngestRun, step: IngestStep) -> None:
+    documents = list(run_documents(run))
+    report(step, total=len(documents))
+    for index, document in enumerate(documents):
+        done = document.chunked_sha256 == document.sha256 or (
+            Extraction.objects.filter(document=document, sha256=document.sha256).exists()
+        )
+        if not done:
+            extract_document(run, step, document, f"{index + 1} of {len(documents)}")
+        report(step, done=index + 1)
+    report(step, detail=extract_summary(run, len(documents)))
+
+
+def extract_summary(run: IngestRun, total: int) -> str:
+    failed = run.documents.filter(status=Document.Status.FAILED).count()
+    parts = [f"{total - failed} of {total} files read"]
+    ocr = Extraction.objects.filter(document__in=run.documents.all(), ocr_pages__gt=0)
+    pages = sum(row.ocr_pages for row in ocr)
+    if pages:
+        seconds = sum(row.ocr_seconds for row in ocr)
+        parts.append(f"{pages} OCR page{'s' if pages != 1 else ''} in {seconds:.1f} s")
+    if failed:
+        parts.append(f"{failed} failed")
+    return " · ".join(parts)
+
+
+def extract_document(run: IngestRun, step: IngestStep, document: Document, place: str) -> None:
+    last = 0.0
+
+    def on_progress(event: dict) -> None:
+        nonlocal last
+        if time.monotonic() - last < PROGRESS_EVERY_SECONDS:
+            return
+        last = time.monotonic()
+        report(step, detail=describe_progress(document.filename, place, event))
+        touch(run)
+
+    report(step, detail=f"{document.filename} ({place})")
+    try:
+        result = run_isolated(
+            document.path,
+            document.format,
+            timeout=settings.EXTRACT_TIMEOUT_SECONDS,
+            memory_mb=settings.EXTRACT_MEMORY_MB,
+            on_progress=on_progress,
+            name=document.filename,
+        )
+    except ExtractionError as error:
+        fail_document(document, str(error))
+        return
+    except OSError as error:
+        fail_document(document, f"The file could not be opened ({error.strerror}).")
+        return
+    with transaction.atomic():
+        touch(run)
+        Extraction.objects.filter(document=document).exclude(sha256=document.sha256).delete()
+        Extraction.objects.update_or_create(
+            document=document,
+            sha256=document.sha256,
+            defaults={
+                "units": result["units"],
+                "pages": result.get("pages"),
+                "ocr_pages": result.get("ocr_pages", 0),
+                "ocr_seconds": result.get("ocr_seconds", 0.0),
+            },
+        )
+        Document.objects.filter(pk=document.pk).update(
+            pages=result.get("pages"), ocr_pages=result.get("ocr_pages", 0)
+        )
+        if result.get("ocr_pages"):
+            report(
+                step,
+                detail=f"{document.filename}: {result['ocr_pages']} OCR pages in "
+                f"{result['ocr_seconds']:.1f} s",
+            )
+
+
+def describe_progress(filename: str, place: str, event: dict) -> str:
+    parts = [f"{filename} ({place})"]
+    if "pages" in event:
+        parts.append(f"page {event['page']} of {event['pages']}")
+    if event.get("ocr_pages"):
+        parts.append(f"OCR {event['ocr_pages']} pages, {event['ocr_seconds']:.1f} s")
+    return " · ".join(parts)
+
+
+def fail_document(document: Document, reason: str) -> None:
+    Document.objects.filter(pk=document.pk).update(status=Document.Status.FAILED, error=reason)
+
+
+def chunk(run: IngestRun, step: IngestStep) -> None:
+    documents = list(run_documents(run))
+    report(step, total=len(documents))
+    for index, document in enumerate(documents, 1):
+        if document.chunked_sha256 != document.sha256:
+            chunk_document(run, step, document)
+        report(step, done=index)
+
+
+def chunk_document(run: IngestRun, step: IngestStep, document: Document) -> None:
+    extraction = Extraction.objects.filter(document=document, sha256=document.sha256).first()
+    if extraction is None:
+        fail_document(document, "The extracted text was lost; re-ingest the document.")
+        return
+    pieces = list(pieces_from_units(Unit(**unit) for unit in extraction.units))
+    if not pieces:
+        fail_document(document, "No text was found in this file.")
+        return
+    with transaction.atomic():
+        touch(run)
+        # Left over from a forced re-ingest of the same version; never live (not "done").
+        document.chunks.filter(document_sha256=document.sha256).delete()
+        Chunk.objects.bulk_create(
+            (
+                Chunk(
+                    document=document,
+                    document_sha256=document.sha256,
+                    ordinal=ordinal,
+                    text=piece.text,
+                    page=piece.page,
+                    section=piece.section[:500],
+                )
+                for ordinal, piece in enumerate(pieces)
+            ),
+            batch_size=500,
+        )
+        Document.objects.filter(pk=document.pk).update(chunked_sha256=document.sha256)
+        report(step, detail=f"{document.filename}: {len(pieces)} chunks")
+
+
+def embed(run: IngestRun, step: IngestStep) -> None:
+    """Batches of 5 chunks per document, each saved in its own transaction: a finished batch
+    is never sent to the model again."""
+    model = gateway.embedding_model()
+    batches: list[list[int]] = []
+    finished = 0
+    for document in run_documents(run).filter(chunked_sha256=F("sha256")):
+        rows = list(
+            document.chunks.filter(document_sha256=document.sha256)
+            .order_by("ordinal")
+            .values_list("pk", "embedding_model", "embedding")
+        )
+        for start in range(0, len(rows), BATCH_SIZE):
+            batch = rows[start : start + BATCH_SIZE]
+            if all(vector is not None and name == model.name for _, name, vector in batch):
+                finished += 1
+                batches.append([])
+            else:
+                batches.append([pk for pk, _, _ in batch])
+    report(step, done=finished, total=len(batches), detail=f"{len(batches)} batches")
+    for number, ids in enumerate(batches, 1):
+        if not ids:
+            continue
+        touch(run)
+        report(step, detail=f"batch {number} of {len(batches)}")
+        chunks = list(Chunk.objects.filter(pk__in=ids).order_by("ordinal"))
+        vectors = chunk_vectors([chunk.text for chunk in chunks])
+        with transaction.atomic():
+            touch(run)
+            for chunk, vector in zip(chunks, vectors, strict=True):
+                Chunk.objects.filter(pk=chunk.pk).update(
+                    embedding=vector.tobytes(), embedding_model=model.name
+                )
+            finished += 1
+            report(step, done=finished)
+    report(step, detail=f"{len(batches)} batches with {model.name}")
+
+
+def index(run: IngestRun, step: IngestStep) -> None:
+    """One transaction: each document's new chunks become live and its old ones go, the index
+    generation moves, the run ends."""
+    with transaction.atomic():
+        touch(run)
+        live = 0
+        for document in run_documents(run):
+            current = document.chunks.filter(document_sha256=document.sha256)
+            if (
+                document.chunked_sha256 != document.sha256
+                or current.filter(embedding__isnull=True).exists()
+            ):
+                # Replaced while the run was going: the next run takes it.
+                Document.objects.filter(pk=document.pk).update(status=Document.Status.PENDING)
+                continue
+            document.chunks.exclude(document_sha256=document.sha256).delete()
+            document.extractions.all().delete()
+            Document.objects.filter(pk=document.pk).update(
+                status=Document.Status.DONE,
+                indexed_sha256=document.sha256,
+                ingested_at=timezone.now(),
+                chunk_count=current.count(),
+                error="",
+            )
+            on_chunks_changed(document.pk)
+            live += 1
+        report(step, done=live, total=live, detail=f"{live} documents searchable")
+        finish_step(step)
+        now = timezone.now()
+        IngestRun.objects.filter(pk=run.pk).update(status=IngestRun.Status.DONE, finished_at=now)
+
+
+STEPS = {"scan": scan, "extract": extract, "chunk": chunk, "embed": embed, "index": index}

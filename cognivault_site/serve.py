@@ -1,0 +1,117 @@
+"""The web server: daphne, whose requests refuse a body over the upload limit (413) as soon as
+the headers announce it, or, sent in chunks, as soon as it passes the limit. Plain daphne reads
+the whole body to a temporary file before the app sees the request, so no view or middleware
+could refuse it in time.
+
+Run it with daphne's own arguments: `python -m cognivault_site.serve -b 0.0.0.0 -p 8000
+cognivault_site.asgi:application`.
+"""
+
+import io
+import json
+
+import daphne.server
+from daphne.cli import CommandLineInterface
+from daphne.http_protocol import HTTPFactory, WebRequest
+from django.conf import settings
+from django.template.loader import render_to_string
+from twisted.internet import reactor
+
+MiB = 1024 * 1024
+# One upload of up to 100 files (apps/vault/uploads.py) is multipart: boundaries, each part's
+# headers and file name, the CSRF field. A mebibyte covers them many times over.
+MULTIPART_MARGIN = MiB
+# After the 413, what the client still sends is read and dropped for a moment (up to this
+# much), so that it reads the answer instead of a reset connection; then the connection closes.
+LINGER_SECONDS = 2
+LINGER_BYTES = 16 * MiB
+
+
+def body_limit() -> int:
+    return settings.MAX_UPLOAD_MB * MiB + MULTIPART_MARGIN
+
+
+class BoundedRequest(WebRequest):
+    refused = False
+    closing = False
+    received = 0
+
+    def gotLength(self, length: int | None) -> None:
+        if length is not None and length > body_limit():
+            self.content = io.BytesIO()  # stays empty: nothing of the body is kept
+            self.refuse()
+            return
+        super().gotLength(length)
+
+    def handleContentChunk(self, data: bytes) -> None:
+        self.received += len(data)
+        if self.refused:
+            if self.received > LINGER_BYTES:
+                self.close()
+            return
+        if self.received > body_limit():
+            self.content.close()  # chunked: the temporary file goes with what it held
+            self.content = io.BytesIO()
+            self.received = 0
+            self.refuse()
+            return
+        super().handleContentChunk(data)
+
+    def requestReceived(self, command: bytes, path: bytes, version: bytes) -> None:
+        if not self.refused:  # a refused body that arrives whole still never reaches the app
+            super().requestReceived(command, path, version)
+
+    def refuse(self) -> None:
+        self.refused = True
+        # The channel would answer `Expect: 100-continue` after this: the client must not send.
+        self.requestHeaders.removeHeader(b"expect")
+        self.channel.persistent = False
+        self.channel.transport.write(self.refusal())
+        reactor.callLater(LINGER_SECONDS, self.close)
+
+    def refusal(self) -> bytes:
+        message = (
+            f"This request is larger than the {settings.MAX_UPLOAD_MB} MB upload limit: "
+            "send fewer or smaller files at once."
+        )
+        headers = {"Connection": "close"}
+        if self.requestHeaders.getRawHeaders(b"hx-request"):
+            # Shown above the form, like the app's other refusals (static/js/page.js).
+            body = render_to_string("base.html#page-alert", {"alert": message}).encode()
+            headers |= {
+                "Content-Type": "text/html; charset=utf-8",
+                "HX-Retarget": "#page-alerts",
+                "HX-Reswap": "innerHTML",
+            }
+        # The request's own path is set only once the body is in; the channel has it already.
+        elif self.channel._path.startswith(b"/api/"):
+            body = json.dumps({"detail": message}).encode()
+            headers["Content-Type"] = "application/json"
+        else:
+            body = message.encode()
+            headers["Content-Type"] = "text/plain; charset=utf-8"
+        headers["Content-Length"] = str(len(body))
+        head = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+        return f"HTTP/1.1 413 Content Too Large\r\n{head}\r\n".encode() + body
+
+    def close(self) -> None:
+        if not self.closing:
+            self.closing = True
+            self.loseConnection()
+
+
+class BoundedHTTPFactory(HTTPFactory):
+    def buildProtocol(self, addr):
+        protocol = super().buildProtocol(addr)
+        protocol.requestFactory = BoundedRequest
+        return protocol
+
+
+def main() -> None:
+    # daphne's Server.run builds its HTTP factory from this name, with no setting to change it.
+    daphne.server.HTTPFactory = BoundedHTTPFactory
+    CommandLineInterface.entrypoint()
+
+
+if __name__ == "__main__":
+    main()
