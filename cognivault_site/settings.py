@@ -346,6 +346,11 @@ LOGGING = {
 # A chat message more than this many seconds after the last one opens a new study session.
 STUDY_SESSION_IDLE_GAP_SECONDS = env_int("STUDY_SESSION_IDLE_GAP_SECONDS", 900)
 
+# --- Class sets ---------------------------------------------------------------------------------
+
+# Minutes after a quiz's due date in which an attempt started before it may still be submitted.
+CLASS_SET_GRACE_MINUTES = env_int("CLASS_SET_GRACE_MINUTES", 10)
+
 # --- Quotas and rate limits ---------------------------------------------------------------------
 
 # Bytes a student may keep in vault documents and chat attachments together; teachers have none.

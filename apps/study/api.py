@@ -21,5 +21,4 @@ class StaleOut(Schema):
 def stale_counts(request: HttpRequest):
     """Questions, cards, lessons and mindmap nodes citing a chunk that re-ingestion retired;
     each quiz, deck, workshop and mindmap refreshes its own at POST .../{id}/refresh."""
-    counts = stale.counts(request.auth)
-    return {**counts.__dict__, "total": counts.total}
+    return stale.counts(request.auth)

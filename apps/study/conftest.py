@@ -5,7 +5,7 @@ import json
 import pytest
 
 from apps.llm.tests.fake_ollama import FakeOllama, part
-from apps.study import background, tasks
+from apps.study import kinds, tasks
 from apps.vault.models import Chunk
 from apps.vault.tests.conftest import ingest, upload
 from conftest import make_document
@@ -16,8 +16,10 @@ def run_worker() -> list[tuple[str, int]]:
     run here (the on_commit that queues it never fires inside a test's transaction)."""
     waiting = [
         (kind, pk)
-        for kind, (model, _) in background.KINDS.items()
-        for pk in model.objects.filter(status="generating", worker="").values_list("pk", flat=True)
+        for kind, made in kinds.KINDS.items()
+        for pk in made.model.objects.filter(status="generating", worker="").values_list(
+            "pk", flat=True
+        )
     ]
     for kind, pk in waiting:
         tasks.generate.apply(args=(kind, pk))

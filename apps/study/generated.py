@@ -11,7 +11,7 @@ marked failed, so nothing stays "generating" for ever.
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import IntegrityError, models, transaction
+from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
@@ -133,26 +133,3 @@ class Generated(models.Model):
         for name, value in fields.items():
             setattr(self, name, value)
         self.status, self.error = READY, ""
-
-
-def asked_before(model, owner, key: str):
-    """The item `owner` already asked for with this request key, if any."""
-    if not key:
-        return None
-    return model.objects.filter(owner=owner, request_key=key).first()
-
-
-def start(model, owner, key: str = "", **fields):
-    """A new item in "generating", or the one this request key made before; (item, new?).
-    The caller queues a worker for a new one, after the transaction commits."""
-    existing = asked_before(model, owner, key)
-    if existing is not None:
-        return existing, False
-    try:
-        with transaction.atomic():
-            item = model.objects.create(owner=owner, request_key=key, status=GENERATING, **fields)
-    except IntegrityError:  # the same request, sent twice at the same instant
-        if not key:
-            raise
-        return model.objects.get(owner=owner, request_key=key), False
-    return item, True

@@ -1,4 +1,5 @@
-"""The vault excerpts a generated question, lesson or card was built from."""
+"""The vault material a study item is built from: the excerpts a generated question, lesson or
+card came from, and what its scope is called."""
 
 from apps.study import generator
 from apps.vault.models import Chunk, Document
@@ -24,3 +25,12 @@ def as_prompt_sources(chunks: list[Chunk]) -> list[generator.Source]:
         generator.Source(c.pk, c.document_id, c.document.filename, c.page, c.section, c.text)
         for c in chunks
     ]
+
+
+def scope_title(user, scope: generator.Scope) -> str:
+    names = [category.name for category in scope.categories()]
+    names += [document.filename for document in scope.chosen_documents(user)]
+    if not names:
+        return "your vault"
+    title = ", ".join(names[:3])
+    return title + (f" and {len(names) - 3} more" if len(names) > 3 else "")

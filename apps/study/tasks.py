@@ -15,17 +15,8 @@ from celery.signals import worker_ready
 from django.db import close_old_connections
 
 from apps.study import background
-from apps.study.classsets.models import ClassSet
 
 logger = logging.getLogger(__name__)
-
-
-def make(kind: str, item, *, for_class: bool = False) -> None:
-    """Queue the making of an item just started; one asked for the class is handed out at once
-    (its students see it when a worker has made it ready)."""
-    if for_class:
-        ClassSet.objects.hand_out(item.owner, item)
-    enqueue(kind, item.pk)
 
 
 def enqueue(kind: str, pk: int) -> None:

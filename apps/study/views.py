@@ -8,17 +8,12 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.ratelimits import rate_limited
 from apps.progress.models import EarnedBadge
-from apps.study import generator, stale, tasks
-from apps.study.flashcards.models import Deck
+from apps.study import kinds, stale, tasks
 from apps.study.generated import FAILED, READY
-from apps.study.mindmaps.models import Mindmap
-from apps.study.quizzes.models import Quiz
-from apps.study.workshops.models import Workshop
 from apps.vault.models import Chunk, Document
 
 T = TypeVar("T")
@@ -81,44 +76,34 @@ def source_detail(request: HttpRequest, chunk_pk: int) -> HttpResponse:
     return render(request, "study/source.html", {"chunk": chunk})
 
 
-# What each kind of study item refreshes with, and the page it goes back to.
-REFRESH = {
-    "quiz": (Quiz, stale.refresh_quiz, "study:quiz-list"),
-    "deck": (Deck, stale.refresh_deck, "study:deck-detail"),
-    "workshop": (Workshop, stale.refresh_workshop, "study:workshop-detail"),
-    "mindmap": (Mindmap, stale.refresh_mindmap, "study:mindmap-detail"),
-}
+def kind_with_page(kind: str) -> kinds.Kind:
+    try:
+        made = kinds.get(kind)
+    except kinds.UnknownKind:
+        raise Http404("No such kind of study material.") from None
+    if not made.detail_url:
+        raise Http404("No such kind of study material.")
+    return made
 
 
 @require_POST
 @login_required
 def stale_refresh(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
     """Refresh only the items of one quiz, deck, workshop or mindmap whose source changed."""
-    if kind not in REFRESH:
-        raise Http404("No such kind of study material.")
-    model, refresh, page = REFRESH[kind]
-    item = get_object_or_404(model.objects.visible_to(request.user), pk=pk)
-    refreshed = refresh(item)
+    made = kind_with_page(kind)
+    if made.refresh is None:
+        raise Http404("This kind of study material has nothing to refresh.")
+    item = get_object_or_404(made.model.objects.visible_to(request.user), pk=pk)
+    refreshed = made.refresh(item)
     messages.success(
         request,
         f"Refreshed {refreshed} item{'s' if refreshed != 1 else ''} from their changed sources.",
     )
-    return redirect(page) if kind == "quiz" else redirect(page, pk)
-
-
-# What a worker makes, by kind: the model, and the page of a finished one.
-GENERATED = {
-    "quiz": (Quiz, "study:quiz-detail"),
-    "workshop": (Workshop, "study:workshop-detail"),
-    "deck": (Deck, "study:deck-detail"),
-    "mindmap": (Mindmap, "study:mindmap-detail"),
-}
+    return redirect(made.refreshed_page(item))
 
 
 def own_generated(request: HttpRequest, kind: str, pk: int):
-    if kind not in GENERATED:
-        raise Http404("No such kind of study material.")
-    model, _ = GENERATED[kind]
+    model = kind_with_page(kind).model
     item = get_object_or_404(model.objects.visible_to(request.user), pk=pk)
     item.settle()
     return item
@@ -126,10 +111,12 @@ def own_generated(request: HttpRequest, kind: str, pk: int):
 
 def render_generating(request: HttpRequest, kind: str, item) -> HttpResponse:
     """The page (or, for htmx, the card) of an item that is being made or failed."""
+    made = kinds.get(kind)
     context = {
         "kind": kind,
         "item": item,
-        "detail_url": reverse(GENERATED[kind][1], args=[item.pk]),
+        "making": made.making(item),
+        "detail_url": made.url(item),
     }
     template = "study/generating.html" + ("#generation-card" if request.htmx else "")
     return render(request, template, context)
@@ -140,25 +127,10 @@ def report_made(request: HttpRequest, kind: str, item) -> None:
     (those earned since it was asked for), and whether fewer items came than were asked."""
     earned = EarnedBadge.objects.visible_to(request.user).filter(earned_at__gte=item.created_at)
     announce(request, [earned_badge.badge for earned_badge in earned.select_related("badge")])
-    if kind == "quiz":
-        questions = item.questions
-        report_shortfall(
-            request,
-            questions.count(),
-            item.requested,
-            "questions",
-            filled=questions.filter(extractive=True).count(),
-            model=item.backend != generator.EXTRACTIVE,
-        )
-    elif kind == "deck":
-        report_shortfall(
-            request,
-            item.cards.count(),
-            item.asked.get("count", 0),
-            "cards",
-            filled=item.cards.filter(extractive=True).count(),
-            model=not item.model_label.startswith(generator.EXTRACTIVE),
-        )
+    shortfall = kinds.get(kind).shortfall
+    if shortfall is not None:
+        made = shortfall(item)
+        report_shortfall(request, made.made, made.asked, made.things, made.filled, made.model)
 
 
 @require_GET
@@ -168,7 +140,7 @@ def generation_status(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
     ready the page reloads into it (HX-Refresh), and without htmx this is the item's page."""
     item = own_generated(request, kind, pk)
     if not request.htmx:
-        return redirect(GENERATED[kind][1], item.pk)
+        return redirect(kinds.get(kind).url(item))
     response = render_generating(request, kind, item)
     if item.status == READY:
         report_made(request, kind, item)
@@ -184,4 +156,4 @@ def generation_retry(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
     item = own_generated(request, kind, pk)
     if item.status == FAILED and type(item).objects.restart(item.pk):
         tasks.enqueue(kind, item.pk)
-    return redirect(GENERATED[kind][1], item.pk)
+    return redirect(kinds.get(kind).url(item))

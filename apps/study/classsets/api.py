@@ -10,22 +10,48 @@ from typing import Literal
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
+from pydantic import AliasChoices
 
 from apps.accounts.api import ErrorOut, Id
-from apps.study.classsets import results
-from apps.study.classsets.models import ClassSet
+from apps.study import kinds
+from apps.study.classsets import results, results_csv
+from apps.study.classsets.models import MAX_ATTEMPTS, ClassSet
 from apps.study.ownership import is_student
 
 router = Router(tags=["study"])
 
 Kind = Literal["quiz", "deck", "mindmap", "workshop"]
+Grading = Literal["first", "best", "average", "latest"]
+Reveal = Literal["after_due", "after_attempt", "never"]
 
 
 class ClassSetIn(Schema):
     kind: Kind
-    id: Id = Field(..., description="The quiz's, deck's, mindmap's or workshop's id.")
+    item_id: Id = Field(
+        ...,
+        validation_alias=AliasChoices("item_id", "id"),
+        description="The quiz's, deck's, mindmap's or workshop's id (also accepted as `id`).",
+    )
     note: str = Field("", max_length=500)
-    due: date | None = None
+    due: date | None = Field(
+        None,
+        description="No quiz attempt starts after this day (ending in the teacher's time zone).",
+    )
+    attempts: int | None = Field(
+        1, ge=1, le=MAX_ATTEMPTS, description="Quiz attempts allowed per student; null: unlimited."
+    )
+    grading: Grading = Field("first", description="Which attempts make a student's quiz score.")
+    reveal: Reveal = Field(
+        "after_due",
+        description="When students see a quiz's correct answers and explanations: after the "
+        "due date (or once the teacher releases them), after each attempt, or never (unless "
+        "released).",
+    )
+
+
+class ReviewDayOut(Schema):
+    day: date
+    reviews: int
 
 
 class FiguresOut(Schema):
@@ -35,11 +61,45 @@ class FiguresOut(Schema):
     detail: str
     old_version: bool  # the score is from an attempt on an older version of the quiz
     last_activity: datetime | None
+    review_days: list[ReviewDayOut]  # a deck's reviews per day; empty for other kinds
+
+
+class AttemptRowOut(Schema):
+    number: int  # the student's first, second, ... attempt
+    started_at: datetime
+    submitted_at: datetime
+    correct: int
+    total: int
+    percent: int
+    old_version: bool  # a question it answered was changed or removed since
+    graded: bool  # counts for the graded figure (`score`) by the set's grading
 
 
 class StudentFiguresOut(FiguresOut):
     username: str
     name: str
+    attempts: list[AttemptRowOut]  # a quiz's submitted attempts, oldest first
+
+
+class OptionCountOut(Schema):
+    number: int  # in the quiz's own order, from 0
+    text: str
+    correct: bool
+    chosen: int
+
+
+class QuestionStatsOut(Schema):
+    """One question of the quiz (its own order) over the graded attempts."""
+
+    question_id: Id
+    position: int
+    text: str
+    answered: int
+    unanswered: int
+    facility: int | None  # percent right
+    discrimination: float | None  # Moodle's index: item score vs the rest of the quiz
+    older_version: int  # graded attempts made on an older version of it
+    options: list[OptionCountOut]
 
 
 class ClassSetOut(Schema):
@@ -53,6 +113,13 @@ class ClassSetOut(Schema):
     handed_out_at: datetime
     url: str  # the page to study it on
     mine: FiguresOut | None  # a student's own figures; none for the teacher
+    # A quiz's policy (null for other kinds); attempts null: unlimited.
+    attempts: int | None
+    grading: Grading | None
+    reveal: Reveal | None
+    answers_released_at: datetime | None
+    attempts_left: int | None  # a student's, on a quiz with limited attempts
+    answers_shown: bool | None  # a student's: may they see the correct answers now
 
 
 class PassageOut(Schema):
@@ -76,6 +143,7 @@ class ResultsOut(Schema):
     class_set: ClassSetOut
     students: list[StudentFiguresOut]
     most_missed: list[MissedOut]
+    questions: list[QuestionStatsOut]  # a quiz's statistics; empty for other kinds
 
 
 def figures_out(figures: results.Figures) -> dict:
@@ -86,12 +154,29 @@ def figures_out(figures: results.Figures) -> dict:
         "detail": figures.detail,
         "old_version": figures.old_version,
         "last_activity": figures.last_activity,
+        "review_days": [{"day": day, "reviews": count} for day, count in figures.review_days],
+    }
+
+
+def quiz_policy_out(class_set: ClassSet, user) -> dict:
+    if class_set.kind != ClassSet.Kind.QUIZ:
+        keys = ("attempts", "grading", "reveal", "answers_released_at", "attempts_left")
+        return {**dict.fromkeys(keys), "answers_shown": None}
+    student = is_student(user)
+    return {
+        "attempts": class_set.attempts,
+        "grading": class_set.grading,
+        "reveal": class_set.reveal,
+        "answers_released_at": class_set.released_at,
+        "attempts_left": class_set.quiz.attempts_left_for(user) if student else None,
+        "answers_shown": class_set.quiz.answer_key_visible_to(user) if student else None,
     }
 
 
 def class_set_out(class_set: ClassSet, user) -> dict:
     mine = results.figures_of(class_set, user) if is_student(user) else None
     return {
+        **quiz_policy_out(class_set, user),
         "id": class_set.pk,
         "kind": class_set.kind,
         "item_id": class_set.item.pk,
@@ -115,14 +200,18 @@ def own_set(request: HttpRequest, set_id: Id) -> ClassSet:
 
 
 @router.post(
-    "/class-sets", response={201: ClassSetOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut}
+    "/class-sets",
+    response={201: ClassSetOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 422: ErrorOut},
 )
 def hand_out(request: HttpRequest, payload: ClassSetIn):
     """Hand one of your quizzes, decks, mindmaps or workshops to the class (teachers)."""
     ClassSet.objects.check_teacher(request.auth)
-    model = ClassSet.MODELS[ClassSet.Kind(payload.kind)]
-    item = get_object_or_404(model.objects.visible_to(request.auth), pk=payload.id)
-    made = ClassSet.objects.hand_out(request.auth, item, note=payload.note, due=payload.due)
+    model = kinds.get(payload.kind).model
+    item = get_object_or_404(model.objects.visible_to(request.auth), pk=payload.item_id)
+    policy = payload.model_dump(include={"attempts", "grading", "reveal"})
+    made = ClassSet.objects.hand_out(
+        request.auth, item, note=payload.note, due=payload.due, **policy
+    )
     return Status(201, class_set_out(made, request.auth))
 
 
@@ -150,6 +239,7 @@ def take_back(request: HttpRequest, set_id: Id):
 
 
 def results_out(report: results.Results, user) -> dict:
+    attempts = {s.student.pk: s.attempts for s in report.quiz.students} if report.quiz else {}
     return {
         "class_set": class_set_out(report.class_set, user),
         "students": [
@@ -157,8 +247,13 @@ def results_out(report: results.Results, user) -> dict:
                 **figures_out(row),
                 "username": row.student.username,
                 "name": row.student.get_full_name(),
+                "attempts": [vars(a) for a in attempts.get(row.student.pk, [])],
             }
             for row in report.students
+        ],
+        "questions": [
+            {**vars(q), "options": [vars(o) for o in q.options]}
+            for q in (report.quiz.questions if report.quiz else [])
         ],
         "most_missed": [
             {
@@ -182,6 +277,16 @@ def results_out(report: results.Results, user) -> dict:
     }
 
 
+@router.post(
+    "/class-sets/{set_id}/release", response={200: ClassSetOut, 404: ErrorOut, 422: ErrorOut}
+)
+def release_answers(request: HttpRequest, set_id: Id):
+    """Show the class a quiz's correct answers and explanations now, whatever its policy."""
+    class_set = own_set(request, set_id)
+    class_set.release()
+    return class_set_out(class_set, request.auth)
+
+
 @router.get("/class-sets/{set_id}/results", response={200: ResultsOut, 404: ErrorOut})
 def class_results(request: HttpRequest, set_id: Id):
     """Every student's figures and what the class misses most (the teacher who handed it
@@ -190,8 +295,16 @@ def class_results(request: HttpRequest, set_id: Id):
 
 
 @router.get("/class-sets/{set_id}/results.csv", response={200: None, 404: ErrorOut})
-def class_results_csv(request: HttpRequest, set_id: Id):
+def class_results_csv(
+    request: HttpRequest,
+    set_id: Id,
+    table: Literal["students", "attempts", "questions"] = "students",
+):
+    """The results page's figures as CSV: one row per student, per quiz attempt, or per
+    option of each quiz question (with its facility and discrimination)."""
     class_set = own_set(request, set_id)
-    response = HttpResponse(results.as_csv(results.results(class_set)), content_type="text/csv")
-    response["Content-Disposition"] = f'attachment; filename="{results.csv_name(class_set)}"'
+    report = results.results(class_set)
+    response = HttpResponse(results_csv.as_csv(report, table), content_type="text/csv")
+    name = results_csv.csv_name(class_set, table)
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response

@@ -1,7 +1,8 @@
 from django import forms
 from django.db.models import BigIntegerField
 
-from apps.study.classsets.models import ClassSet
+from apps.study.classsets.models import MAX_ATTEMPTS, ClassSet
+from apps.study.classsets.policy import Grading, Reveal
 
 
 class HandOutForm(forms.Form):
@@ -11,3 +12,20 @@ class HandOutForm(forms.Form):
     due = forms.DateField(
         label="Due (optional)", required=False, widget=forms.DateInput(attrs={"type": "date"})
     )
+    # A quiz's policy; the other kinds ignore it.
+    attempts = forms.IntegerField(
+        label="Attempts allowed", min_value=1, max_value=MAX_ATTEMPTS, required=False, initial=1
+    )
+    unlimited = forms.BooleanField(label="Unlimited attempts", required=False)
+    grading = forms.ChoiceField(choices=Grading.choices, initial=Grading.FIRST, required=False)
+    reveal = forms.ChoiceField(
+        label="Show the answers", choices=Reveal.choices, initial=Reveal.AFTER_DUE, required=False
+    )
+
+    def policy(self) -> dict:
+        data = self.cleaned_data
+        return {
+            "attempts": None if data["unlimited"] else (data["attempts"] or 1),
+            "grading": data["grading"] or Grading.FIRST,
+            "reveal": data["reveal"] or Reveal.AFTER_DUE,
+        }

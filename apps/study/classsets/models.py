@@ -6,17 +6,19 @@ Taking a set back deletes the ClassSet: students no longer reach the item, and t
 stays with it, so handing it out again brings the results back.
 """
 
+from functools import reduce
+from operator import or_
+
 from django.conf import settings
 from django.db import IntegrityError, models, transaction
-from django.urls import reverse
+from django.utils import timezone
 
-from apps.study.errors import StudyError
-from apps.study.flashcards.models import Deck
+from apps.progress.models import LocalZone
+from apps.study import kinds
+from apps.study.classsets.policy import Grading, QuizPolicy, Reveal
+from apps.study.errors import InvalidInput, StudyError
 from apps.study.generated import READY
-from apps.study.mindmaps.models import Mindmap
 from apps.study.ownership import is_student
-from apps.study.quizzes.models import Quiz
-from apps.study.workshops.models import Workshop
 
 
 class NotATeacher(StudyError):
@@ -28,6 +30,16 @@ class AlreadyHandedOut(StudyError):
 
 
 ONLY_TEACHERS = "Only teachers hand material out to the class."
+MAX_ATTEMPTS = 100  # a number of attempts allowed; more is "unlimited" (None)
+
+
+def check_quiz_policy(attempts: int | None, grading: str, reveal: str) -> None:
+    if attempts is not None and not 1 <= attempts <= MAX_ATTEMPTS:
+        raise InvalidInput(f"Allow 1 to {MAX_ATTEMPTS} attempts, or unlimited.")
+    if grading not in Grading.values:
+        raise InvalidInput(f"Grade by one of: {', '.join(Grading.values)}.")
+    if reveal not in Reveal.values:
+        raise InvalidInput(f"Show the answers at one of: {', '.join(Reveal.values)}.")
 
 
 class ClassSetQuerySet(models.QuerySet):
@@ -39,16 +51,21 @@ class ClassSetQuerySet(models.QuerySet):
         if not (user.is_authenticated and user.is_teacher):
             raise NotATeacher(ONLY_TEACHERS)
 
-    def hand_out(self, teacher, item, *, note: str = "", due=None) -> "ClassSet":
-        """Hand `item` (the teacher's own quiz, deck, mindmap or workshop) to the class."""
+    def hand_out(self, teacher, item, *, note: str = "", due=None, **policy) -> "ClassSet":
+        """Hand `item` (the teacher's own quiz, deck, mindmap or workshop) to the class; a
+        quiz with its `policy` (attempts, grading, reveal; the fields' defaults otherwise)."""
         self.check_teacher(teacher)
+        policy = {"attempts": 1, "grading": Grading.FIRST, "reveal": Reveal.AFTER_DUE, **policy}
+        check_quiz_policy(**policy)
         kind = ClassSet.kind_of(item)
         if item.owner_id != teacher.pk:
             raise NotATeacher("Only the teacher who made it can hand it out.")
         note = note.strip()[:500]
         try:
             with transaction.atomic():
-                return self.create(teacher=teacher, kind=kind, note=note, due=due, **{kind: item})
+                return self.create(
+                    teacher=teacher, kind=kind, note=note, due=due, **policy, **{kind: item}
+                )
         except IntegrityError:  # one set per item (two hand-outs at once: one wins)
             raise AlreadyHandedOut(f"This {kind} is handed out already.") from None
 
@@ -60,12 +77,8 @@ class ClassSetQuerySet(models.QuerySet):
         return self.of_teacher(user)
 
     def ready(self):
-        return self.filter(
-            models.Q(quiz__status=READY)
-            | models.Q(deck__status=READY)
-            | models.Q(mindmap__status=READY)
-            | models.Q(workshop__status=READY)
-        )
+        ready = (models.Q(**{f"{kind.name}__status": READY}) for kind in kinds.handed_out())
+        return self.filter(reduce(or_, ready))
 
 
 class ClassSet(models.Model):
@@ -75,26 +88,33 @@ class ClassSet(models.Model):
         MINDMAP = "mindmap"
         WORKSHOP = "workshop"
 
-    MODELS = {Kind.QUIZ: Quiz, Kind.DECK: Deck, Kind.MINDMAP: Mindmap, Kind.WORKSHOP: Workshop}
-
     teacher = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="class_sets"
     )
     kind = models.CharField(max_length=10, choices=Kind.choices)
     quiz = models.ForeignKey(
-        Quiz, null=True, blank=True, on_delete=models.CASCADE, related_name="class_sets"
+        "study.Quiz", null=True, blank=True, on_delete=models.CASCADE, related_name="class_sets"
     )
     deck = models.ForeignKey(
-        Deck, null=True, blank=True, on_delete=models.CASCADE, related_name="class_sets"
+        "study.Deck", null=True, blank=True, on_delete=models.CASCADE, related_name="class_sets"
     )
     mindmap = models.ForeignKey(
-        Mindmap, null=True, blank=True, on_delete=models.CASCADE, related_name="class_sets"
+        "study.Mindmap", null=True, blank=True, on_delete=models.CASCADE, related_name="class_sets"
     )
     workshop = models.ForeignKey(
-        Workshop, null=True, blank=True, on_delete=models.CASCADE, related_name="class_sets"
+        "study.Workshop", null=True, blank=True, on_delete=models.CASCADE, related_name="class_sets"
     )
     note = models.CharField(max_length=500, blank=True)
     due = models.DateField(null=True, blank=True)
+    # A quiz's policy for the class (apps/study/quizzes/policy.py).
+    attempts = models.PositiveSmallIntegerField(
+        null=True, blank=True, default=1, help_text="Attempts allowed; empty for unlimited."
+    )
+    grading = models.CharField(max_length=10, choices=Grading.choices, default=Grading.FIRST)
+    reveal = models.CharField(max_length=14, choices=Reveal.choices, default=Reveal.AFTER_DUE)
+    released_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the teacher released the answers to the class."
+    )
     handed_out_at = models.DateTimeField(auto_now_add=True)
 
     objects = ClassSetQuerySet.as_manager()
@@ -131,10 +151,10 @@ class ClassSet(models.Model):
 
     @classmethod
     def kind_of(cls, item) -> str:
-        for kind, model in cls.MODELS.items():
-            if isinstance(item, model):
-                return kind.value
-        raise TypeError(f"{item!r} cannot be handed out")
+        kind = kinds.of(item)
+        if not kind.handed_out:
+            raise TypeError(f"{item!r} cannot be handed out")
+        return kind.name
 
     @property
     def item(self):
@@ -142,10 +162,23 @@ class ClassSet(models.Model):
 
     def study_url(self) -> str:
         """The page a student studies the item on."""
-        page = {
-            self.Kind.QUIZ: "study:quiz-detail",
-            self.Kind.DECK: "study:deck-detail",
-            self.Kind.MINDMAP: "study:mindmap-detail",
-            self.Kind.WORKSHOP: "study:workshop-detail",
-        }[self.kind]
-        return reverse(page, args=[self.item.pk])
+        return kinds.get(self.kind).url(self.item)
+
+    def quiz_policy(self) -> QuizPolicy:
+        return QuizPolicy(
+            attempts=self.attempts,
+            grading=self.grading,
+            reveal=self.reveal,
+            due=self.due,
+            released=self.released_at is not None,
+            for_class=True,
+            zone=LocalZone.objects.zone_for(self.teacher),
+        )
+
+    def release(self) -> None:
+        """Show the class the correct answers and explanations of a quiz, whatever its policy."""
+        if self.kind != self.Kind.QUIZ:
+            raise InvalidInput("Only a quiz has answers to release.")
+        if self.released_at is None:
+            self.released_at = timezone.now()
+            self.save(update_fields=["released_at"])

@@ -1,26 +1,27 @@
 """What the class did with a set: each student's own figures and what the class misses most.
 
 Only for the teacher who handed the set out; a student sees their own row (`figures_of`).
-Quiz figures come from each student's latest submitted attempt; a question counts as missed
+Quiz figures are graded by the set's policy (first, best, average or latest attempt; the
+report per attempt and per question is quiz_report.py); a question counts as missed
 in an attempt that answered its current version wrong (an attempt on an older version of a
-changed question does not count against the new one). Deck figures are mastery (cards whose
-last answer was "got it") and the cards answered "review" most; workshop figures are lessons
+changed question does not count against the new one). Deck figures are what FSRS says each
+student remembers, reviewed on two days at least (deck_memory.py), and the cards answered
+"review" most; workshop figures are lessons
 completed; a mindmap has only "started" (the student arranged it).
 """
 
-import csv
-import io
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db.models import Count, Max
-from django.utils.text import slugify
+from django.utils import timezone
 
 from apps.accounts.models import User
+from apps.study.classsets.deck_memory import deck_memory
 from apps.study.classsets.models import ClassSet
-from apps.study.flashcards.csv_files import protect_cell
-from apps.study.flashcards.models import CardReview, CardSchedule
+from apps.study.classsets.quiz_report import QuizReport, graded, graded_percent, quiz_report
+from apps.study.flashcards.models import CardReview
 from apps.study.mindmaps.models import MindmapArrangement
 from apps.study.sources import sources_for
 from apps.study.workshops.models import LessonCompletion
@@ -40,6 +41,7 @@ class Figures:
     detail: str = ""
     old_version: bool = False  # the quiz score is from an attempt on an older version
     last_activity: datetime | None = None
+    review_days: list = field(default_factory=list)  # a deck's (day, reviews) per day
 
 
 @dataclass
@@ -57,6 +59,7 @@ class Results:
     class_set: ClassSet
     students: list[Figures]
     most_missed: list[Missed] = field(default_factory=list)
+    quiz: QuizReport | None = None  # every attempt and the question statistics of a quiz
 
 
 def figures_of(class_set: ClassSet, student: User) -> Figures:
@@ -64,33 +67,39 @@ def figures_of(class_set: ClassSet, student: User) -> Figures:
 
 
 def quiz_figures(quiz, student: User) -> Figures:
+    """The figure the set's policy grades: the first, best, latest or average attempt."""
     figures = Figures(student)
-    attempts = list(quiz.attempts_of(student).order_by("-started_at", "-pk"))
+    attempts = list(quiz.attempts_of(student))
     figures.started = bool(attempts)
-    submitted = sorted(
-        (a for a in attempts if a.is_submitted), key=lambda a: a.submitted_at, reverse=True
-    )
     if attempts:
         figures.last_activity = max(a.submitted_at or a.started_at for a in attempts)
-    if submitted:
-        latest = submitted[0]
+    submitted = sorted((a for a in attempts if a.is_submitted), key=lambda a: a.submitted_at)
+    chosen = graded(submitted, quiz.policy_for(student).grading)
+    if chosen:
         figures.finished = True
-        figures.score = latest.percent
-        figures.detail = f"{latest.correct}/{latest.total}"
-        figures.old_version = latest.on_old_version
+        figures.score = graded_percent(chosen)
+        if len(chosen) == 1:
+            figures.detail = f"{chosen[0].correct}/{chosen[0].total}"
+        else:
+            figures.detail = f"average of {len(chosen)}"
+        if len(submitted) > 1:
+            figures.detail += f" · {len(submitted)} attempts"
+        figures.old_version = any(a.on_old_version for a in chosen)
     return figures
 
 
 def deck_figures(deck, student: User) -> Figures:
+    """Mastery from memory over time (deck_memory.py), not from the last button pressed."""
     figures = Figures(student)
-    total = deck.cards.count()
-    mastered = CardSchedule.objects.filter(card__deck=deck, student=student, mastered=True).count()
+    memory = deck_memory(deck, student, timezone.now())
     reviews = CardReview.objects.filter(card__deck=deck, student=student)
     figures.last_activity = reviews.aggregate(last=Max("reviewed_at"))["last"]
     figures.started = figures.last_activity is not None
-    figures.finished = total > 0 and mastered == total
-    figures.score = round(100 * mastered / total) if total and figures.started else None
-    figures.detail = f"{mastered} of {total} mastered" if figures.started else ""
+    figures.finished = memory.total > 0 and memory.remembered == memory.total
+    if memory.total and figures.started:
+        figures.score = round(100 * memory.remembered / memory.total)
+        figures.detail = f"{memory.remembered} of {memory.total} remembered"
+    figures.review_days = memory.days
     return figures
 
 
@@ -188,46 +197,10 @@ MISSED = {ClassSet.Kind.QUIZ: missed_questions, ClassSet.Kind.DECK: missed_cards
 def results(class_set: ClassSet) -> Results:
     students = list(User.objects.students())
     missed = MISSED.get(class_set.kind)
+    is_quiz = class_set.kind == ClassSet.Kind.QUIZ
     return Results(
         class_set=class_set,
         students=[figures_of(class_set, student) for student in students],
         most_missed=missed(class_set, students) if missed else [],
+        quiz=quiz_report(class_set.quiz, class_set.grading, students) if is_quiz else None,
     )
-
-
-CSV_COLUMNS = [
-    "username",
-    "name",
-    "started",
-    "finished",
-    "score_percent",
-    "detail",
-    "old_version",
-    "last_activity",
-]
-
-
-def as_csv(report: Results) -> str:
-    """One row per student; a cell that a spreadsheet would run as a formula gets a leading
-    apostrophe (names are typed by people)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for row in report.students:
-        cells = [
-            row.student.username,
-            row.student.get_full_name(),
-            "yes" if row.started else "no",
-            "yes" if row.finished else "no",
-            "" if row.score is None else str(row.score),
-            row.detail,
-            "yes" if row.old_version else "no",
-            row.last_activity.isoformat() if row.last_activity else "",
-        ]
-        writer.writerow([protect_cell(cell) for cell in cells])
-    return out.getvalue()
-
-
-def csv_name(class_set: ClassSet) -> str:
-    title = slugify(class_set.item.title)[:60] or class_set.kind
-    return f"class-results-{class_set.kind}-{class_set.pk}-{title}.csv"

@@ -5,10 +5,11 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from apps.study import errors
-from apps.study.classsets import results
+from apps.study import errors, kinds
+from apps.study.classsets import results, results_csv
 from apps.study.classsets.forms import HandOutForm
 from apps.study.classsets.models import ClassSet
 from apps.study.errors import StudyError
@@ -23,8 +24,24 @@ def class_set_list(request: HttpRequest) -> HttpResponse:
         "teacher", "quiz", "deck", "mindmap", "workshop"
     )
     student = is_student(request.user)
-    rows = [(s, results.figures_of(s, request.user) if student else None) for s in sets]
+    rows = [
+        (s, results.figures_of(s, request.user), quiz_status(s, request.user))
+        if student
+        else (s, None, None)
+        for s in sets
+    ]
     return render(request, "study/classsets/list.html", {"rows": rows, "student": student})
+
+
+def quiz_status(class_set: ClassSet, student) -> dict | None:
+    """A student's attempts left and when the answers show, for a class quiz."""
+    if class_set.kind != ClassSet.Kind.QUIZ:
+        return None
+    policy = class_set.quiz_policy()
+    return {
+        "left": class_set.quiz.attempts_left_for(student),
+        "answers": policy.when_revealed(timezone.now()),
+    }
 
 
 @require_POST
@@ -33,14 +50,20 @@ def class_set_create(request: HttpRequest) -> HttpResponse:
     """Hand one of one's own items to the class; back to the item's page."""
     form = HandOutForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Say what to hand out; a due date is a date.")
+        messages.error(
+            request,
+            "Say what to hand out; a due date is a date; "
+            "attempts are a number from 1 to 100, or unlimited.",
+        )
         return redirect("study:class-set-list")
     data = form.cleaned_data
     try:
         ClassSet.objects.check_teacher(request.user)
-        model = ClassSet.MODELS[ClassSet.Kind(data["kind"])]
+        model = kinds.get(data["kind"]).model
         item = get_object_or_404(model.objects.visible_to(request.user), pk=data["item"])
-        made = ClassSet.objects.hand_out(request.user, item, note=data["note"], due=data["due"])
+        made = ClassSet.objects.hand_out(
+            request.user, item, note=data["note"], due=data["due"], **form.policy()
+        )
     except StudyError as error:
         errors.show(request, error)
         return redirect("study:class-set-list")
@@ -71,12 +94,30 @@ def class_set_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "study/classsets/detail.html", {"report": report})
 
 
+@require_POST
+@login_required
+def class_set_release(request: HttpRequest, pk: int) -> HttpResponse:
+    """Show the class the quiz's correct answers and explanations now."""
+    class_set = own_set(request, pk)
+    try:
+        class_set.release()
+    except StudyError as error:
+        errors.show(request, error)
+    else:
+        messages.success(request, "Released the answers: students see them in their reviews.")
+    return redirect("study:class-set-detail", pk)
+
+
 @require_GET
 @login_required
 def class_set_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
-    if fmt != "csv":
-        raise Http404("Results export as CSV.")
+    """?table=students (the default), attempts or questions."""
+    table = request.GET.get("table", "students")
+    if fmt != "csv" or table not in results_csv.TABLES:
+        raise Http404("Results export as CSV: students, attempts or questions.")
     class_set = own_set(request, pk)
-    response = HttpResponse(results.as_csv(results.results(class_set)), content_type="text/csv")
-    response["Content-Disposition"] = f'attachment; filename="{results.csv_name(class_set)}"'
+    report = results.results(class_set)
+    response = HttpResponse(results_csv.as_csv(report, table), content_type="text/csv")
+    name = results_csv.csv_name(class_set, table)
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response

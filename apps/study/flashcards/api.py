@@ -8,13 +8,13 @@ from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from ninja import Field, Router, Schema, Status
 
-from apps.accounts import ratelimits
 from apps.accounts.api import ErrorOut, Id
-from apps.study import stale, tasks
+from apps.study import starting
 from apps.study.classsets.models import ClassSet
 from apps.study.flashcards import anki, csv_files, decks, generation, scheduling
 from apps.study.flashcards.models import Card, CardReview, Deck
-from apps.study.generated import asked_before
+from apps.study.flashcards.stale import refresh_deck as refresh_stale
+from apps.study.flashcards.stale import stale_cards
 from apps.study.schemas import (
     STARTING_ERRORS,
     GenerationStatus,
@@ -118,7 +118,7 @@ def deck_out(deck: Deck, user) -> dict:
     now = timezone.now()
     cards = [card_out(card, user) for card in deck.cards.select_related("deck")]
     owner = deck.owner_id == user.pk
-    changed = {card.pk for card in stale.stale_cards(deck)} if owner else set()
+    changed = {card.pk for card in stale_cards(deck)} if owner else set()
     for card in cards:
         card.source_changed = card.pk in changed
     return {
@@ -185,20 +185,18 @@ def create_deck(request: HttpRequest, payload: DeckIn, key: IdempotencyKey = "")
         if payload.for_class:
             ClassSet.objects.hand_out(request.auth, deck)
         return Status(201, deck_out(deck, request.auth))
-    sent = asked_before(Deck, request.auth, key)
-    if sent is not None:
-        return started(sent)
-    ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
-    deck, new = generation.start_deck(
+    deck = starting.start(
+        request,
+        "deck",
         request.auth,
+        key,
+        generation.start_deck,
+        for_class=payload.for_class,
         num_cards=payload.num_cards,
         scope=payload.scope,
         method=payload.method,
         title=payload.title.strip(),
-        key=key,
     )
-    if new:
-        tasks.make("deck", deck, for_class=payload.for_class)
     return started(deck)
 
 
@@ -282,5 +280,5 @@ def refresh_deck(request: HttpRequest, deck_id: Id):
     """Cut again (or point to the new passage) only the cards whose source changed; their
     review history stays."""
     deck = own_deck(request, deck_id)
-    refreshed = stale.refresh_deck(deck)
-    return {"refreshed": refreshed, "stale": len(stale.stale_cards(deck))}
+    refreshed = refresh_stale(deck)
+    return {"refreshed": refreshed, "stale": len(stale_cards(deck))}

@@ -6,13 +6,13 @@ from datetime import datetime
 from pydantic import BaseModel, field_validator
 
 from apps.llm import gateway
-from apps.study import generated, generator
+from apps.study import generator, starting
 from apps.study.errors import InvalidInput, NothingValid, StudyError
 from apps.study.extractive import cards as extractive_cards
 from apps.study.extractive import material
 from apps.study.flashcards.decks import fill_deck
 from apps.study.flashcards.models import Card, Deck
-from apps.study.quizzes.generation import scope_title
+from apps.study.sources import scope_title
 
 
 class CardItem(BaseModel):
@@ -50,7 +50,7 @@ def start_deck(
         raise InvalidInput(f"A deck has {', '.join(map(str, Deck.SIZES))} cards.")
     generator.check_scope(user, scope)
     source = scope_title(user, scope)
-    return generated.start(
+    return starting.create(
         Deck,
         user,
         key,

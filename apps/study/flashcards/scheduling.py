@@ -34,6 +34,13 @@ def to_fsrs(memory: Memory, card_id: int) -> fsrs.Card:
     )
 
 
+def retrievability(memory: Memory, card_id: int, now: datetime) -> float:
+    """FSRS's chance that the card is recalled at `now` (0 for a card never answered)."""
+    if memory.stability is None or memory.last_review_at is None:
+        return 0.0
+    return SCHEDULER.get_card_retrievability(to_fsrs(memory, card_id), now.astimezone(UTC))
+
+
 def memory_of(card: Card, user) -> Memory:
     """`user`'s memory of the card: the card's own for its deck's owner, else the student's
     schedule (a fresh one, not saved yet, when they never answered it: due at once)."""

@@ -9,8 +9,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
-from apps.accounts import ratelimits
-from apps.study import errors, stale, tasks
+from apps.study import errors, stale, starting
 from apps.study.errors import StudyError
 from apps.study.flashcards import anki, csv_files, decks, generation, scheduling
 from apps.study.flashcards.forms import (
@@ -21,7 +20,7 @@ from apps.study.flashcards.forms import (
     NewDeckForm,
 )
 from apps.study.flashcards.models import Card, Deck
-from apps.study.generated import asked_before
+from apps.study.flashcards.stale import card_text, stale_cards
 from apps.study.views import announce, download, render_generating, study_tab
 
 EXPORTS = {"csv": ("text/csv", csv_files.export_csv), "apkg": ("application/zip", anki.export_apkg)}
@@ -53,23 +52,21 @@ def deck_list(request: HttpRequest) -> HttpResponse:
 def deck_generate(request: HttpRequest) -> HttpResponse:
     form = DeckGenerateForm(request.POST, user=request.user)
     if form.is_valid():
-        sent = asked_before(Deck, request.user, form.key)  # the same form, sent again
-        if sent is not None:
-            return redirect("study:deck-detail", pk=sent.pk)
-        ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
         try:
-            deck, new = generation.start_deck(
+            deck = starting.start(
+                request,
+                "deck",
                 request.user,
+                form.key,
+                generation.start_deck,
+                for_class=form.hand_out_to_class,
                 num_cards=form.cleaned_data["num_cards"],
                 scope=form.scope,
                 method=form.chosen_method,
-                key=form.key,
             )
         except StudyError as error:
             errors.show(request, error, form)
         else:
-            if new:
-                tasks.make("deck", deck, for_class=form.hand_out_to_class)
             return redirect("study:deck-detail", pk=deck.pk)
     return render_deck_list(request, generate_form=form, status=errors.PAGE_STATUS)
 
@@ -138,10 +135,10 @@ def readable_card(request: HttpRequest, pk: int, card_pk: int) -> Card:
 def render_deck(request: HttpRequest, deck: Deck, partial: str = "", status: int = 200, **extra):
     mastered, total = deck.mastery(request.user)
     owner = deck.owner_id == request.user.pk
-    changed = stale.stale_cards(deck) if owner else []  # the owner's to refresh
+    changed = stale_cards(deck) if owner else []  # the owner's to refresh
     # Searching for the new passages only pays where the cards are shown.
     new = (
-        stale.passages_now(deck, {c.pk: stale.card_text(c) for c in changed})
+        stale.passages_now(deck, {c.pk: card_text(c) for c in changed})
         if partial in ("", "card-list")
         else {}
     )

@@ -8,13 +8,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
 
-from apps.accounts import ratelimits
 from apps.accounts.api import ErrorOut, Id
-from apps.study import stale, tasks
+from apps.study import starting
 from apps.study.classsets.models import ClassSet
-from apps.study.generated import asked_before
 from apps.study.mindmaps import generation, svg
 from apps.study.mindmaps.models import Mindmap
+from apps.study.mindmaps.stale import refresh_mindmap as refresh_stale
+from apps.study.mindmaps.stale import stale_nodes
 from apps.study.schemas import (
     STARTING_ERRORS,
     GenerationStatus,
@@ -94,7 +94,7 @@ class MindmapOut(Schema):
 
     @staticmethod
     def resolve_stale_nodes(mindmap: Mindmap) -> list[str]:
-        return [node_id for node_id, _ in stale.stale_nodes(mindmap)]
+        return [node_id for node_id, _ in stale_nodes(mindmap)]
 
 
 def own_mindmap(request: HttpRequest, mindmap_id: Id) -> Mindmap:
@@ -126,15 +126,17 @@ def create_mindmap(request: HttpRequest, payload: MindmapIn, key: IdempotencyKey
         if payload.for_class:
             ClassSet.objects.hand_out(request.auth, mindmap)
         return Status(201, mindmap)
-    sent = asked_before(Mindmap, request.auth, key)
-    if sent is not None:
-        return started(sent)
-    ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
-    mindmap, new = generation.start_mindmap(
-        request.auth, payload.scope, title, method=payload.method, key=key
+    mindmap = starting.start(
+        request,
+        "mindmap",
+        request.auth,
+        key,
+        generation.start_mindmap,
+        for_class=payload.for_class,
+        scope=payload.scope,
+        title=title,
+        method=payload.method,
     )
-    if new:
-        tasks.make("mindmap", mindmap, for_class=payload.for_class)
     return started(mindmap)
 
 
@@ -145,7 +147,7 @@ def create_mindmap(request: HttpRequest, payload: MindmapIn, key: IdempotencyKey
 def mindmap_svg(request: HttpRequest, mindmap_id: Id):
     """The same SVG the page shows, in the saved layout and arrangement."""
     mindmap = arranged_mindmap(request, mindmap_id)
-    changed = [node_id for node_id, _ in stale.stale_nodes(mindmap)]
+    changed = [node_id for node_id, _ in stale_nodes(mindmap)]
     drawn = svg.render_svg(mindmap, changed=changed)
     return HttpResponse(drawn, content_type="image/svg+xml")
 
@@ -201,5 +203,5 @@ def toggle_branch(request: HttpRequest, mindmap_id: Id, payload: NodeIn):
 def refresh_mindmap(request: HttpRequest, mindmap_id: Id):
     """Only the nodes whose source changed cite the passage that answers them now."""
     mindmap = own_mindmap(request, mindmap_id)
-    refreshed = stale.refresh_mindmap(mindmap)
-    return {"refreshed": refreshed, "stale": len(stale.stale_nodes(mindmap))}
+    refreshed = refresh_stale(mindmap)
+    return {"refreshed": refreshed, "stale": len(stale_nodes(mindmap))}

@@ -2,7 +2,7 @@
 
 from apps.llm import jsonparse, prompts
 from apps.progress import tracking
-from apps.study import generated, generator
+from apps.study import generator, starting
 from apps.study.errors import MindmapError, NothingValid, StudyError
 from apps.study.extractive import structure
 from apps.study.mindmaps.models import Mindmap
@@ -15,7 +15,7 @@ from apps.study.mindmaps.tree import (
     tree_schema,
     walk,
 )
-from apps.study.quizzes.generation import scope_title
+from apps.study.sources import scope_title
 
 
 def generate_tree(user, scope: generator.Scope, title: str = "") -> tuple[dict, generator.Answer]:
@@ -59,7 +59,7 @@ def start_mindmap(
     generator.check_scope(user, scope)
     source = scope_title(user, scope)
     name = clean_text(title, MAX_TITLE) or f"Mindmap of {source}"[:MAX_TITLE]
-    return generated.start(
+    return starting.create(
         Mindmap,
         user,
         key,

@@ -7,14 +7,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
-from apps.accounts import ratelimits
 from apps.progress import tracking
-from apps.study import errors, stale, tasks
+from apps.study import errors, stale, starting
 from apps.study.errors import StudyError
-from apps.study.generated import asked_before
 from apps.study.mindmaps import generation, svg, tree
 from apps.study.mindmaps.forms import MindmapGenerateForm, MindmapOutlineForm, NodePositionForm
 from apps.study.mindmaps.models import Mindmap
+from apps.study.mindmaps.stale import node_text, stale_nodes
 from apps.study.views import MARKDOWN, announce, download, render_generating, study_tab
 
 EXPORTS = {
@@ -41,23 +40,21 @@ def render_mindmap_list(
 def mindmap_generate(request: HttpRequest) -> HttpResponse:
     form = MindmapGenerateForm(request.POST, user=request.user)
     if form.is_valid():
-        sent = asked_before(Mindmap, request.user, form.key)  # the same form, sent again
-        if sent is not None:
-            return redirect("study:mindmap-detail", pk=sent.pk)
-        ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
         try:
-            mindmap, new = generation.start_mindmap(
+            mindmap = starting.start(
+                request,
+                "mindmap",
                 request.user,
-                form.scope,
-                form.cleaned_data["title"],
+                form.key,
+                generation.start_mindmap,
+                for_class=form.hand_out_to_class,
+                scope=form.scope,
+                title=form.cleaned_data["title"],
                 method=form.chosen_method,
-                key=form.key,
             )
         except StudyError as error:
             errors.show(request, error, form)
         else:
-            if new:
-                tasks.make("mindmap", mindmap, for_class=form.hand_out_to_class)
             return redirect("study:mindmap-detail", pk=mindmap.pk)
     return render_mindmap_list(request, generate_form=form, status=errors.PAGE_STATUS)
 
@@ -90,14 +87,12 @@ def mindmap_create(request: HttpRequest) -> HttpResponse:
 
 def render_mindmap(request: HttpRequest, mindmap: Mindmap, status: int = 200) -> HttpResponse:
     owner = mindmap.owner_id == request.user.pk
-    changed = stale.stale_nodes(mindmap) if owner else []  # the owner's to refresh
+    changed = stale_nodes(mindmap) if owner else []  # the owner's to refresh
     # An htmx swap redraws only the canvas; the stale nodes are listed outside it.
     new = (
         {}
         if request.htmx
-        else stale.passages_now(
-            mindmap, {node_id: stale.node_text(node) for node_id, node in changed}
-        )
+        else stale.passages_now(mindmap, {node_id: node_text(node) for node_id, node in changed})
     )
     context = {
         **{"stale_count": len(changed), "stale_kind": "mindmap", "stale_pk": mindmap.pk},

@@ -1,20 +1,19 @@
 """Quizzes under /api/v1/study/quizzes: generate, read, answer, export."""
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Annotated, Literal
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
 
-from apps.accounts import ratelimits
 from apps.accounts.api import ErrorOut, Id
-from apps.study import stale, tasks
-from apps.study.classsets.models import ClassSet
-from apps.study.generated import asked_before
-from apps.study.quizzes import exports, generation
+from apps.study import starting
+from apps.study.quizzes import exports, generation, review
 from apps.study.quizzes.generation import OPTION_COUNT
 from apps.study.quizzes.models import Question, Quiz
+from apps.study.quizzes.stale import refresh_quiz as refresh_stale
+from apps.study.quizzes.stale import stale_questions
 from apps.study.schemas import (
     STARTING_ERRORS,
     GenerationStatus,
@@ -43,6 +42,9 @@ class QuizIn(ScopeIn):
 
 
 class QuestionOut(Schema):
+    """A question as the asker sees it: on a class quiz a student's questions and options
+    come in their own shuffled order (the same on every call); `position` counts in it."""
+
     position: int
     type: QuestionType
     question: str
@@ -60,6 +62,15 @@ class AttemptSummaryOut(Schema):
     submitted_at: datetime | None
 
 
+class PolicyOut(Schema):
+    attempts_allowed: int | None  # null: unlimited
+    attempts_left: int | None  # null: unlimited
+    grading: Literal["first", "best", "average", "latest"]
+    reveal: Literal["after_due", "after_attempt", "never"]
+    due: date | None  # no attempt starts after this day
+    answers_shown: bool  # the correct answers and explanations show in the attempts' replies
+
+
 class QuizOut(Schema):
     id: Id
     status: GenerationStatus  # the questions are here once it is ready
@@ -75,6 +86,7 @@ class QuizOut(Schema):
     workshop_id: Id | None
     questions: list[QuestionOut]
     attempts: list[AttemptSummaryOut]
+    policy: PolicyOut | None  # a student's rules on a class quiz; none on one's own
 
 
 class QuizListOut(Schema):
@@ -92,15 +104,23 @@ Choice = Annotated[int, checked_by_the_rule(minimum=0, maximum=max(OPTION_COUNT.
 
 
 class AttemptIn(Schema):
-    answers: list[Choice | None] = checked_by_the_rule(maxItems=max(Quiz.SIZES))
+    answers: list[Choice | None] = checked_by_the_rule(
+        maxItems=max(Quiz.SIZES),
+        description="One per question, in the order GET /quizzes/{id} shows the questions to "
+        "you, each the index of an option in the order shown there (on a class quiz, your own "
+        "shuffled order), or null for a question left open.",
+    )
 
 
 class ResultOut(Schema):
+    """One answer in the order the questions were shown to you. `correct_index`, `correct`
+    and `explanation` are null while the quiz's policy keeps the answer key hidden."""
+
     position: int
     chosen: int | None
-    correct_index: int
-    correct: bool
-    explanation: str
+    correct_index: int | None
+    correct: bool | None
+    explanation: str | None
     chunk_ids: list[Id]
 
 
@@ -109,27 +129,43 @@ class AttemptOut(Schema):
     correct: int
     total: int
     percent: int
+    answers_shown: bool  # whether the results carry the correct answers and explanations
     results: list[ResultOut]
     badges: list[str]
 
 
+def policy_out(item: Quiz, user) -> dict | None:
+    policy = item.policy_for(user)
+    if not policy.for_class:
+        return None
+    return {
+        "attempts_allowed": policy.attempts,
+        "attempts_left": item.attempts_left_for(user),
+        "grading": policy.grading,
+        "reveal": policy.reveal,
+        "due": policy.due,
+        "answers_shown": item.answer_key_visible_to(user),
+    }
+
+
 def quiz_out(item: Quiz, user) -> dict:
-    """The quiz as `user` sees it: only their own attempts; the owner's stale marks."""
+    """The quiz as `user` sees it: in their order, only their own attempts; the owner's
+    stale marks. No answer key: that shows only in an attempt's results."""
     owner = item.owner_id == user.pk
-    changed = {question.pk for question in stale.stale_questions(item)} if owner else set()
+    changed = {question.pk for question in stale_questions(item)} if owner else set()
     return {
         **{field: getattr(item, field) for field in QuizOut.model_fields if hasattr(item, field)},
         "questions": [
             {
-                "position": q.position,
-                "type": q.kind,
-                "question": q.text,
-                "options": q.options,
-                "chunk_ids": q.chunk_ids,
-                "extractive": q.extractive,
-                "source_changed": q.pk in changed,
+                "position": position,
+                "type": shown.question.kind,
+                "question": shown.text,
+                "options": shown.options,
+                "chunk_ids": shown.question.chunk_ids,
+                "extractive": shown.extractive,
+                "source_changed": shown.pk in changed,
             }
-            for q in item.questions.all()
+            for position, shown in enumerate(item.paper_for(user).questions)
         ],
         "attempts": [
             {
@@ -141,6 +177,7 @@ def quiz_out(item: Quiz, user) -> dict:
             }
             for a in item.attempts_of(user)
         ],
+        "policy": policy_out(item, user),
     }
 
 
@@ -175,23 +212,19 @@ def list_quizzes(request: HttpRequest):
 @router.post("/quizzes", response={202: StartedOut, **STARTING_ERRORS})
 def create_quiz(request: HttpRequest, payload: QuizIn, key: IdempotencyKey = ""):
     """Start a quiz; a worker makes it. GET it until `status` is ready."""
-    if payload.for_class:
-        ClassSet.objects.check_teacher(request.auth)
-    sent = asked_before(Quiz, request.auth, key)
-    if sent is not None:
-        return started(sent)
-    ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
-    quiz, new = generation.start_quiz(
+    quiz = starting.start(
+        request,
+        "quiz",
         request.auth,
+        key,
+        generation.start_quiz,
+        for_class=payload.for_class,
         num_questions=payload.num_questions,
         difficulty=payload.difficulty,
         types=list(payload.types),
         scope=payload.scope,
         method=payload.method,
-        key=key,
     )
-    if new:
-        tasks.make("quiz", quiz, for_class=payload.for_class)
     return started(quiz)
 
 
@@ -207,7 +240,13 @@ def get_quiz(request: HttpRequest, quiz_id: Id):
     response={201: AttemptOut, 404: ErrorOut, 409: ErrorOut, 422: ErrorOut},
 )
 def create_attempt(request: HttpRequest, quiz_id: Id, payload: AttemptIn):
-    attempt, badges = readable_quiz(request, quiz_id).submit(payload.answers, by=request.auth)
+    """Submit answers given in the order GET /quizzes/{id} shows (see AttemptIn); 409 when
+    the quiz's policy allows no attempt (none left, past the due date)."""
+    quiz = readable_quiz(request, quiz_id)
+    quiz.require_ready()
+    paper = quiz.paper_for(request.auth)
+    attempt, badges = quiz.submit(paper.to_original(payload.answers), by=request.auth)
+    key = quiz.answer_key_visible_to(request.auth)
     return Status(
         201,
         {
@@ -215,16 +254,17 @@ def create_attempt(request: HttpRequest, quiz_id: Id, payload: AttemptIn):
             "correct": attempt.correct,
             "total": attempt.total,
             "percent": attempt.percent,
+            "answers_shown": key,
             "results": [
                 {
-                    "position": question.position,
-                    "chosen": chosen,
-                    "correct_index": question.correct_index,
-                    "correct": right,
-                    "explanation": question.explanation,
-                    "chunk_ids": question.chunk_ids,
+                    "position": row.position,
+                    "chosen": row.chosen,
+                    "correct_index": row.correct_index,
+                    "correct": row.right,
+                    "explanation": row.explanation,
+                    "chunk_ids": row.question.question.chunk_ids,
                 }
-                for question, chosen, right in attempt.results()
+                for row in review.shown_results(attempt, paper, key)
             ],
             "badges": [getattr(badge, "code", str(badge)) for badge in badges],
         },
@@ -298,5 +338,5 @@ def export_quiz(request: HttpRequest, quiz_id: Id, format: Literal["md", "pdf"] 
 def refresh_quiz(request: HttpRequest, quiz_id: Id):
     """Cut again (or point to the new passage) only the questions whose source changed."""
     quiz = own_quiz(request, quiz_id)
-    refreshed = stale.refresh_quiz(quiz)
-    return {"refreshed": refreshed, "stale": len(stale.stale_questions(quiz))}
+    refreshed = refresh_stale(quiz)
+    return {"refreshed": refreshed, "stale": len(stale_questions(quiz))}

@@ -7,11 +7,12 @@ from django.db import transaction
 from pydantic import BaseModel, StrictInt, ValidationInfo, field_validator, model_validator
 
 from apps.llm import gateway
-from apps.study import generated, generator
+from apps.study import generator, starting
 from apps.study.errors import InvalidInput, NothingValid, StudyError
 from apps.study.extractive import material
 from apps.study.extractive import quizzes as extractive_quizzes
 from apps.study.quizzes.models import Difficulty, Question, Quiz
+from apps.study.sources import scope_title
 
 TYPES = ("mcq", "true_false")
 OPTION_COUNT = {"mcq": 4, "true_false": 2}
@@ -66,15 +67,6 @@ def same_question(item: QuestionItem) -> str:
     return re.sub(r"\W+", " ", item.question.casefold()).strip()
 
 
-def scope_title(user, scope: generator.Scope) -> str:
-    names = [category.name for category in scope.categories()]
-    names += [document.filename for document in scope.chosen_documents(user)]
-    if not names:
-        return "your vault"
-    title = ", ".join(names[:3])
-    return title + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-
-
 def start_quiz(
     user,
     *,
@@ -101,7 +93,7 @@ def start_quiz(
         generator.check_scope(user, scope)
     source = scope_title(user, scope)
     title = f"Recap: {workshop.title}" if workshop else f"Quiz on {source}"
-    return generated.start(
+    return starting.create(
         Quiz,
         user,
         key,

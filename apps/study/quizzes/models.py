@@ -6,8 +6,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from apps.progress import tracking
+from apps.study.classsets.policy import QuizPolicy, Reveal
 from apps.study.errors import InvalidAnswers, InvalidInput
 from apps.study.generated import Generated, GenerationQuerySet, one_per_request
+from apps.study.quizzes.paper import Paper
 from apps.study.sources import sources_for
 
 
@@ -103,9 +105,11 @@ class Quiz(Generated):
         return self.attempts.filter(user=user)
 
     def retake(self, by=None) -> "Attempt":
-        """Drop the unfinished attempt, if any, and start afresh."""
-        self.attempts_of(by or self.owner).filter(submitted_at__isnull=True).delete()
-        return self.start_attempt(by)
+        """Drop the unfinished attempt, if any, and start afresh (keeping it when the policy
+        allows no new one)."""
+        with transaction.atomic():
+            self.attempts_of(by or self.owner).filter(submitted_at__isnull=True).delete()
+            return self.start_attempt(by)
 
     def open_attempt(self, by=None) -> "Attempt | None":
         """The unfinished attempt to resume after a refresh, if there is one."""
@@ -113,9 +117,45 @@ class Quiz(Generated):
         return unfinished.order_by("-pk").first()
 
     def start_attempt(self, by=None) -> "Attempt":
-        return self.open_attempt(by) or self.attempts.create(
-            user=by or self.owner, answers=[None] * self.questions.count()
+        """The open attempt of `by`, or a new one if their policy allows (else AttemptRefused:
+        past the due date, or no attempt left)."""
+        by = by or self.owner
+        policy, now = self.policy_for(by), timezone.now()
+        with transaction.atomic():  # an IMMEDIATE transaction: two tabs cannot both start
+            attempt = self.open_attempt(by)
+            if attempt is not None:
+                policy.check_finish(attempt.started_at, now)
+                return attempt
+            policy.check_start(self.attempts_of(by).filter(submitted_at__isnull=False).count(), now)
+            return self.attempts.create(user=by, answers=[None] * self.questions.count())
+
+    def policy_for(self, user) -> QuizPolicy:
+        """The owner's own rules, or the class set's for a student it is handed out to."""
+        if user.pk == self.owner_id:
+            return QuizPolicy()
+        class_set = self.class_sets.first()
+        if class_set is None:  # taken back: nothing more to answer or see
+            return QuizPolicy(attempts=0, reveal=Reveal.NEVER, for_class=True)
+        return class_set.quiz_policy()
+
+    def answer_key_visible_to(self, user) -> bool:
+        """Whether `user` may see the correct answers and explanations now: every page, API
+        route and export asks this, and nothing else."""
+        return self.policy_for(user).answer_key_visible(timezone.now())
+
+    def attempts_left_for(self, user) -> int | None:
+        """How many more attempts `user` may start (None: unlimited)."""
+        policy = self.policy_for(user)
+        if policy.attempts is None:
+            return None
+        return policy.attempts_left(
+            self.attempts_of(user).filter(submitted_at__isnull=False).count()
         )
+
+    def paper_for(self, user) -> Paper:
+        """The questions in the order `user` sees them: shuffled for a student on a class
+        set, the quiz's own order for its owner."""
+        return Paper(self, user if self.policy_for(user).for_class else None)
 
     def remove_question(self, question: "Question") -> None:
         """Take a question out; the ones after it move up, and so do the answers of the

@@ -6,15 +6,16 @@ from django.db.models import Count, Prefetch
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from apps.accounts import ratelimits
-from apps.study import errors, stale, tasks
+from apps.study import errors, stale, starting
+from apps.study.classsets.policy import AttemptRefused
 from apps.study.errors import InvalidAnswers, InvalidInput, StudyError
-from apps.study.generated import asked_before
-from apps.study.quizzes import exports, generation
+from apps.study.quizzes import exports, generation, review
 from apps.study.quizzes.forms import QuizForm
 from apps.study.quizzes.models import Attempt, Quiz
+from apps.study.quizzes.stale import question_text, stale_questions
 from apps.study.sources import sources_for_each
 from apps.study.views import MARKDOWN, announce, download, render_generating, study_tab
 
@@ -26,25 +27,23 @@ EXPORTS = {"md": (MARKDOWN, exports.as_markdown), "pdf": ("application/pdf", exp
 def quiz_list(request: HttpRequest) -> HttpResponse:
     form = QuizForm(request.POST or None, user=request.user)
     if request.method == "POST" and form.is_valid():
-        sent = asked_before(Quiz, request.user, form.key)  # the same form, sent again
-        if sent is not None:
-            return redirect("study:quiz-detail", sent.pk)
-        ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
         try:
-            made, new = generation.start_quiz(
+            made = starting.start(
+                request,
+                "quiz",
                 request.user,
+                form.key,
+                generation.start_quiz,
+                for_class=form.hand_out_to_class,
                 num_questions=form.cleaned_data["num_questions"],
                 difficulty=form.cleaned_data["difficulty"],
                 types=form.cleaned_data["types"],
                 scope=form.scope,
                 method=form.chosen_method,
-                key=form.key,
             )
         except StudyError as error:
             errors.show(request, error, form)
         else:
-            if new:
-                tasks.make("quiz", made, for_class=form.hand_out_to_class)
             return redirect("study:quiz-detail", made.pk)
     context = {
         "form": form,
@@ -69,21 +68,26 @@ def readable_quiz(request: HttpRequest, pk: int) -> Quiz:
 def render_player(
     request: HttpRequest, quiz: Quiz, attempt: Attempt, status: int = 200
 ) -> HttpResponse:
-    questions = list(quiz.questions.all())
+    """The player in the asker's order (a student's own shuffle on a class quiz)."""
+    paper = quiz.paper_for(request.user)
     one_at_a_time = request.GET.get("mode", request.POST.get("mode", "one")) != "all"
-    current = min(attempt.current, len(questions) - 1)
-    answers = (list(attempt.answers) + [None] * len(questions))[: len(questions)]
+    current = min(attempt.current, len(paper) - 1)
+    answers = paper.to_shown(attempt.answers)
+    policy = quiz.policy_for(request.user)
     context = {
         "quiz": quiz,
         "owner": quiz.owner_id == request.user.pk,
         "attempt": attempt,
         "mode": "one" if one_at_a_time else "all",
-        "rows": list(zip(questions, answers, strict=True)),
+        "rows": list(zip(paper.questions, answers, strict=True)),
         "current": current,
-        "question": questions[current],
+        "question": paper.questions[current],
         "chosen": answers[current],
         "answered": sum(answer is not None for answer in answers),
-        "is_last": current == len(questions) - 1,
+        "is_last": current == len(paper) - 1,
+        "policy": policy if policy.for_class else None,
+        "attempts_left": quiz.attempts_left_for(request.user),
+        "answers_note": policy.when_revealed(timezone.now()),
     }
     template = "study/quizzes/play.html#quiz-player" if request.htmx else "study/quizzes/play.html"
     return render(request, template, context, status=status)
@@ -99,6 +103,15 @@ def posted_choice(value: str | None) -> int | None:
         raise InvalidAnswers(f"“{value}” is not an option of this quiz.") from None
 
 
+def refused(request: HttpRequest, quiz: Quiz, error: AttemptRefused) -> HttpResponse:
+    """No attempt to play: say why, and show the latest review (or the class sets)."""
+    errors.show(request, error)
+    latest = quiz.attempts_of(request.user).filter(submitted_at__isnull=False).first()
+    if latest is not None:
+        return redirect("study:attempt-detail", quiz.pk, latest.pk)
+    return redirect("study:class-set-list")
+
+
 @require_GET
 @login_required
 def quiz_detail(request: HttpRequest, pk: int) -> HttpResponse:
@@ -109,29 +122,43 @@ def quiz_detail(request: HttpRequest, pk: int) -> HttpResponse:
         return render_generating(request, "quiz", quiz)
     if not quiz.questions.exists():
         raise Http404("This quiz has no questions.")
-    return render_player(request, quiz, quiz.start_attempt(request.user))
+    try:
+        attempt = quiz.start_attempt(request.user)
+    except AttemptRefused as error:
+        return refused(request, quiz, error)
+    return render_player(request, quiz, attempt)
 
 
 @require_POST
 @login_required
 def quiz_answer(request: HttpRequest, pk: int) -> HttpResponse:
-    """Save one answer (so a refresh loses nothing) and move to the asked-for question."""
+    """Save one answer (so a refresh loses nothing) and move to the asked-for question;
+    positions and options are as the asker sees them."""
     quiz = readable_quiz(request, pk)
     if not quiz.is_ready:
         return redirect("study:quiz-detail", pk)
-    attempt = quiz.start_attempt(request.user)
+    try:
+        attempt = quiz.start_attempt(request.user)
+    except AttemptRefused as error:
+        return refused(request, quiz, error)
+    paper = quiz.paper_for(request.user)
     try:
         position = posted_choice(request.POST.get("position"))
         if position is None:
             raise InvalidAnswers("Say which question this answer is for.")
-        attempt.answer(position, posted_choice(request.POST.get("choice")))
+        shown = paper.at(position)
+        choice = posted_choice(request.POST.get("choice"))
+        if not shown.question.accepts(choice):
+            raise InvalidAnswers("That option does not exist for this question.")
+        attempt.answer(shown.position, shown.original(choice))
     except InvalidAnswers as error:
         errors.show(request, error)
         return render_player(request, quiz, attempt, status=errors.PAGE_STATUS)
+    attempt.current = position
     go = request.POST.get("go", "")
     if go.lstrip("-").isdigit():
-        attempt.current = max(0, min(int(go), quiz.questions.count() - 1))
-        attempt.save(update_fields=["current"])
+        attempt.current = max(0, min(int(go), len(paper) - 1))
+    attempt.save(update_fields=["current"])
     if request.POST.get("save_only"):
         return HttpResponse(status=204)
     if request.htmx:
@@ -147,8 +174,12 @@ def quiz_submit(request: HttpRequest, pk: int) -> HttpResponse:
     quiz = readable_quiz(request, pk)
     if not quiz.is_ready:
         return redirect("study:quiz-detail", pk)
-    attempt = quiz.start_attempt(request.user)
-    answers = list(attempt.answers)
+    try:
+        attempt = quiz.start_attempt(request.user)
+    except AttemptRefused as error:
+        return refused(request, quiz, error)
+    paper = quiz.paper_for(request.user)
+    answers = paper.to_shown(attempt.answers)
     try:
         for position in range(len(answers)):
             posted = request.POST.get(f"q{position}")
@@ -156,10 +187,12 @@ def quiz_submit(request: HttpRequest, pk: int) -> HttpResponse:
                 posted = request.POST.get("choice")
             if posted not in (None, ""):
                 answers[position] = posted_choice(posted)
-        attempt, badges = quiz.submit(answers, by=request.user)
+        attempt, badges = quiz.submit(paper.to_original(answers), by=request.user)
     except InvalidAnswers as error:
         errors.show(request, error)
         return render_player(request, quiz, attempt, status=errors.PAGE_STATUS)
+    except AttemptRefused as error:
+        return refused(request, quiz, error)
     announce(request, badges)
     return redirect("study:attempt-detail", pk, attempt.pk)
 
@@ -169,33 +202,43 @@ def quiz_submit(request: HttpRequest, pk: int) -> HttpResponse:
 def quiz_retake(request: HttpRequest, pk: int) -> HttpResponse:
     quiz = readable_quiz(request, pk)
     if quiz.is_ready:
-        quiz.retake(request.user)
+        try:
+            quiz.retake(request.user)
+        except AttemptRefused as error:
+            return refused(request, quiz, error)
     return redirect("study:quiz-detail", pk)
 
 
 @require_GET
 @login_required
 def attempt_detail(request: HttpRequest, pk: int, attempt_pk: int) -> HttpResponse:
+    """One's submitted attempt in one's own order; the correct answers and explanations only
+    when the quiz's policy shows them."""
     quiz = readable_quiz(request, pk)
     attempt = get_object_or_404(
         quiz.attempts_of(request.user), pk=attempt_pk, submitted_at__isnull=False
     )
     owner = quiz.owner_id == request.user.pk
-    changed = stale.stale_questions(quiz) if owner else []  # the owner's to refresh
-    new = stale.passages_now(quiz, {q.pk: stale.question_text(q) for q in changed})
-    results = attempt.results()
-    sources = sources_for_each(request.user, [question.chunk_ids for question, _, _ in results])
+    changed = stale_questions(quiz) if owner else []  # the owner's to refresh
+    new = stale.passages_now(quiz, {q.pk: question_text(q) for q in changed})
+    key = quiz.answer_key_visible_to(request.user)
+    results = review.shown_results(attempt, quiz.paper_for(request.user), key)
+    sources = sources_for_each(request.user, [row.question.question.chunk_ids for row in results])
     rows = [
-        (question, chosen, right, chunks, question.pk in new, new.get(question.pk))
-        for (question, chosen, right), chunks in zip(results, sources, strict=True)
+        (row, chunks, row.question.pk in new, new.get(row.question.pk))
+        for row, chunks in zip(results, sources, strict=True)
     ]
+    policy = quiz.policy_for(request.user)
     context = {
         "quiz": quiz,
         "attempt": attempt,
         "rows": rows,
+        "key": key,
         **{"stale_count": len(changed), "stale_kind": "quiz", "stale_pk": quiz.pk},
         "stale_what": "question",
         "owner": owner,
+        "attempts_left": quiz.attempts_left_for(request.user),
+        "answers_note": policy.when_revealed(timezone.now()),
     }
     return render(request, "study/quizzes/review.html", context)
 

@@ -3,13 +3,14 @@
 and a worker that dies leaves the item failed ("interrupted"), never generating for ever."""
 
 import time
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
 from django.test import Client
 from django.utils import timezone
 
-from apps.study import background, tasks
+from apps.study import background, kinds, tasks
 from apps.study.conftest import make_studied_document, questions, run_worker
 from apps.study.generated import INTERRUPTED
 from apps.study.models import Deck, Lesson, Mindmap, Quiz, Workshop
@@ -220,7 +221,7 @@ def test_anything_unexpected_in_the_worker_ends_the_item_failed(alice, model, mo
     def broken(mindmap):
         raise RuntimeError("a bug")
 
-    monkeypatch.setitem(background.KINDS, "mindmap", (Mindmap, broken))
+    monkeypatch.setitem(kinds.KINDS, "mindmap", replace(kinds.get("mindmap"), fill=broken))
     background.run("mindmap", mindmap.pk, worker="study@here")
 
     mindmap.refresh_from_db()
@@ -297,7 +298,7 @@ def test_a_worker_that_finishes_after_its_item_was_interrupted_keeps_nothing(
         Quiz.objects.filter(pk=quiz.pk).update(status="failed", error=INTERRUPTED)
         fill_quiz(quiz)
 
-    monkeypatch.setitem(background.KINDS, "quiz", (Quiz, settled_meanwhile))
+    monkeypatch.setitem(kinds.KINDS, "quiz", replace(kinds.get("quiz"), fill=settled_meanwhile))
     background.run("quiz", quiz.pk, worker="study@slow")
 
     quiz.refresh_from_db()
@@ -316,7 +317,9 @@ def test_a_retried_item_keeps_only_what_its_new_worker_makes(alice, model, monke
         assert Quiz.objects.restart(quiz.pk)  # Try again: generating, for a new worker
         fill_quiz(quiz)
 
-    monkeypatch.setitem(background.KINDS, "quiz", (Quiz, interrupted_and_retried_meanwhile))
+    monkeypatch.setitem(
+        kinds.KINDS, "quiz", replace(kinds.get("quiz"), fill=interrupted_and_retried_meanwhile)
+    )
     background.run("quiz", quiz.pk, worker="study@slow")
     monkeypatch.undo()
     assert not quiz.questions.exists()  # the slow worker's questions were not kept
@@ -358,7 +361,7 @@ def test_the_worker_beats_while_the_model_works(alice, settings, monkeypatch):
         while Quiz.objects.get(pk=quiz.pk).heartbeat_at == claimed:
             time.sleep(0.05)  # until the heartbeat thread has written a beat
 
-    monkeypatch.setitem(background.KINDS, "quiz", (Quiz, slow_model))
+    monkeypatch.setitem(kinds.KINDS, "quiz", replace(kinds.get("quiz"), fill=slow_model))
     background.run("quiz", quiz.pk, worker="study@here")
 
     quiz.refresh_from_db()
@@ -402,7 +405,7 @@ def test_a_lesson_interrupted_while_its_worker_wrote_it_stays_interrupted(
         Lesson.objects.filter(pk=lesson.pk).update(status="failed", error=INTERRUPTED)
         fill_lesson(lesson)
 
-    monkeypatch.setitem(background.KINDS, "lesson", (Lesson, settled_meanwhile))
+    monkeypatch.setitem(kinds.KINDS, "lesson", replace(kinds.get("lesson"), fill=settled_meanwhile))
     background.run("lesson", lesson.pk, worker="study@slow")
 
     lesson.refresh_from_db()

@@ -9,9 +9,7 @@ from ninja import Field, Router, Schema, Status
 
 from apps.accounts import ratelimits
 from apps.accounts.api import ErrorOut, Id
-from apps.study import stale, tasks
-from apps.study.classsets.models import ClassSet
-from apps.study.generated import asked_before
+from apps.study import starting, tasks
 from apps.study.quizzes.api import QuizOut, quiz_out
 from apps.study.schemas import (
     GENERATION_ERRORS,
@@ -25,6 +23,8 @@ from apps.study.schemas import (
 )
 from apps.study.workshops import exports, generation
 from apps.study.workshops.models import Lesson, LessonCompletion, Workshop
+from apps.study.workshops.stale import refresh_workshop as refresh_stale
+from apps.study.workshops.stale import stale_lessons
 
 router = Router(tags=["study"])
 
@@ -78,7 +78,7 @@ def workshop_out(item: Workshop, user) -> dict:
     owner = item.owner_id == user.pk
     recap = item.recap_quiz if owner else None
     lessons = list(item.lessons.all())
-    changed = {lesson.pk for lesson in stale.stale_lessons(item)} if owner else set()
+    changed = {lesson.pk for lesson in stale_lessons(item)} if owner else set()
     if not owner:
         done = dict(
             LessonCompletion.objects.filter(lesson__workshop=item, student=user).values_list(
@@ -127,21 +127,17 @@ def list_workshops(request: HttpRequest):
 @router.post("/workshops", response={202: StartedOut, **STARTING_ERRORS})
 def create_workshop(request: HttpRequest, payload: WorkshopIn, key: IdempotencyKey = ""):
     """Start a workshop; a worker plans its outline. GET it until `status` is ready."""
-    if payload.for_class:
-        ClassSet.objects.check_teacher(request.auth)
-    sent = asked_before(Workshop, request.auth, key)
-    if sent is not None:
-        return started(sent)
-    ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
-    workshop, new = generation.start_workshop(
+    workshop = starting.start(
+        request,
+        "workshop",
         request.auth,
+        key,
+        generation.start_workshop,
+        for_class=payload.for_class,
         num_lessons=payload.num_lessons,
         scope=payload.scope,
         method=payload.method,
-        key=key,
     )
-    if new:
-        tasks.make("workshop", workshop, for_class=payload.for_class)
     return started(workshop)
 
 
@@ -208,5 +204,5 @@ def export_workshop(request: HttpRequest, workshop_id: Id, format: Literal["md",
 def refresh_workshop(request: HttpRequest, workshop_id: Id):
     """Only the lessons whose sources changed: cut again, or written again when next opened."""
     workshop = own_workshop(request, workshop_id)
-    refreshed = stale.refresh_workshop(workshop)
-    return {"refreshed": refreshed, "stale": len(stale.stale_lessons(workshop))}
+    refreshed = refresh_stale(workshop)
+    return {"refreshed": refreshed, "stale": len(stale_lessons(workshop))}

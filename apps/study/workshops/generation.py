@@ -11,7 +11,7 @@ from pydantic import BaseModel, StrictInt, ValidationError, field_validator
 
 from apps.llm import jsonparse, prompts
 from apps.progress import tracking
-from apps.study import generated, generator
+from apps.study import generator, starting
 from apps.study.errors import (
     GenerationError,
     InvalidInput,
@@ -22,9 +22,9 @@ from apps.study.errors import (
 from apps.study.extractive import lessons as extractive_lessons
 from apps.study.extractive import structure
 from apps.study.generated import INTERRUPTED
-from apps.study.quizzes.generation import create_quiz, scope_title
+from apps.study.quizzes.generation import create_quiz
 from apps.study.quizzes.models import Quiz
-from apps.study.sources import as_prompt_sources, sources_for
+from apps.study.sources import as_prompt_sources, scope_title, sources_for
 from apps.study.workshops.models import Lesson, Workshop
 from apps.vault.keyterms import Vocabulary
 
@@ -93,7 +93,7 @@ def start_workshop(
         raise InvalidInput("A workshop has 5 or 10 lessons.")
     generator.check_scope(user, scope)
     source = scope_title(user, scope)
-    return generated.start(
+    return starting.create(
         Workshop,
         user,
         key,

@@ -6,17 +6,16 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from apps.accounts import ratelimits
 from apps.accounts.ratelimits import rate_limited
 from apps.llm.rendering import render_markdown
-from apps.study import errors, stale, tasks
+from apps.study import errors, stale, starting, tasks
 from apps.study.errors import StudyError
-from apps.study.generated import asked_before
 from apps.study.sources import sources_for
 from apps.study.views import MARKDOWN, announce, download, render_generating, study_tab
 from apps.study.workshops import exports, generation
 from apps.study.workshops.forms import WorkshopForm
 from apps.study.workshops.models import Lesson, Workshop
+from apps.study.workshops.stale import lesson_text, stale_lessons
 
 EXPORTS = {"md": (MARKDOWN, exports.as_markdown), "pdf": ("application/pdf", exports.as_pdf)}
 LESSON = "study/workshops/lesson.html"
@@ -27,23 +26,21 @@ LESSON = "study/workshops/lesson.html"
 def workshop_list(request: HttpRequest) -> HttpResponse:
     form = WorkshopForm(request.POST or None, user=request.user)
     if request.method == "POST" and form.is_valid():
-        sent = asked_before(Workshop, request.user, form.key)  # the same form, sent again
-        if sent is not None:
-            return redirect("study:workshop-detail", sent.pk)
-        ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
         try:
-            made, new = generation.start_workshop(
+            made = starting.start(
+                request,
+                "workshop",
                 request.user,
+                form.key,
+                generation.start_workshop,
+                for_class=form.hand_out_to_class,
                 num_lessons=form.cleaned_data["num_lessons"],
                 scope=form.scope,
                 method=form.chosen_method,
-                key=form.key,
             )
         except StudyError as error:
             errors.show(request, error, form)
         else:
-            if new:
-                tasks.make("workshop", made, for_class=form.hand_out_to_class)
             return redirect("study:workshop-detail", made.pk)
     context = {
         "form": form,
@@ -89,11 +86,11 @@ def render_lesson(
 ) -> HttpResponse:
     workshop = lesson.workshop
     owner = workshop.owner_id == request.user.pk
-    changed = stale.stale_lessons(workshop) if owner else []  # the owner's to refresh
+    changed = stale_lessons(workshop) if owner else []  # the owner's to refresh
     completed = workshop.completed_by(request.user)
     # The lesson body a write swaps in sits below the notice: only the whole page searches.
     shown = lesson in changed and template == LESSON
-    new = stale.passages_now(workshop, {lesson.pk: stale.lesson_text(lesson)} if shown else {})
+    new = stale.passages_now(workshop, {lesson.pk: lesson_text(lesson)} if shown else {})
     context = {
         **{"stale_count": len(changed), "stale_kind": "workshop", "stale_pk": workshop.pk},
         "stale_what": "lesson",

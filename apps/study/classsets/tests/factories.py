@@ -73,3 +73,27 @@ def make_workshop(owner, lessons: int = 2) -> Workshop:
 def make_mindmap(owner) -> Mindmap:
     mindmap, _ = Mindmap.objects.create_from(owner, TREE)
     return mindmap
+
+
+def in_shown_order(client, quiz, answers: list) -> list:
+    """`answers` (one per question in the quiz's own order, each an option index of it) as the
+    student logged in on `client` sends them: in their shuffled order of questions and options."""
+    own = {q.text: (q, a) for q, a in zip(quiz.questions.all(), answers, strict=True)}
+    response = client.get(f"/api/v1/study/quizzes/{quiz.pk}")
+    if response.status_code != 200:  # not theirs to read: send them as they are
+        return list(answers)
+    shown = response.json()["questions"]
+    sent = []
+    for row in shown:
+        question, chosen = own[row["question"]]
+        sent.append(None if chosen is None else row["options"].index(question.options[chosen]))
+    return sent
+
+
+def shown_place(client, quiz, position: int, choice: int) -> dict:
+    """The page's form fields that answer question `position` with option `choice` (both in
+    the quiz's own order) for the student logged in on `client`."""
+    question = quiz.questions.get(position=position)
+    shown = client.get(f"/api/v1/study/quizzes/{quiz.pk}").json()["questions"]
+    [place] = [i for i, row in enumerate(shown) if row["question"] == question.text]
+    return {"position": place, "choice": shown[place]["options"].index(question.options[choice])}

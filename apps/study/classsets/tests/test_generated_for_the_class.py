@@ -76,7 +76,10 @@ def test_students_see_the_class_quiz_once_the_worker_made_it(
 
     assert quiz["status"] == "ready" and len(quiz["questions"]) == 5
     assert answered.status_code == 201
-    assert alice_client.get(f"/study/quizzes/{quiz_id}/").status_code == 200
+    # Her one attempt used, the quiz's page shows her review.
+    page = alice_client.get(f"/study/quizzes/{quiz_id}/")
+    assert page["Location"] == f"/study/quizzes/{quiz_id}/attempts/{answered.json()['id']}/"
+    assert alice_client.get(page["Location"]).status_code == 200
     assert [s["item_id"] for s in alice_client.get("/api/v1/study/class-sets").json()] == [quiz_id]
     assert f"/study/quizzes/{quiz_id}/" in alice_client.get("/study/class-sets/").text
 

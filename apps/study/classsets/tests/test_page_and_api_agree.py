@@ -2,7 +2,13 @@
 
 import pytest
 
-from apps.study.classsets.tests.factories import class_passages, make_deck, make_quiz, make_workshop
+from apps.study.classsets.tests.factories import (
+    class_passages,
+    in_shown_order,
+    make_deck,
+    make_quiz,
+    make_workshop,
+)
 from apps.study.models import CardSchedule, ClassSet, LessonCompletion
 
 pytestmark = pytest.mark.django_db
@@ -42,8 +48,9 @@ def test_page_and_api_hand_out_alike_and_refuse_alike(tess, tess_client, alice_c
 def test_the_results_page_and_api_show_the_same_figures(tess, tess_client, alice_client):
     quiz = make_quiz(tess, class_passages(tess))
     class_set = ClassSet.objects.hand_out(tess, quiz)
+    sent = in_shown_order(alice_client, quiz, [1, 1, 1])
     alice_client.post(
-        f"/api/v1/study/quizzes/{quiz.pk}/attempts", {"answers": [1, 1, 1]}, content_type=JSON
+        f"/api/v1/study/quizzes/{quiz.pk}/attempts", {"answers": sent}, content_type=JSON
     )
 
     api = tess_client.get(f"/api/v1/study/class-sets/{class_set.pk}/results").json()

@@ -7,9 +7,12 @@ from django.utils import timezone
 from apps.study import stale
 from apps.study.conftest import generate
 from apps.study.flashcards import scheduling
+from apps.study.flashcards import stale as flashcards_stale
 from apps.study.flashcards.models import Card, CardReview, Deck
+from apps.study.mindmaps import stale as mindmaps_stale
 from apps.study.mindmaps.models import Mindmap
 from apps.study.quizzes.models import Quiz
+from apps.study.workshops import stale as workshops_stale
 from apps.study.workshops.models import Workshop
 from apps.vault.tests.conftest import ingest, upload
 
@@ -54,16 +57,18 @@ def studied(alice, alice_client, model, tmp_path, django_capture_on_commit_callb
 
 
 def test_nothing_is_stale_until_the_file_changes(alice, studied):
-    assert stale.counts(alice).total == 0
+    assert stale.counts(alice)["total"] == 0
 
 
 def test_an_edited_file_makes_its_items_stale_and_the_hub_counts_them(alice, alice_client, studied):
     studied(NOTES.replace("k = 60", "k = 30") + "\nA new closing line about Lysosomen.\n")
     counts = stale.counts(alice)
-    assert counts.questions == 5 and counts.cards == 10 and counts.lessons and counts.nodes
+    assert (
+        counts["questions"] == 5 and counts["cards"] == 10 and counts["lessons"] and counts["nodes"]
+    )
     page = alice_client.get("/study/quizzes/").content.decode()
     assert 'id="stale-count"' in page and "5 questions" in page
-    assert alice_client.get("/api/v1/study/stale").json()["total"] == counts.total
+    assert alice_client.get("/api/v1/study/stale").json()["total"] == counts["total"]
     quiz = alice_client.get(f"/api/v1/study/quizzes/{Quiz.objects.get().pk}").json()
     assert all(question["source_changed"] for question in quiz["questions"])
 
@@ -90,10 +95,10 @@ def test_refreshing_a_deck_keeps_its_reviews(alice, alice_client, studied):
     card = deck.cards.first()
     scheduling.review(card, "got_it", now=timezone.now())
     studied(NOTES.replace("Ribosomen bauen", "Ribosomen synthetisieren"))
-    assert len(stale.stale_cards(deck)) == 10
+    assert len(flashcards_stale.stale_cards(deck)) == 10
     page = alice_client.post(f"/study/stale/deck/{deck.pk}/refresh/", follow=True)
     assert "Refreshed 10 items" in page.content.decode()
-    assert stale.stale_cards(deck) == []
+    assert flashcards_stale.stale_cards(deck) == []
     assert CardReview.objects.filter(card=card).count() == 1
     for refreshed in Card.objects.filter(deck=deck).select_related("chunk"):
         assert refreshed.back in refreshed.chunk.text
@@ -102,13 +107,16 @@ def test_refreshing_a_deck_keeps_its_reviews(alice, alice_client, studied):
 def test_workshops_and_mindmaps_refresh_only_their_stale_parts(alice, alice_client, studied):
     studied(NOTES + "\n# Extra\n\nLysosomen sind die Verdauungsorgane der Zelle.\n")
     workshop, mindmap = Workshop.objects.get(), Mindmap.objects.get()
-    assert stale.stale_lessons(workshop) and stale.stale_nodes(mindmap)
+    assert workshops_stale.stale_lessons(workshop) and mindmaps_stale.stale_nodes(mindmap)
     done = alice_client.post(f"/api/v1/study/workshops/{workshop.pk}/refresh").json()
     assert done["stale"] == 0 and done["refreshed"] == workshop.lessons.count()
     assert all(lesson.content for lesson in workshop.lessons.all())
     done = alice_client.post(f"/api/v1/study/mindmaps/{mindmap.pk}/refresh").json()
     assert done["stale"] == 0
-    assert stale.counts(alice).total == stale.counts(alice).questions + stale.counts(alice).cards
+    assert (
+        stale.counts(alice)["total"]
+        == stale.counts(alice)["questions"] + stale.counts(alice)["cards"]
+    )
 
 
 def test_bob_cannot_refresh_alices_items(alice, bob_client, studied):

@@ -7,6 +7,7 @@ from django.utils import timezone
 from apps.study import stale
 from apps.study.conftest import CELL_NOTES
 from apps.study.flashcards import scheduling
+from apps.study.flashcards import stale as flashcards_stale
 from apps.study.flashcards.models import CardReview, Deck
 
 pytestmark = pytest.mark.django_db
@@ -20,7 +21,7 @@ def test_the_deck_page_shows_each_changed_card_with_the_passage_that_answers_it_
     deck = Deck.objects.get(pk=notes.make(alice_client, "decks", num_cards=20))
     assert "Source changed" not in alice_client.get(f"/study/decks/{deck.pk}/").content.decode()
     notes.edit("cells.md", EDITED)
-    changed = stale.stale_cards(deck)
+    changed = flashcards_stale.stale_cards(deck)
     assert 0 < len(changed) < deck.cards.count()  # the retrieval notes did not change
 
     page = alice_client.get(f"/study/decks/{deck.pk}/").content.decode()
@@ -28,7 +29,9 @@ def test_the_deck_page_shows_each_changed_card_with_the_passage_that_answers_it_
     assert "The passage that answers it now (cells.md" in page
     assert "synthetisieren" in page  # only the new version says so
     assert "Refresh only these" in page and "{#" not in page
-    for passage in stale.passages_now(deck, {c.pk: stale.card_text(c) for c in changed}).values():
+    for passage in stale.passages_now(
+        deck, {c.pk: flashcards_stale.card_text(c) for c in changed}
+    ).values():
         assert passage is not None and stale.live([passage.chunk_id]) == {passage.chunk_id}
 
 
@@ -39,7 +42,7 @@ def test_refreshing_a_deck_changes_only_its_changed_cards_and_keeps_reviews(alic
         scheduling.review(card, "got_it", now=now)
     reviews = CardReview.objects.filter(card__deck=deck).count()
     notes.edit("cells.md", EDITED)
-    changed = {card.pk for card in stale.stale_cards(deck)}
+    changed = {card.pk for card in flashcards_stale.stale_cards(deck)}
     before = {
         card.pk: (card.front, card.back, card.source_chunk_id, card.due_at)
         for card in deck.cards.all()
@@ -47,7 +50,7 @@ def test_refreshing_a_deck_changes_only_its_changed_cards_and_keeps_reviews(alic
 
     page = alice_client.post(f"/study/stale/deck/{deck.pk}/refresh/", follow=True)
     assert f"Refreshed {len(changed)} item" in page.content.decode()
-    assert stale.stale_cards(deck) == []
+    assert flashcards_stale.stale_cards(deck) == []
     for card in deck.cards.all():
         if card.pk not in changed:
             assert (card.front, card.back, card.source_chunk_id, card.due_at) == before[card.pk]
@@ -62,14 +65,14 @@ def test_refreshing_a_deck_changes_only_its_changed_cards_and_keeps_reviews(alic
 def test_bob_can_neither_see_nor_refresh_alices_changed_cards(alice_client, bob_client, notes):
     deck = Deck.objects.get(pk=notes.make(alice_client, "decks", num_cards=20))
     notes.edit("cells.md", EDITED)
-    changed = len(stale.stale_cards(deck))
+    changed = len(flashcards_stale.stale_cards(deck))
     assert bob_client.get(f"/study/decks/{deck.pk}/").status_code == 404
     assert bob_client.get(f"/api/v1/study/decks/{deck.pk}").status_code == 404
     assert bob_client.post(f"/study/stale/deck/{deck.pk}/refresh/").status_code == 404
     assert bob_client.post(f"/api/v1/study/decks/{deck.pk}/refresh").status_code == 404
     assert bob_client.get("/api/v1/study/stale").json()["total"] == 0
     assert 'id="stale-count"' not in bob_client.get("/study/decks/").content.decode()
-    assert len(stale.stale_cards(deck)) == changed  # nothing of alice's was refreshed
+    assert len(flashcards_stale.stale_cards(deck)) == changed  # nothing of alice's was refreshed
     assert alice_client.get("/api/v1/study/stale").json()["cards"] == changed
     cards = alice_client.get(f"/api/v1/study/decks/{deck.pk}").json()["cards"]
     assert sum(card["source_changed"] for card in cards) == changed

@@ -5,6 +5,7 @@ import pytest
 
 from apps.study import stale
 from apps.study.conftest import CELL_NOTES
+from apps.study.mindmaps import stale as mindmaps_stale
 from apps.study.mindmaps.models import Mindmap
 from apps.study.mindmaps.tree import walk
 
@@ -24,7 +25,7 @@ def test_the_page_lists_each_changed_node_with_the_passage_that_covers_it_now(al
         not in alice_client.get(f"/study/mindmaps/{mindmap.pk}/").content.decode()
     )
     notes.edit("cells.md", EDITED)
-    changed = stale.stale_nodes(mindmap)
+    changed = mindmaps_stale.stale_nodes(mindmap)
     assert changed and len(changed) < sum(1 for source in sources(mindmap).values() if source)
 
     page = alice_client.get(f"/study/mindmaps/{mindmap.pk}/").content.decode()
@@ -49,7 +50,7 @@ def test_refreshing_a_mindmap_repoints_only_its_changed_nodes_and_keeps_moves(al
     mindmap.move_node("r.0", mindmap.layout, 120, -40)
     mindmap.toggle("r.1")
     notes.edit("cells.md", EDITED)
-    changed = {node_id for node_id, _ in stale.stale_nodes(mindmap)}
+    changed = {node_id for node_id, _ in mindmaps_stale.stale_nodes(mindmap)}
     before = sources(mindmap)
 
     page = alice_client.post(f"/study/stale/mindmap/{mindmap.pk}/refresh/", follow=True)
@@ -66,11 +67,11 @@ def test_refreshing_a_mindmap_repoints_only_its_changed_nodes_and_keeps_moves(al
 def test_bob_can_neither_see_nor_refresh_alices_changed_nodes(alice_client, bob_client, notes):
     mindmap = Mindmap.objects.get(pk=notes.make(alice_client, "mindmaps"))
     notes.edit("cells.md", EDITED)
-    changed = [node_id for node_id, _ in stale.stale_nodes(mindmap)]
+    changed = [node_id for node_id, _ in mindmaps_stale.stale_nodes(mindmap)]
     assert bob_client.get(f"/study/mindmaps/{mindmap.pk}/").status_code == 404
     assert bob_client.get(f"/api/v1/study/mindmaps/{mindmap.pk}").status_code == 404
     assert bob_client.post(f"/study/stale/mindmap/{mindmap.pk}/refresh/").status_code == 404
     assert bob_client.post(f"/api/v1/study/mindmaps/{mindmap.pk}/refresh").status_code == 404
     assert bob_client.get("/api/v1/study/stale").json()["total"] == 0
-    assert [node_id for node_id, _ in stale.stale_nodes(mindmap)] == changed
+    assert [node_id for node_id, _ in mindmaps_stale.stale_nodes(mindmap)] == changed
     assert alice_client.get(f"/api/v1/study/mindmaps/{mindmap.pk}").json()["stale_nodes"] == changed

@@ -3,8 +3,8 @@ it now, and refreshing touches only those questions, keeping every score."""
 
 import pytest
 
-from apps.study import stale
 from apps.study.conftest import CELL_NOTES
+from apps.study.quizzes import stale as quizzes_stale
 from apps.study.quizzes.models import Quiz
 
 pytestmark = pytest.mark.django_db
@@ -18,7 +18,7 @@ def test_refreshing_a_quiz_changes_only_its_changed_questions_and_keeps_the_scor
     quiz = Quiz.objects.get(pk=notes.make(alice_client, "quizzes", num_questions=10))
     attempt, _ = quiz.submit([q.correct_index for q in quiz.questions.all()])
     notes.edit("cells.md", EDITED)
-    changed = {question.pk for question in stale.stale_questions(quiz)}
+    changed = {question.pk for question in quizzes_stale.stale_questions(quiz)}
     assert changed and len(changed) < quiz.questions.count()
     review = alice_client.get(f"/study/quizzes/{quiz.pk}/attempts/{attempt.pk}/").content.decode()
     assert review.count('class="stale-item"') == len(changed)
@@ -42,11 +42,11 @@ def test_bob_can_neither_see_nor_refresh_alices_changed_questions(alice_client, 
     quiz = Quiz.objects.get(pk=notes.make(alice_client, "quizzes", num_questions=10))
     attempt, _ = quiz.submit([q.correct_index for q in quiz.questions.all()])
     notes.edit("cells.md", EDITED)
-    changed = len(stale.stale_questions(quiz))
+    changed = len(quizzes_stale.stale_questions(quiz))
     review = f"/study/quizzes/{quiz.pk}/attempts/{attempt.pk}/"
     assert bob_client.get(review).status_code == 404
     assert bob_client.get(f"/api/v1/study/quizzes/{quiz.pk}").status_code == 404
     assert bob_client.post(f"/study/stale/quiz/{quiz.pk}/refresh/").status_code == 404
     assert bob_client.post(f"/api/v1/study/quizzes/{quiz.pk}/refresh").status_code == 404
     assert bob_client.get("/api/v1/study/stale").json()["total"] == 0
-    assert len(stale.stale_questions(quiz)) == changed
+    assert len(quizzes_stale.stale_questions(quiz)) == changed

@@ -5,6 +5,7 @@ import pytest
 
 from apps.study import stale
 from apps.study.conftest import CELL_NOTES
+from apps.study.workshops import stale as workshops_stale
 from apps.study.workshops.models import Workshop
 
 pytestmark = pytest.mark.django_db
@@ -19,7 +20,7 @@ def lesson_url(workshop: Workshop, number: int) -> str:
 def test_a_changed_lesson_shows_the_passage_that_answers_it_now(alice_client, notes):
     workshop = Workshop.objects.get(pk=notes.make(alice_client, "workshops", num_lessons=5))
     notes.edit("cells.md", EDITED)
-    changed = stale.stale_lessons(workshop)
+    changed = workshops_stale.stale_lessons(workshop)
     kept = [lesson for lesson in workshop.lessons.all() if lesson not in changed]
     assert changed and kept
 
@@ -42,7 +43,7 @@ def test_refreshing_a_workshop_changes_only_its_changed_lessons_and_keeps_comple
     for lesson in workshop.lessons.all():
         workshop.complete_lesson(lesson)
     notes.edit("cells.md", EDITED)
-    changed = {lesson.pk for lesson in stale.stale_lessons(workshop)}
+    changed = {lesson.pk for lesson in workshops_stale.stale_lessons(workshop)}
     before = {
         lesson.pk: (lesson.content, lesson.chunk_ids, lesson.completed_at)
         for lesson in workshop.lessons.all()
@@ -65,12 +66,14 @@ def test_refreshing_a_workshop_changes_only_its_changed_lessons_and_keeps_comple
 def test_bob_can_neither_see_nor_refresh_alices_changed_lessons(alice_client, bob_client, notes):
     workshop = Workshop.objects.get(pk=notes.make(alice_client, "workshops", num_lessons=5))
     notes.edit("cells.md", EDITED)
-    changed = len(stale.stale_lessons(workshop))
+    changed = len(workshops_stale.stale_lessons(workshop))
     assert bob_client.get(lesson_url(workshop, 1)).status_code == 404
     assert bob_client.get(f"/api/v1/study/workshops/{workshop.pk}").status_code == 404
     assert bob_client.post(f"/study/stale/workshop/{workshop.pk}/refresh/").status_code == 404
     assert bob_client.post(f"/api/v1/study/workshops/{workshop.pk}/refresh").status_code == 404
     assert bob_client.get("/api/v1/study/stale").json()["total"] == 0
-    assert len(stale.stale_lessons(workshop)) == changed  # nothing of alice's was refreshed
+    assert (
+        len(workshops_stale.stale_lessons(workshop)) == changed
+    )  # nothing of alice's was refreshed
     lessons = alice_client.get(f"/api/v1/study/workshops/{workshop.pk}").json()["lessons"]
     assert sum(lesson["source_changed"] for lesson in lessons) == changed

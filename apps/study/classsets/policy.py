@@ -1,0 +1,106 @@
+"""When a student may attempt a quiz handed out to the class, and when they see its answers.
+
+A quiz's owner answers it as they like: no limit, no due date, the answers after each attempt.
+A class set chooses for the class: attempts allowed, how they are graded, when the answer key
+shows, and a due date after which no attempt starts.
+"""
+
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta, tzinfo
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+from django.utils.formats import date_format
+
+from apps.study.errors import StudyError
+
+
+class Grading(models.TextChoices):
+    FIRST = "first", "First attempt"
+    BEST = "best", "Best attempt"
+    AVERAGE = "average", "Average of the attempts"
+    LATEST = "latest", "Latest attempt"
+
+
+class Reveal(models.TextChoices):
+    AFTER_DUE = "after_due", "After the due date, or when I release them"
+    AFTER_ATTEMPT = "after_attempt", "After each attempt"
+    NEVER = "never", "Never (unless I release them)"
+
+
+class AttemptRefused(StudyError):
+    """An attempt the policy does not allow: none left, or past the due date."""
+
+    status = 409
+
+
+def end_of(day: date, zone: tzinfo | None = None) -> datetime:
+    """The moment a due day ends in `zone` (the teacher's; a student's own zone, which they
+    set, must not move the deadline)."""
+    return timezone.make_aware(datetime.combine(day + timedelta(days=1), time.min), zone)
+
+
+@dataclass(frozen=True)
+class QuizPolicy:
+    attempts: int | None = None  # allowed; None: unlimited
+    grading: str = Grading.LATEST
+    reveal: str = Reveal.AFTER_ATTEMPT
+    due: date | None = None
+    released: bool = False
+    for_class: bool = False  # a student on a class set (shuffled, limited); else the owner
+    zone: tzinfo | None = None  # the teacher's, in which the due day ends
+
+    @property
+    def deadline(self) -> datetime | None:
+        return end_of(self.due, self.zone or timezone.get_default_timezone()) if self.due else None
+
+    def attempts_left(self, submitted: int) -> int | None:
+        return None if self.attempts is None else max(0, self.attempts - submitted)
+
+    def check_start(self, submitted: int, now: datetime) -> None:
+        """Refuse a new attempt past the due date or beyond the attempts allowed."""
+        if self.deadline is not None and now >= self.deadline:
+            day = date_format(self.due, "j F Y")
+            raise AttemptRefused(f"This quiz was due on {day}: no new attempt starts.")
+        if self.attempts_left(submitted) == 0:
+            allowed = "1 attempt" if self.attempts == 1 else f"{self.attempts} attempts"
+            raise AttemptRefused(f"You have used the {allowed} this quiz allows.")
+
+    @property
+    def closed_at(self) -> datetime | None:
+        """When the last attempt allowed must be in: the deadline and its grace period."""
+        grace = timedelta(minutes=settings.CLASS_SET_GRACE_MINUTES)
+        return self.deadline + grace if self.deadline else None
+
+    def check_finish(self, started_at: datetime, now: datetime) -> None:
+        """An attempt started before the deadline may still be answered and submitted
+        within the grace period after it (CLASS_SET_GRACE_MINUTES)."""
+        if self.deadline is None:
+            return
+        if started_at >= self.deadline or now >= self.closed_at:
+            day = date_format(self.due, "j F Y")
+            raise AttemptRefused(f"This quiz was due on {day}: the time to finish it is over.")
+
+    def answer_key_visible(self, now: datetime) -> bool:
+        """The one rule for the correct answers and explanations of a submitted attempt."""
+        if not self.for_class or self.released:
+            return True
+        if self.reveal == Reveal.AFTER_ATTEMPT:
+            return True
+        if self.reveal == Reveal.AFTER_DUE:  # once no one may still hand an attempt in
+            return self.closed_at is not None and now >= self.closed_at
+        return False
+
+    def when_revealed(self, now: datetime) -> str:
+        """For the student: when the correct answers show."""
+        if self.reveal == Reveal.AFTER_ATTEMPT and not self.released:
+            return "The correct answers show after each attempt."
+        if self.answer_key_visible(now):
+            return "The correct answers show in your reviews."
+        if self.reveal == Reveal.AFTER_DUE and self.due:
+            day = date_format(self.due, "j F Y")
+            return f"The correct answers show after the due date ({day}) or once released."
+        if self.reveal == Reveal.AFTER_DUE:
+            return "The correct answers show once your teacher releases them."
+        return "Your teacher keeps the correct answers to themselves."

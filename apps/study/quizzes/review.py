@@ -1,0 +1,40 @@
+"""A submitted attempt as its taker reviews it: in their own order, and with the correct
+answers and explanations only when the quiz's policy shows them (Quiz.answer_key_visible_to).
+
+The review page and the API's attempt reply both read these rows, so neither can show more.
+"""
+
+from dataclasses import dataclass
+
+from apps.study.quizzes.models import Attempt
+from apps.study.quizzes.paper import Paper, Shown
+
+
+@dataclass(frozen=True)
+class ReviewRow:
+    question: Shown  # text and options in the taker's order
+    position: int  # in the taker's order, from 0
+    chosen: int | None  # the option chosen, as shown
+    correct_index: int | None  # as shown; None while the answer key is hidden
+    right: bool | None  # None while the answer key is hidden
+    explanation: str | None  # None while the answer key is hidden
+
+
+def shown_results(attempt: Attempt, paper: Paper, key: bool) -> list[ReviewRow]:
+    """The attempt's answers to the questions still in the quiz, in the paper's order."""
+    answered = [(q, chosen, right) for q, chosen, right in attempt.results() if q.pk in paper.by_pk]
+    answered.sort(key=lambda row: paper.rank[row[0].pk])
+    rows = []
+    for question, chosen, right in answered:
+        shown = paper.by_pk[question.pk]
+        rows.append(
+            ReviewRow(
+                question=shown,
+                position=paper.rank[question.pk],
+                chosen=shown.shown(chosen),
+                correct_index=shown.correct_index if key else None,
+                right=right if key else None,
+                explanation=question.explanation if key else None,
+            )
+        )
+    return rows

@@ -1,0 +1,64 @@
+"""How a generation starts, the same for every kind and for a page or the API: the same request
+key finds the item it made before, the rate limit counts, the feature checks what is asked and
+stores the item in "generating", one asked for the class is handed out, and a worker is queued
+once the transaction commits."""
+
+from collections.abc import Callable
+
+from django.db import IntegrityError, transaction
+from django.http import HttpRequest
+
+from apps.accounts import ratelimits
+from apps.study import kinds, tasks
+from apps.study.classsets.models import ClassSet
+from apps.study.generated import GENERATING
+
+
+def start(
+    request: HttpRequest,
+    kind: str,
+    owner,
+    key: str,
+    make: Callable[..., tuple[object, bool]],
+    *,
+    for_class: bool = False,
+    **asked,
+):
+    """The item `make(owner, key=key, **asked)` starts (a feature's start_quiz, start_deck, ...),
+    or the one this request key made before. Raises the feature's StudyError (what is asked is
+    not something it makes), NotATeacher, or RateLimited."""
+    if for_class:
+        ClassSet.objects.check_teacher(owner)
+    sent = asked_before(kinds.get(kind).model, owner, key)  # the same form or call, sent again
+    if sent is not None:
+        return sent
+    ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
+    item, new = make(owner, key=key, **asked)
+    if new:
+        if for_class:  # its students see it when a worker has made it ready
+            ClassSet.objects.hand_out(owner, item)
+        tasks.enqueue(kind, item.pk)
+    return item
+
+
+def asked_before(model, owner, key: str):
+    """The item `owner` already asked for with this request key, if any."""
+    if not key:
+        return None
+    return model.objects.filter(owner=owner, request_key=key).first()
+
+
+def create(model, owner, key: str = "", **fields):
+    """A new item in "generating", or the one this request key made before; (item, new?).
+    The caller queues a worker for a new one, after the transaction commits."""
+    existing = asked_before(model, owner, key)
+    if existing is not None:
+        return existing, False
+    try:
+        with transaction.atomic():
+            item = model.objects.create(owner=owner, request_key=key, status=GENERATING, **fields)
+    except IntegrityError:  # the same request, sent twice at the same instant
+        if not key:
+            raise
+        return model.objects.get(owner=owner, request_key=key), False
+    return item, True
