@@ -5,7 +5,8 @@ loop blank scans, ask in ten chats at once, re-ingest and send bodies over the u
 Target: with the attackers within 1.25× of without (not asserted; docs/benchmarks.md).
 
 The parts are the real ones, as `make run` starts them (tests/conftest.py `app_running`): a
-Redis server, daphne, the jobs worker, the chat worker, and a fake Ollama server on loopback.
+Redis server, daphne, the jobs worker, the chat workers (the tests' 4 threads and
+CHAT_CONCURRENCY more), and a fake Ollama server on loopback.
 Sizes: HOSTILE_STUDENTS (5) students a round, HOSTILE_ROUNDS (3) rounds a phase,
 HOSTILE_ATTACKERS (3), HOSTILE_MODEL_DELAY (0.05 s a word, 20 tokens/s).
 """
@@ -24,13 +25,22 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from apps.llm.tests.fake_ollama import FakeOllama  # noqa: E402
-from tests.conftest import app_running, free_port, stop, wait_until  # noqa: E402
+from tests.conftest import (  # noqa: E402
+    app_running,
+    celery_workers,
+    free_port,
+    spawn,
+    stop,
+    wait_until,
+    worker_command,
+)
 from tests.hostile_class import LIMITS, attack, learn, names, setup_code, summary, talk  # noqa: E402
 
 STUDENTS = int(os.environ.get("HOSTILE_STUDENTS", "5"))
 ROUNDS = int(os.environ.get("HOSTILE_ROUNDS", "3"))
 ATTACKERS = int(os.environ.get("HOSTILE_ATTACKERS", "3"))
 MODEL_DELAY = float(os.environ.get("HOSTILE_MODEL_DELAY", "0.05"))
+CHAT_CONCURRENCY = int(os.environ.get("CHAT_CONCURRENCY", "16"))  # as `make run`
 
 
 def start_redis(folder: Path) -> tuple[subprocess.Popen, str]:
@@ -46,6 +56,25 @@ def start_redis(folder: Path) -> tuple[subprocess.Popen, str]:
     wait_until(lambda: subprocess.run(ping, capture_output=True).returncode == 0, timeout=20,
                what="redis-server")  # fmt: skip
     return process, f"redis://127.0.0.1:{port}/0"
+
+
+def more_chat_threads(app) -> subprocess.Popen:
+    """A chat worker of CHAT_CONCURRENCY threads beside the tests' small one, as `make run`
+    has: the attackers' answers then take their share of the threads, not all of them."""
+    port = free_port()  # only its name
+    command = [
+        f"--concurrency={CHAT_CONCURRENCY}" if str(arg).startswith("--concurrency") else arg
+        for arg in worker_command("chat", port)
+    ]
+    worker = spawn(command, app.env, app.data_dir / "logs" / "chat-more.log")
+    wait_until(
+        lambda: any(
+            name.startswith(f"chat-{port}@") for name in celery_workers(app.env["REDIS_URL"])
+        ),
+        timeout=90,
+        what="the second chat worker",
+    )
+    return worker
 
 
 def phase(url: str, students: list[str], attackers: list[str]) -> dict:
@@ -77,8 +106,12 @@ def main() -> None:
             model.delay = MODEL_DELAY
             setup = setup_code(quiet + busy, attackers)
             with app_running(redis_url, scratch / "data", model_url=model.url, setup=setup) as app:
-                alone = phase(app.url, quiet, [])
-                attacked = phase(app.url, busy, attackers)
+                worker = more_chat_threads(app)
+                try:
+                    alone = phase(app.url, quiet, [])
+                    attacked = phase(app.url, busy, attackers)
+                finally:
+                    stop(worker)
     finally:
         stop(redis)
         shutil.rmtree(scratch, ignore_errors=True)
