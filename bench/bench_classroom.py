@@ -252,6 +252,11 @@ def seed(app: App) -> list[tuple[str, str]]:
         lambda: teacher.get(f"{app.url}/api/v1/vault/ingest/{run}").json()["status"] == "done",
         "the ingestion of the class documents",
     )
+    # A worker stores the passwords of a class (docs/classroom.md#creating-a-class).
+    wait_for(
+        lambda: teacher.get(f"{app.url}/api/v1/accounts/batches").json()[0]["status"] == "ready",
+        "the students' passwords",
+    )
     return [(row["username"], row["password"]) for row in made.json()]
 
 

@@ -167,6 +167,8 @@ AUTH_USER_MODEL = "accounts.User"
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
+    # Login cards (apps/accounts/badges.py): after axes, whose lockout then applies to them too.
+    "apps.accounts.badges.BadgeBackend",
 ]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -187,6 +189,8 @@ AXES_HANDLER = "apps.accounts.lockout.PairLockoutHandler"
 # A login resets only its own pair's failures (the handler's filter), never the address's others.
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "apps.accounts.views.locked_out"
+# What axes records of a failed login leaves out: a login card's signed key among them.
+AXES_SENSITIVE_PARAMETERS = ["username", "ip_address", "badge"]
 
 LANGUAGE_CODE = "en"
 TIME_ZONE = env_str("TIME_ZONE", "UTC")
@@ -366,6 +370,8 @@ RATE_LIMIT_CHAT_QUESTIONS = env_str("RATE_LIMIT_CHAT_QUESTIONS", "20/m")
 RATE_LIMIT_ATTACHMENTS = env_str("RATE_LIMIT_ATTACHMENTS", "30/h")
 RATE_LIMIT_REINGEST = env_str("RATE_LIMIT_REINGEST", "10/h")
 CHAT_ANSWERS_IN_PROGRESS = env_int("CHAT_ANSWERS_IN_PROGRESS", 2)
+# Login card scans per address (the card's page and its Log in button count one each).
+RATE_LIMIT_BADGES = env_str("RATE_LIMIT_BADGES", "30/m")
 # Chat attachments never sent with a question are deleted after this many hours.
 CHAT_UNSENT_ATTACHMENT_HOURS = env_int("CHAT_UNSENT_ATTACHMENT_HOURS", 24)
 # How long /api/v1/health reuses its Redis, worker and model checks.

@@ -1,12 +1,15 @@
 """daphne as the Procfile starts it, with the TLS endpoint and the certificate from
 `manage.py tls_certificate`: the fingerprint the Classroom page shows is the one the server
-presents, and cookies set over TLS are Secure."""
+presents, cookies set over TLS are Secure, and a login card logs its student in over TLS."""
 
 import hashlib
+import http.cookiejar
 import os
+import re
 import ssl
 import subprocess
 import sys
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -63,6 +66,7 @@ def tls_app(redis_url, tmp_path):
         "https_port": https_port,
         "printed": printed,
         "context": insecure,
+        "manage": manage,
     }
     stop(process)
 
@@ -88,3 +92,38 @@ def test_cookies_are_secure_over_tls_and_plain_on_this_machines_http(tls_app):
 
     assert any(c.startswith("csrftoken=") and "Secure" in c for c in over_tls)
     assert any(c.startswith("csrftoken=") and "Secure" not in c for c in plain)
+
+
+CARD = """
+from apps.accounts import badges
+from apps.accounts.models import User
+student = User.objects.create_user("ada", password="x" * 12)
+student.issue_badge()
+print(badges.badge_url("", student))
+"""
+
+
+def test_a_login_card_logs_its_student_in_over_tls(tls_app):
+    card = tls_app["https"] + tls_app["manage"]("shell", "-c", CARD).strip().splitlines()[-1]
+    jar = http.cookiejar.CookieJar()
+    browser = urllib.request.build_opener(
+        urllib.request.HTTPSHandler(context=tls_app["context"]),
+        urllib.request.HTTPCookieProcessor(jar),
+    )
+    with browser.open(card, timeout=10) as page:
+        text = page.read().decode()
+    assert "Log in as ada" in text
+    assert not any(cookie.name == "sessionid" for cookie in jar)  # opening it logs no one in
+
+    csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', text)[1]
+    token = urllib.parse.parse_qs(urllib.parse.urlsplit(card).query)["badge"][0]
+    body = urllib.parse.urlencode({"csrfmiddlewaretoken": csrf, "badge": token}).encode()
+    button = urllib.request.Request(
+        tls_app["https"] + "/accounts/badge/", data=body, headers={"Referer": card}
+    )
+    with browser.open(button, timeout=10) as response:
+        assert response.url.startswith(tls_app["https"])  # followed the redirect, logged in
+    session = next(cookie for cookie in jar if cookie.name == "sessionid")
+    assert session.secure
+    with browser.open(tls_app["https"] + "/accounts/settings/", timeout=10) as settings_page:
+        assert settings_page.url.endswith("/accounts/settings/")

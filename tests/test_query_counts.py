@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 # also runs one UPDATE that marks the generations whose worker went silent as interrupted.
 QUERIES = {
     "settings": 5,
-    "classroom (teacher)": 6,  # with the lockouts of its students
+    "classroom (teacher)": 7,  # with the lockouts of its students and the unfinished batches
     "chat thread": 10,
     "knowledge base": 11,
     "knowledge base (teacher)": 11,

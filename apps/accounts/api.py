@@ -12,8 +12,10 @@ from ninja import Field, Router, Schema, Status
 from ninja.errors import HttpError
 from ninja.security import HttpBearer, SessionAuth
 
+from apps.accounts import badges, tasks
 from apps.accounts.forms import MAX_NAME_LENGTH, MAX_STUDENTS_PER_REQUEST, StudentListForm
-from apps.accounts.models import ApiToken, User
+from apps.accounts.lan import bases
+from apps.accounts.models import ApiToken, StudentBatch, User
 
 router = Router(tags=["accounts"])
 
@@ -94,6 +96,30 @@ class StudentsIn(Schema):
 class CredentialOut(Schema):
     username: str
     password: str
+    badge_url: str  # the login card's address: opening it offers to log this student in
+
+
+class BadgeOut(Schema):
+    username: str
+    badge_url: str
+
+
+class BatchOut(Schema):
+    id: Id
+    status: StudentBatch.Status
+    total: int
+    hashed: int
+    error: str
+    created_at: datetime
+    finished_at: datetime | None
+
+
+def credentials(request: HttpRequest, created: list[tuple[User, str]]) -> list[dict]:
+    base = bases(request)[0]  # this machine's addresses are read once, not per student
+    return [
+        {"username": user.username, "password": password, "badge_url": badges.badge_url(base, user)}
+        for user, password in created
+    ]
 
 
 class StudentOut(Schema):
@@ -140,10 +166,39 @@ def create_students(request: HttpRequest, payload: StudentsIn):
     form = StudentListForm({"names": "\n".join(payload.usernames)})
     if not form.is_valid():
         raise HttpError(422, form.errors["names"][0])
-    created = User.objects.create_students(form.cleaned_data["names"])
-    return Status(
-        201, [{"username": user.username, "password": password} for user, password in created]
-    )
+    # No password hash in the request: a worker stores them (see GET /accounts/batches); the
+    # login cards work at once.
+    batch, created = User.objects.create_students(form.cleaned_data["names"], by=request.auth)
+    tasks.start(batch)
+    return Status(201, credentials(request, created))
+
+
+@router.get("/accounts/batches", response={200: list[BatchOut], 403: ErrorOut})
+def list_batches(request: HttpRequest):
+    """The classes created, newest first: a batch's passwords work once its status is ready."""
+    require_teacher(request, STUDENTS_ONLY_FOR_TEACHERS)
+    return StudentBatch.objects.all()[:50]
+
+
+@router.post(
+    "/accounts/students/{student_id}/badge",
+    response={200: BadgeOut, 403: ErrorOut, 404: ErrorOut},
+)
+def issue_badge(request: HttpRequest, student_id: Id):
+    """A new login card for a student; the old one stops working and its sessions end."""
+    require_teacher(request, STUDENTS_ONLY_FOR_TEACHERS)
+    student = get_object_or_404(User.objects.students(), pk=student_id)
+    student.issue_badge()
+    return {"username": student.username, "badge_url": badges.badge_url(bases(request)[0], student)}
+
+
+@router.delete(
+    "/accounts/students/{student_id}/badge", response={204: None, 403: ErrorOut, 404: ErrorOut}
+)
+def revoke_badge(request: HttpRequest, student_id: Id):
+    require_teacher(request, STUDENTS_ONLY_FOR_TEACHERS)
+    get_object_or_404(User.objects.students(), pk=student_id).revoke_badge()
+    return Status(204, None)
 
 
 @router.post(
@@ -153,4 +208,4 @@ def create_students(request: HttpRequest, payload: StudentsIn):
 def reset_student_password(request: HttpRequest, student_id: Id):
     require_teacher(request, STUDENTS_ONLY_FOR_TEACHERS)
     student = get_object_or_404(User.objects.students(), pk=student_id)
-    return {"username": student.username, "password": student.reset_password()}
+    return credentials(request, [(student, student.reset_password())])[0]

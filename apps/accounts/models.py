@@ -1,8 +1,12 @@
-"""People: teachers (staff) who run the class vault, students, and their personal API tokens."""
+"""People: teachers (staff) who run the class vault, students with their login cards, the
+batches a class is created in, and everyone's personal API tokens."""
 
+import base64
 import hashlib
+import json
 import secrets
 
+from cryptography.fernet import Fernet
 from django.conf import settings
 from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import AbstractUser, UserManager
@@ -10,6 +14,7 @@ from django.db import models, transaction
 from django.db.models import Sum
 from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
+from django.utils.crypto import salted_hmac
 from django.utils.text import slugify
 
 from apps.accounts.sessions import end_sessions
@@ -20,6 +25,16 @@ PASSWORD_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: read alo
 def generate_password() -> str:
     """Three groups of four, e.g. 'kx7p-m2qa-9tzd': easy to copy from paper, ~60 bits."""
     return "-".join("".join(secrets.choice(PASSWORD_ALPHABET) for _ in range(4)) for _ in range(3))
+
+
+def new_badge_key() -> str:
+    """The random part of a login card; the card carries it signed (apps/accounts/badges.py)."""
+    return secrets.token_urlsafe(16)
+
+
+class NoBadgeForTeachers(Exception):
+    """Teachers log in with their password only: a lost card must never open a teacher's
+    account."""
 
 
 class StudentManager(UserManager):
@@ -41,36 +56,78 @@ class StudentManager(UserManager):
             username = f"{base}{n}"
         return username
 
-    def create_students(self, names: list[str]) -> list[tuple["User", str]]:
-        """One student account per non-blank name, with a fresh password shown only now."""
-        # Hashing takes a quarter of a second a password: done before the transaction, which
-        # would otherwise hold the database's write lock (which every token request needs to
-        # note its use) for a minute while a class of 200 is made.
-        accounts = []
-        for name in filter(None, (name.strip() for name in names)):
-            password = generate_password()
-            accounts.append((name, password, make_password(password)))
+    def issue_missing_badges(self) -> list["User"]:
+        """A login card for every student without one (accounts made before cards existed)."""
+        students = list(self.students().filter(badge_key=""))
+        now = timezone.now()
+        for student in students:
+            student.badge_key, student.badge_issued_at = new_badge_key(), now
+        self.bulk_update(students, ["badge_key", "badge_issued_at"])
+        return students
+
+    def create_students(
+        self, names: list[str], by: "User | None" = None
+    ) -> tuple["StudentBatch", list[tuple["User", str]]]:
+        """One student account per non-blank name, with a fresh password shown only now and a
+        login card. No password is hashed here (a quarter of a second each, a minute for a
+        class of 200): the accounts start with an unusable password, and the batch's passwords
+        are hashed by `batches.hash_passwords`, in a worker for a big class
+        (docs/classroom.md#creating-a-class)."""
         created = []
         with transaction.atomic():
-            for name, password, hashed in accounts:
+            for name in filter(None, (name.strip() for name in names)):
                 first, _, last = name.partition(" ")
                 user = self.model(
                     username=self.unique_username(name),
                     first_name=first,
                     last_name=last,
-                    password=hashed,
+                    password=make_password(None),  # unusable until its hash is stored
+                    badge_key=new_badge_key(),
+                    badge_issued_at=timezone.now(),
                 )
                 user.save(using=self._db)
-                created.append((user, password))
-        return created
+                created.append((user, generate_password()))
+            batch = StudentBatch.objects.create(created_by=by, total=len(created))
+            batch.seal({user.pk: password for user, password in created})
+        return batch, created
 
 
 class User(AbstractUser):
+    # The login card (docs/classroom.md#login-cards): a random key, signed with SECRET_KEY on the
+    # card; a new card gets a new key, a revoked card leaves it empty. The key alone logs no one
+    # in: the signature needs SECRET_KEY, which the database does not hold.
+    badge_key = models.CharField(max_length=32, blank=True, default="")
+    badge_issued_at = models.DateTimeField(null=True, blank=True)
+
     objects = StudentManager()
 
     @property
     def is_teacher(self) -> bool:
         return self.is_staff
+
+    @property
+    def may_have_badge(self) -> bool:
+        return not (self.is_staff or self.is_superuser)
+
+    @property
+    def has_badge(self) -> bool:
+        return bool(self.badge_key)
+
+    def issue_badge(self) -> None:
+        """A new login card: the old one stops working and the sessions it opened end."""
+        if not self.may_have_badge:
+            raise NoBadgeForTeachers(f"{self.username} is a teacher: teachers get no login card.")
+        self._end_badge(new_key=new_badge_key())
+
+    def revoke_badge(self) -> None:
+        """A lost card: it stops working, and the sessions it opened end."""
+        self._end_badge(new_key="")
+
+    def _end_badge(self, new_key: str) -> None:
+        self.badge_key = new_key
+        self.badge_issued_at = timezone.now() if new_key else None
+        self.save(update_fields=["badge_key", "badge_issued_at"])
+        end_sessions(self, by_badge=True)
 
     # --- Storage quota: a student's vault documents and chat attachments together ----------
 
@@ -110,10 +167,62 @@ class User(AbstractUser):
             end_sessions(self)
 
     def reset_password(self) -> str:
+        """A new password and, for a student, a new login card: whoever had either is out."""
         password = generate_password()
         self.set_password(password)
-        self.save(update_fields=["password"])
+        fields = ["password"]
+        if self.may_have_badge:
+            self.badge_key, self.badge_issued_at = new_badge_key(), timezone.now()
+            fields += ["badge_key", "badge_issued_at"]
+        self.save(update_fields=fields)
         return password
+
+
+def batch_cipher() -> Fernet:
+    key = salted_hmac("apps.accounts.StudentBatch", "passwords", algorithm="sha256").digest()
+    return Fernet(base64.urlsafe_b64encode(key))
+
+
+class StudentBatch(models.Model):
+    """Accounts created together, whose printed passwords are hashed after the request. Until
+    then the passwords wait here, encrypted with a key derived from SECRET_KEY, and are erased
+    once hashed; the Classroom page lists a batch that is not ready."""
+
+    class Status(models.TextChoices):
+        HASHING = "hashing"
+        READY = "ready"
+        FAILED = "failed"
+
+    created_by = models.ForeignKey(User, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.HASHING)
+    total = models.PositiveIntegerField()
+    hashed = models.PositiveIntegerField(default=0)
+    sealed_passwords = models.TextField(blank=True, default="")
+    error = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.total} students, {self.created_at:%Y-%m-%d %H:%M} ({self.status})"
+
+    @property
+    def ready(self) -> bool:
+        return self.status == self.Status.READY
+
+    def seal(self, passwords: dict[int, str]) -> None:
+        plain = json.dumps({str(pk): password for pk, password in passwords.items()})
+        self.sealed_passwords = batch_cipher().encrypt(plain.encode()).decode()
+        self.save(update_fields=["sealed_passwords"])
+
+    def unseal(self) -> dict[int, str]:
+        """The passwords still to hash; raises InvalidToken when SECRET_KEY changed since."""
+        if not self.sealed_passwords:
+            return {}
+        plain = batch_cipher().decrypt(self.sealed_passwords.encode())
+        return {int(pk): password for pk, password in json.loads(plain).items()}
 
 
 def hash_token(raw: str) -> str:

@@ -15,6 +15,7 @@ from datetime import datetime
 import redis
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
 from django.contrib.auth.signals import user_logged_in
 from django.contrib.sessions.models import Session
 from django.db import transaction
@@ -25,6 +26,7 @@ from django.utils import timezone
 log = logging.getLogger(__name__)
 
 SIGNED_OUT = "account.signed_out"  # the channel-layer message type; ChatConsumer handles it
+BADGE_BACKEND = "apps.accounts.badges.BadgeBackend"  # what a session opened by a login card notes
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,7 @@ class SessionInfo:
     address: str
     browser: str
     expires: datetime
+    by_badge: bool  # opened with a login card rather than the password
 
 
 def account_group(user_id: int) -> str:
@@ -72,20 +75,22 @@ def sessions_by_user(user_ids) -> dict[int, list[SessionInfo]]:
                 address=data.get("address", ""),
                 browser=data.get("browser", ""),
                 expires=session.expire_date,
+                by_badge=data.get(BACKEND_SESSION_KEY) == BADGE_BACKEND,
             )
         )
     return found
 
 
-def end_sessions(user, refs: set[str] | None = None) -> int:
-    """End this person's sessions (all, or those named by `refs`) and close their sockets."""
+def end_sessions(user, refs: set[str] | None = None, *, by_badge: bool = False) -> int:
+    """End this person's sessions (all, those named by `refs`, or with `by_badge` those a login
+    card opened) and close their sockets."""
     ended = [
         info.key
         for info in sessions_by_user([user.pk]).get(user.pk, [])
-        if refs is None or info.ref in refs
+        if (refs is None or info.ref in refs) and (info.by_badge or not by_badge)
     ]
     Session.objects.filter(session_key__in=ended).delete()
-    keys = None if refs is None else ended
+    keys = None if refs is None and not by_badge else ended
     transaction.on_commit(lambda: close_sockets(user.pk, keys))
     return len(ended)
 
@@ -99,3 +104,20 @@ def close_sockets(user_id: int, session_keys: list[str] | None = None) -> None:
     except (redis.RedisError, OSError) as error:
         # The sessions are gone already: a socket that stays open can read, not log in again.
         log.warning("could not close the websockets of user %s: %s", user_id, error)
+
+
+def carry_over(session_hashes: dict[int, tuple[str, str]]) -> int:
+    """Django binds a session to a hash of the password it was opened with. When a batch's
+    printed passwords are stored (apps/accounts/batches.py), the sessions a login card opened
+    meanwhile are bound to the new hash, `{user_id: (old, new)}`, so those students stay in."""
+    wanted = {str(pk): pair for pk, pair in session_hashes.items()}
+    moved = 0
+    for session in Session.objects.filter(expire_date__gt=timezone.now()):
+        data = session.get_decoded()
+        old_new = wanted.get(data.get(SESSION_KEY))
+        if old_new is None or data.get(HASH_SESSION_KEY) != old_new[0]:
+            continue
+        data[HASH_SESSION_KEY] = old_new[1]
+        Session.objects.filter(pk=session.pk).update(session_data=Session.objects.encode(data))
+        moved += 1
+    return moved

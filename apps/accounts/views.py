@@ -6,19 +6,19 @@ from functools import wraps
 import segno
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import authenticate, login
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
 from django.utils.safestring import mark_safe
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from apps.accounts import lockout, sessions, tls
+from apps.accounts import badges, lockout, ratelimits, sessions, tasks, tls
 from apps.accounts.forms import StudentListForm, TokenForm
+from apps.accounts.lan import bases, join_urls
 from apps.accounts.middleware import SECTIONS
-from apps.accounts.models import ApiToken, User
-from cognivault_site.network import lan_addresses
+from apps.accounts.models import ApiToken, StudentBatch, User
 
 
 def teacher_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -39,15 +39,6 @@ def teacher_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpRes
 def home(request: HttpRequest) -> HttpResponse:
     section = request.session.get("last_section")
     return redirect(f"{section}:index" if section in SECTIONS else "vault:index")
-
-
-def join_urls(request: HttpRequest) -> list[str]:
-    """The classroom's addresses: HTTPS, where plain HTTP from another machine is sent anyway."""
-    login = reverse("accounts:login")
-    hosts = lan_addresses() or [request.get_host().split(":")[0]]
-    if settings.HTTPS_REDIRECT:
-        return [f"https://{host}:{settings.HTTPS_PORT}{login}" for host in hosts]
-    return [f"http://{host}:{settings.PORT}{login}" for host in hosts]
 
 
 def locked_out(request: HttpRequest, response, credentials) -> HttpResponse:
@@ -74,6 +65,7 @@ def render_classroom(request: HttpRequest, form: StudentListForm, status: int = 
         "accounts/classroom.html",
         {
             "students": students,
+            "unfinished_batches": StudentBatch.objects.exclude(status=StudentBatch.Status.READY),
             "form": form,
             "join_urls": urls,
             # segno writes the SVG from the URL alone; no user input reaches it.
@@ -96,17 +88,41 @@ def create_students(request: HttpRequest) -> HttpResponse:
     form = StudentListForm(request.POST)
     if not form.is_valid():
         return render_classroom(request, form, status=422)
-    created = User.objects.create_students(form.cleaned_data["names"])
-    return render_credentials(request, created)
+    batch, created = User.objects.create_students(form.cleaned_data["names"], by=request.user)
+    tasks.start(batch)
+    return render_credentials(request, created, batch)
 
 
-def render_credentials(request: HttpRequest, credentials: list[tuple[User, str]]):
+def render_credentials(
+    request: HttpRequest,
+    credentials: list[tuple[User, str | None]],
+    batch: StudentBatch | None = None,
+):
+    """The printable login cards; a password of None is unchanged (a new card only)."""
     context = {
         "credentials": credentials,
+        "batch": batch,
         "join_url": join_urls(request)[0],
         "fingerprint": tls.fingerprint(),
     }
     return render(request, "accounts/credentials.html", context)
+
+
+@require_GET
+@teacher_required
+def batch_progress(request: HttpRequest, pk: int) -> HttpResponse:
+    batch = get_object_or_404(StudentBatch, pk=pk)
+    return render(request, "accounts/credentials.html#batch-progress", {"batch": batch})
+
+
+@require_POST
+@teacher_required
+def retry_batch(request: HttpRequest, pk: int) -> HttpResponse:
+    """Queue an unfinished batch again (a worker that died, or none running then)."""
+    batch = get_object_or_404(StudentBatch.objects.exclude(status=StudentBatch.Status.READY), pk=pk)
+    tasks.enqueue(batch.pk)
+    messages.success(request, f"The passwords of {batch.total} students are queued again.")
+    return redirect("accounts:classroom")
 
 
 @require_POST
@@ -145,6 +161,65 @@ def unlock_student(request: HttpRequest, pk: int) -> HttpResponse:
     student = get_object_or_404(User.objects.students(), pk=pk)
     lockout.unlock(student)
     messages.success(request, f"{student.username} can log in again.")
+    return redirect("accounts:classroom")
+
+
+@require_http_methods(["GET", "POST"])
+def badge_login(request: HttpRequest) -> HttpResponse:
+    """A scanned login card: the GET asks "Log in as <name>?", its button POSTs and logs in, so
+    a link preview that fetches the address logs no one in (docs/classroom.md#login-cards).
+    A card that fails counts as a failed login for the address and the student it names."""
+    ratelimits.check(request, "RATE_LIMIT_BADGES", "login card scans")
+    token = (request.POST if request.method == "POST" else request.GET).get(badges.FIELD, "")
+    named, _ = badges.claimed(token)
+    student = authenticate(request, badge=token, username=named.get_username() if named else None)
+    if student is None:
+        # A lockout is turned into its page by django-axes' middleware.
+        return render(request, "accounts/badge_login.html", {"refused": True}, status=403)
+    if request.method == "GET":
+        return render(request, "accounts/badge_login.html", {"student": student, "token": token})
+    login(request, student)
+    return redirect("home")
+
+
+@require_GET
+@teacher_required
+def badge_qr(request: HttpRequest, pk: int) -> HttpResponse:
+    """The QR code of a student's current card, as an image of the printable cards page (one
+    request each: a class of 200 codes takes seconds to draw)."""
+    student = get_object_or_404(User.objects.students().exclude(badge_key=""), pk=pk)
+    response = HttpResponse(content_type="image/svg+xml")
+    # A whole SVG document (with its namespace, unlike svg_inline): an <img> shows no less.
+    segno.make(badges.badge_url(bases(request)[0], student)).save(response, kind="svg", scale=4)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@require_POST
+@teacher_required
+def issue_badge(request: HttpRequest, pk: int) -> HttpResponse:
+    """A new login card (the password stays): the old card stops working."""
+    student = get_object_or_404(User.objects.students(), pk=pk)
+    student.issue_badge()
+    return render_credentials(request, [(student, None)])
+
+
+@require_POST
+@teacher_required
+def issue_missing_badges(request: HttpRequest) -> HttpResponse:
+    students = User.objects.issue_missing_badges()
+    if not students:
+        messages.info(request, "Every student has a login card already.")
+        return redirect("accounts:classroom")
+    return render_credentials(request, [(student, None) for student in students])
+
+
+@require_POST
+@teacher_required
+def revoke_badge(request: HttpRequest, pk: int) -> HttpResponse:
+    student = get_object_or_404(User.objects.students(), pk=pk)
+    student.revoke_badge()
+    messages.success(request, f"{student.username}’s login card no longer works.")
     return redirect("accounts:classroom")
 
 

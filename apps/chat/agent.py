@@ -16,6 +16,7 @@ from typing import Any
 from django.db import close_old_connections
 from django.utils import timezone
 
+from apps.chat import offline
 from apps.chat.models import MEMORY_BUDGET, Message
 from apps.chat.tools import SPECS, Toolbox
 from apps.llm import gateway, prompts
@@ -69,38 +70,26 @@ def answer(answer_id: int, cancel: threading.Event | None = None) -> Iterator[Ev
     status, error = Message.Status.DONE, ""
     try:
         info = gateway.current_backend()
-        turn.backend, turn.model = info.name, info.model
+        turn.backend = info.name
+        turn.model = info.model if info.faithful else offline.EXTRACTIVE
         yield Event(
             "start",
             {
                 "message_id": message.pk,
                 "backend": info.name,
-                "model": info.model,
+                "model": turn.model,
                 "limits": info.limits,
             },
         )
-        history = [
-            item
-            for q, a in memory.pairs
-            for item in (
-                {"role": "user", "content": q.content},
-                {"role": "assistant", "content": a.content},
-            )
-        ]
-        scope_text = describe_scope(question)
-        user_message = {"role": "user", "content": user_content(question, scope_text, attached)}
-        if info.thinking:
-            yield from think(turn, history, user_message, scope_text, cancel)
+        if info.faithful:
+            yield from write(turn, toolbox, info, memory, question, attached, images, cancel)
         else:
             yield Event(
-                "notice", f"{info.model} ({info.name}) has no thinking mode: it answers directly."
+                "notice",
+                f"{info.model} ({info.name}) is too small to answer faithfully: "
+                "the answer quotes your documents.",
             )
-        # A model without native tool calls (the embedded one) plans tools poorly: look the
-        # question up first, so its answer is grounded in the vault and cited.
-        search_first = None if info.native_tools or question is None else question.content
-        yield from run_agent(
-            turn, toolbox, history, user_message, scope_text, images, cancel, search_first
-        )
+            yield from quote(turn, toolbox, question.content if question else "", cancel)
     except Stopped:
         status = Message.Status.STOPPED
     except gateway.ModelUnavailable as failure:
@@ -120,6 +109,32 @@ def answer(answer_id: int, cancel: threading.Event | None = None) -> Iterator[Ev
     yield Event("end", {"status": status, "message_id": message.pk})
     # After the end: the page shows the finished answer without waiting for the badges.
     record_progress(user, question)
+
+
+def write(turn, toolbox, info, memory, question, attached, images, cancel) -> Iterator[Event]:
+    """The model writes the answer: thinking first when it can, then the tool loop."""
+    history = [
+        item
+        for q, a in memory.pairs
+        for item in (
+            {"role": "user", "content": q.content},
+            {"role": "assistant", "content": a.content},
+        )
+    ]
+    scope_text = describe_scope(question)
+    user_message = {"role": "user", "content": user_content(question, scope_text, attached)}
+    if info.thinking:
+        yield from think(turn, history, user_message, scope_text, cancel)
+    else:
+        yield Event(
+            "notice", f"{info.model} ({info.name}) has no thinking mode: it answers directly."
+        )
+    # A model without native tool calls plans tools poorly: look the question up first, so
+    # its answer is grounded in the vault and cited.
+    search_first = None if info.native_tools or question is None else question.content
+    yield from run_agent(
+        turn, toolbox, history, user_message, scope_text, images, cancel, search_first
+    )
 
 
 def think(turn: Turn, history: list, user_message: dict, scope_text: str, cancel) -> Iterator:
@@ -216,6 +231,26 @@ def run_agent(
         if len(toolbox.citations) > cited:
             cited = len(toolbox.citations)
             yield Event("sources", list(toolbox.citations))  # before the answer's first token
+
+
+def quote(turn: Turn, toolbox: Toolbox, question: str, cancel) -> Iterator:
+    """The answer of a model too small to write faithfully: a tool's result when the question
+    plainly asks for one, else the best sentences of a search, quoted (apps/chat/offline.py)."""
+    picked = offline.pick_tool(question)
+    if picked is not None:
+        name, arguments = picked
+        yield Event("notice", f"Using {name}…")
+        text = offline.tool_answer(name, toolbox.run(name, arguments))
+    else:
+        toolbox.run("search_knowledge_base", {"query": question})
+        close_old_connections()
+        if toolbox.citations:
+            yield Event("sources", list(toolbox.citations))
+        text = offline.quoted_answer(question, toolbox.citations)
+    if cancel.is_set():
+        raise Stopped
+    turn.text.append(text)
+    yield Event("text", text)
 
 
 def save(turn: Turn, toolbox: Toolbox, status: str, error: str) -> None:

@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterator
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import close_old_connections
-from django.utils import timezone
 from redis.exceptions import RedisError
 
 from apps.chat import agent
@@ -84,7 +83,7 @@ def write(answer_id: int, worker: str, writer: Writer = agent.answer) -> None:
 def settle(answers) -> list[int]:
     """Mark stale answers interrupted and show it to everyone watching their threads."""
     answers = list(answers.values_list("pk", "thread_id"))
-    settled = Message.objects.interrupt(Message.objects.filter(pk__in=[pk for pk, _ in answers]))
+    settled = Message.objects.filter(pk__in=[pk for pk, _ in answers]).interrupt()
     for answer_id, thread_id in answers:
         if answer_id in settled:
             group = Group(thread_id)
@@ -246,10 +245,8 @@ class Answer:
         if self.finished:
             return  # saved by the agent, and shown whole already
         text, thinking = "".join(self.text), "".join(self.thinking)
-        fields = {"heartbeat_at": timezone.now()}
-        if self.unsaved:
-            fields |= {"content": text, "thinking": thinking, "citations": self.sources}
-        Message.objects.filter(pk=self.answer_id, status=Message.Status.STREAMING).update(**fields)
+        fields = {"content": text, "thinking": thinking, "citations": self.sources}
+        Message.objects.beat(self.answer_id, **(fields if self.unsaved else {}))
         if self.unsaved and time.monotonic() - self.last_snapshot >= SNAPSHOT_SECONDS:
             self.last_snapshot = time.monotonic()
             self._flush()

@@ -17,6 +17,7 @@ from django.utils import timezone
 from apps.accounts.ratelimits import check_person
 from apps.chat.errors import AttachmentError
 from apps.chat.models import Attachment, attachments_dir
+from apps.jobs.lifecycle import Heartbeat
 from apps.vault import readers, tasks, uploads
 from apps.vault.models import Document
 
@@ -97,25 +98,26 @@ def accept(user, upload: UploadedFile | None) -> Attachment:
     )
 
 
-def read(attachment_id: int) -> Attachment | None:
-    """The worker's job: check an image or extract a document's text, in the reading sandbox;
-    the attachment becomes ready, or failed with the reason (its file deleted). Only a pending
-    attachment is read, so a second delivery of the job is harmless."""
-    attachment = Attachment.objects.filter(pk=attachment_id).first()
-    if attachment is None or attachment.status != Attachment.Status.PENDING:
-        return attachment
+def read(attachment_id: int, worker: str) -> None:
+    """The jobs worker's job: check an image or extract a document's text in the reading
+    sandbox; the attachment becomes ready, or failed with the reason (its file deleted). Only
+    the worker that claims it reads it, so a second delivery of the job is harmless."""
+    jobs = Attachment.objects.all()
+    if not jobs.claim(attachment_id, worker):
+        return
+    attachment = jobs.get(pk=attachment_id)
+    text = ""
     try:
-        if attachment.kind == Attachment.Kind.IMAGE:
-            check_image(attachment.path, attachment.filename)
-        else:
-            attachment.text = extract_text(attachment.path, attachment.kind, attachment.filename)
-        attachment.status = Attachment.Status.READY
+        with Heartbeat(jobs, attachment_id):
+            if attachment.kind == Attachment.Kind.IMAGE:
+                check_image(attachment.path, attachment.filename)
+            else:
+                text = extract_text(attachment.path, attachment.kind, attachment.filename)
     except AttachmentError as error:
         attachment.path.unlink(missing_ok=True)
-        attachment.status, attachment.error = Attachment.Status.FAILED, str(error)
-    pending = Attachment.objects.filter(pk=attachment.pk, status=Attachment.Status.PENDING)
-    pending.update(status=attachment.status, error=attachment.error, text=attachment.text)
-    return attachment
+        jobs.fail(attachment_id, worker, str(error))
+        return
+    jobs.finish(attachment_id, worker, status=Attachment.Status.READY, text=text)
 
 
 def delete_unsent() -> int:

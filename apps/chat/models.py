@@ -6,12 +6,12 @@ of the thread (`Thread.memory`), shared by the websocket, the API and the tests.
 
 import uuid
 from dataclasses import dataclass
-from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
 from django.db import models, transaction
-from django.utils import timezone
+
+from apps.jobs.lifecycle import Job, JobQuerySet
 
 MEMORY_BUDGET = 48_000  # characters of conversation the model is given, oldest pairs first out
 TITLE_LENGTH = 60
@@ -78,20 +78,20 @@ class Thread(models.Model):
     def busy(self) -> bool:
         """Whether an answer is being written (or waits for a worker). One whose worker went
         silent will never finish: it is marked interrupted, and does not count."""
-        cutoff = timezone.now() - timedelta(seconds=settings.CHAT_STALE_SECONDS)
-        streaming = self.messages.filter(status=Message.Status.STREAMING)
+        cutoff = Message.objects.cutoff()
+        streaming = self.messages.running()
         answers = list(streaming.values_list("pk", "worker", "heartbeat_at"))
         stale = [pk for pk, worker, beat in answers if worker and beat and beat < cutoff]
-        settled = Message.objects.interrupt(streaming.filter(pk__in=stale).stale()) if stale else []
+        settled = streaming.filter(pk__in=stale).stale().interrupt() if stale else []
         return len(answers) > len(settled)
 
     def request_stop(self) -> list[int]:
         """Stop this thread's answer from any web process: the worker writing it reads the
         flag; one no worker has taken yet is stopped here. Returns the ids stopped here."""
-        waiting = self.messages.filter(status=Message.Status.STREAMING, worker="")
+        waiting = self.messages.untaken()
         stopped = list(waiting.values_list("pk", flat=True))
         waiting.filter(pk__in=stopped).update(status=Message.Status.STOPPED)
-        self.messages.filter(status=Message.Status.STREAMING).update(stop_requested=True)
+        self.messages.running().update(stop_requested=True)
         return stopped
 
     @transaction.atomic(savepoint=False)  # inside a caller's transaction: no savepoint of its own
@@ -151,38 +151,16 @@ def title_from(question: str) -> str:
 INTERRUPTED = "Interrupted: the worker writing this answer stopped. Regenerate it."
 
 
-class MessageQuerySet(models.QuerySet):
-    def stale(self) -> "MessageQuerySet":
-        """Answers a worker took and then went silent on (killed, or its machine gone)."""
-        cutoff = timezone.now() - timedelta(seconds=settings.CHAT_STALE_SECONDS)
-        return self.filter(status=Message.Status.STREAMING, heartbeat_at__lt=cutoff).exclude(
-            worker=""
-        )
+class MessageQuerySet(JobQuerySet):
+    RUNNING = "streaming"
+    INTERRUPTED = INTERRUPTED
+    STALE_SETTING = "CHAT_STALE_SECONDS"
 
     def in_progress_for(self, user) -> "MessageQuerySet":
         """A person's answers being written or waiting for a worker, in all their threads (one
         whose worker went silent will never finish, and does not count)."""
-        cutoff = timezone.now() - timedelta(seconds=settings.CHAT_STALE_SECONDS)
-        writing = self.filter(thread__owner=user, status=Message.Status.STREAMING)
-        return writing.exclude(~models.Q(worker=""), heartbeat_at__lt=cutoff)
-
-    @staticmethod
-    def interrupt(answers: "MessageQuerySet") -> list[int]:
-        """Mark answers interrupted (what they have so far stays); returns their ids."""
-        ids = list(answers.values_list("pk", flat=True))
-        if ids:
-            Message.objects.filter(pk__in=ids, status=Message.Status.STREAMING).update(
-                status=Message.Status.FAILED, error=INTERRUPTED
-            )
-        return ids
-
-    def claim(self, answer_id: int, worker: str) -> bool:
-        """Take an answer nobody has started; only one worker ever wins it."""
-        return bool(
-            self.filter(pk=answer_id, status=Message.Status.STREAMING, worker="").update(
-                worker=worker, heartbeat_at=timezone.now()
-            )
-        )
+        writing = self.running().filter(thread__owner=user)
+        return writing.exclude(~models.Q(worker=""), heartbeat_at__lt=self.cutoff())
 
 
 class Message(models.Model):
@@ -242,14 +220,20 @@ class Message(models.Model):
         return self.thread.messages.filter(role=self.Role.USER, pk__lt=self.pk).last()
 
 
-class AttachmentQuerySet(models.QuerySet):
+class AttachmentQuerySet(JobQuerySet):
+    """Reading an attachment is a job of the jobs worker, as ingestion is (docs/chat.md)."""
+
+    RUNNING = "pending"  # waiting for the worker, or being read
+    INTERRUPTED = "The worker reading this file stopped; attach it again."
+    STALE_SETTING = "INGEST_STALE_SECONDS"
+
     def visible_to(self, user) -> "AttachmentQuerySet":
         if not user.is_authenticated:
             return self.none()
         return self.filter(owner=user)
 
 
-class Attachment(models.Model):
+class Attachment(Job):
     class Kind(models.TextChoices):
         IMAGE = "image"
         PDF = "pdf"
@@ -273,6 +257,8 @@ class Attachment(models.Model):
     text = models.TextField(blank=True, help_text="Extracted text of a PDF or DOCX.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     error = models.TextField(blank=True, help_text="Why it could not be read.")
+    worker = models.CharField(max_length=200, blank=True, help_text="The worker reading it.")
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     saved_document = models.ForeignKey(
         "vault.Document", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

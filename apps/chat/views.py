@@ -105,6 +105,7 @@ def attach(request: HttpRequest, thread_id: int) -> HttpResponse:
 def attachment_chip(request: HttpRequest, attachment_id: int) -> HttpResponse:
     """The attachment as the composer shows it: reading…, ready, or why it could not be read."""
     attachment = get_object_or_404(Attachment.objects.visible_to(request.user), pk=attachment_id)
+    attachment.settle()  # its worker died while reading it: say so instead of reading… forever
     return render(request, "chat/thread.html#attachment-chip", {"attachment": attachment})
 
 

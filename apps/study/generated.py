@@ -2,19 +2,15 @@
 failed, what was asked, the key of the request that asked, and the worker's claim and heartbeat.
 
 A generation starts as a row in "generating" (the page and the API answer at once), a worker
-claims it (an atomic update: one worker ever makes it), beats while the model is busy and ends
-it "ready" in the same transaction that stores the items, or "failed" with the reason. A row
-whose worker went silent for STUDY_STALE_SECONDS was cut short (the worker was killed) and is
-marked failed, so nothing stays "generating" for ever.
+claims it, beats while the model is busy and ends it "ready" in the same transaction that
+stores the items, or "failed" with the reason (apps/jobs/lifecycle.py). A row whose worker
+went silent for STUDY_STALE_SECONDS is marked failed, so nothing stays "generating" for ever.
 """
 
-from datetime import timedelta
-
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from django.utils import timezone
 
+from apps.jobs.lifecycle import Job, JobQuerySet
 from apps.study.errors import NotReady, Superseded
 from apps.study.ownership import OwnedQuerySet
 
@@ -28,52 +24,19 @@ class Status(models.TextChoices):
     FAILED = FAILED
 
 
-class GenerationQuerySet(OwnedQuerySet):
-    """Claim, heartbeat and stale checks for any model with status, error, worker and
-    heartbeat_at (the generated items, and a workshop's lessons)."""
+class GenerationQuerySet(OwnedQuerySet, JobQuerySet):
+    """The claim, heartbeat and stale checks of apps/jobs for the generated items and a
+    workshop's lessons (models with status, error, worker and heartbeat_at)."""
 
-    def claim(self, pk: int, worker: str) -> bool:
-        """Take a generation no worker has started; only one worker ever wins it."""
-        return bool(
-            self.filter(pk=pk, status=GENERATING, worker="").update(
-                worker=worker, heartbeat_at=timezone.now()
-            )
-        )
-
-    def beat(self, pk: int, worker: str) -> None:
-        self.filter(pk=pk, status=GENERATING, worker=worker).update(heartbeat_at=timezone.now())
-
-    def fail(self, pk: int, worker: str, error: str) -> bool:
-        return bool(
-            self.filter(pk=pk, status=GENERATING, worker=worker).update(
-                status=FAILED, error=error[:2000]
-            )
-        )
-
-    def stale(self) -> "GenerationQuerySet":
-        """Generations a worker took and then went silent on (killed, or its machine gone)."""
-        cutoff = timezone.now() - timedelta(seconds=settings.STUDY_STALE_SECONDS)
-        return self.filter(status=GENERATING, heartbeat_at__lt=cutoff).exclude(worker="")
-
-    def settle_stale(self) -> int:
-        """Mark the stale generations among these failed, as interrupted; how many."""
-        return self.model.objects.filter(pk__in=self.stale().values("pk")).update(
-            status=FAILED, error=INTERRUPTED
-        )
+    RUNNING = GENERATING
+    INTERRUPTED = INTERRUPTED
+    STALE_SETTING = "STUDY_STALE_SECONDS"
 
     def settled(self) -> "GenerationQuerySet":
         """These items, once those whose worker went silent are marked interrupted (for a
         list, so nothing shows "being made" for ever)."""
         self.settle_stale()
         return self
-
-    def restart(self, pk: int) -> bool:
-        """A failed generation back to "generating" for a worker to take; False otherwise."""
-        return bool(
-            self.filter(pk=pk, status=FAILED).update(
-                status=GENERATING, error="", worker="", heartbeat_at=None
-            )
-        )
 
 
 def one_per_request(model_name: str) -> models.UniqueConstraint:
@@ -86,7 +49,7 @@ def one_per_request(model_name: str) -> models.UniqueConstraint:
     )
 
 
-class Generated(models.Model):
+class Generated(Job):
     """Fields and rules of an item a worker generates (Quiz, Workshop, Deck, Mindmap). Items
     made by hand are ready at once, so that is the default."""
 
@@ -116,19 +79,11 @@ class Generated(models.Model):
         if self.status == FAILED:
             raise NotReady(f"This {noun} could not be made: {self.error}")
 
-    def settle(self) -> bool:
-        """Seen while generating: if its worker went silent, it failed as interrupted."""
-        if self.status == GENERATING and type(self).objects.filter(pk=self.pk).settle_stale():
-            self.status, self.error = FAILED, INTERRUPTED
-            return True
-        return False
-
     def mark_ready(self, **fields) -> None:
         """Store what the worker made (call inside the transaction that saves the items). An
         item no longer generating by this worker (settled as interrupted meanwhile, perhaps
         retried since) raises Superseded, which rolls the items back with the transaction."""
-        done = type(self).objects.filter(pk=self.pk, status=GENERATING, worker=self.worker)
-        if not done.update(**fields, status=READY, error=""):
+        if not type(self).objects.finish(self.pk, self.worker, **fields, status=READY, error=""):
             raise Superseded(INTERRUPTED)
         for name, value in fields.items():
             setattr(self, name, value)

@@ -362,7 +362,7 @@ def choose_method(asked: str | None = None) -> str:
     model would answer (it is too small to write study material), else the model."""
     if asked in METHODS:
         return asked
-    return EXTRACTIVE if gateway.current_backend().name == "embedded" else "model"
+    return "model" if gateway.current_backend().faithful else EXTRACTIVE
 
 
 def generate_items(

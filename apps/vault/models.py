@@ -13,6 +13,8 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
+from apps.jobs.lifecycle import JobQuerySet
+
 
 class Category(models.Model):
     name = models.CharField(max_length=100, unique=True)
@@ -175,7 +177,9 @@ class IndexState(models.Model):
         cls.objects.filter(pk=1).update(generation=F("generation") + 1)
 
 
-class IngestRunQuerySet(models.QuerySet):
+class IngestRunQuerySet(JobQuerySet):
+    STALE_SETTING = "INGEST_STALE_SECONDS"
+
     def visible_to(self, user) -> "IngestRunQuerySet":
         return self.filter(owner=user)
 

@@ -49,10 +49,7 @@ def fail_run(run_id: int, reason: str) -> None:
 
 def touch(run: IngestRun) -> None:
     """Heartbeat; raises StaleAttempt once a resume has taken the run over."""
-    updated = IngestRun.objects.filter(
-        pk=run.pk, attempt=run.attempt, status=IngestRun.Status.RUNNING
-    ).update(heartbeat_at=timezone.now())
-    if not updated:
+    if not IngestRun.objects.filter(attempt=run.attempt).beat(run.pk):
         raise StaleAttempt(f"run {run.pk} attempt {run.attempt} was superseded")
 
 

@@ -2,20 +2,19 @@
 and starting and resuming runs, which is queueing those tasks.
 
 A run is a chain of `ingest_step` tasks. Steps are idempotent, so a redelivered message is
-harmless; a task of a superseded attempt stops its chain. When a worker starts, it resumes the
-unfinished runs from their checkpoints instead of waiting for Redis to redeliver in an hour.
+harmless; a task of a superseded attempt stops its chain. When a worker of the `celery` queue
+starts, it resumes the unfinished runs from their checkpoints instead of waiting for Redis to
+redeliver in an hour (apps/jobs/recovery.py).
 """
 
 import logging
-from datetime import timedelta
 
 from celery import chain, shared_task
 from celery.exceptions import Ignore
-from celery.signals import worker_ready
 from django.conf import settings
-from django.db import close_old_connections, transaction
-from django.utils import timezone
+from django.db import transaction
 
+from apps.jobs.recovery import at_worker_start
 from apps.vault import pipeline, selftest
 from apps.vault.models import IngestRun, IngestStep
 from apps.vault.search.reembed import reembed_stale
@@ -63,13 +62,14 @@ def resume(run_id: int) -> bool:
     return True
 
 
+@at_worker_start("celery")
 def resume_unfinished_runs(worker: str) -> list[int]:
     """At worker start: runs this worker was doing (or nobody is doing) continue now; runs
     another live worker is doing are looked at again once their heartbeat could be stale."""
-    stale = timezone.now() - timedelta(seconds=settings.INGEST_STALE_SECONDS)
+    cutoff = IngestRun.objects.cutoff()
     resumed = []
     for run in IngestRun.objects.unfinished():
-        if run.worker in ("", worker) or run.heartbeat_at is None or run.heartbeat_at < stale:
+        if run.worker in ("", worker) or run.heartbeat_at is None or run.heartbeat_at < cutoff:
             if resume(run.pk):
                 resumed.append(run.pk)
         else:
@@ -108,24 +108,10 @@ def resume_if_stale(run_id: int, attempt: int) -> None:
     run = IngestRun.objects.filter(pk=run_id, attempt=attempt).first()
     if run is None or run.finished:
         return
-    stale = timezone.now() - timedelta(seconds=settings.INGEST_STALE_SECONDS)
-    if run.heartbeat_at is None or run.heartbeat_at < stale:
+    if run.heartbeat_at is None or run.heartbeat_at < IngestRun.objects.cutoff():
         resume(run_id)
     else:
         resume_if_stale.apply_async((run_id, attempt), countdown=settings.INGEST_STALE_SECONDS)
-
-
-@worker_ready.connect
-def on_worker_ready(sender, **kwargs) -> None:
-    hostname = getattr(sender, "hostname", "") or ""
-    try:
-        resumed = resume_unfinished_runs(hostname)
-        if resumed:
-            logger.info("Resumed ingestion runs %s", resumed)
-    except Exception:  # a worker must start even when the database is not ready yet
-        logger.exception("Could not resume unfinished ingestion runs")
-    finally:
-        close_old_connections()
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)

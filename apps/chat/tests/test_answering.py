@@ -154,14 +154,6 @@ def test_a_chat_worker_starting_again_settles_its_answers_and_queues_untaken_one
     assert queued == [waiting.pk]
 
 
-def test_only_one_worker_takes_an_answer(alice, alice_thread):
-    answer = alice_thread.ask("Who takes it?", {}, "")
-    assert Message.objects.claim(answer.pk, "chat@a")
-    assert not Message.objects.claim(answer.pk, "chat@b")
-    answer.refresh_from_db()
-    assert answer.worker == "chat@a" and answer.heartbeat_at is not None
-
-
 def test_the_api_stops_the_answer_whichever_process_writes_it(alice, alice_thread, bob_client):
     answer = alice_thread.ask("Stop me", {}, "")
     Message.objects.claim(answer.pk, "chat@elsewhere")

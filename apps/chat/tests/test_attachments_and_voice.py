@@ -4,12 +4,15 @@ The web process stores an attachment after a look at its first bytes; a worker r
 (`attachments.read`, the body of tasks.read_attachment, called here as the worker calls it)."""
 
 import io
+import re
 import shutil
 import subprocess
+from datetime import timedelta
 
 import docx
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
 
 from apps.chat import attachments
 from apps.chat.models import Attachment, Thread
@@ -38,7 +41,7 @@ def attach_and_read(client, thread: Thread, upload) -> tuple[Attachment, str]:
     assert response.status_code == 200 and "reading…" in response.text
     attachment = Attachment.objects.latest("pk")
     assert attachment.status == Attachment.Status.PENDING
-    attachments.read(attachment.pk)
+    attachments.read(attachment.pk, worker="jobs@test")
     attachment.refresh_from_db()
     return attachment, client.get(f"/chat/attachments/{attachment.pk}/chip/").text
 
@@ -176,7 +179,9 @@ def test_a_spoken_question_comes_back_as_text(alice_client, tmp_path):
         "/api/v1/chat/transcribe", {"file": SimpleUploadedFile("q.wav", wav.read_bytes())}
     )
     assert response.status_code == 200
-    assert "fox" in response.json()["text"].lower()
+    # Whisper's words differ between CPUs: four of the five, not all.
+    heard = set(re.findall(r"[a-z]+", response.json()["text"].lower()))
+    assert len({"what", "is", "a", "brown", "fox"} & heard) >= 4, heard
 
 
 def test_something_that_is_not_audio_gets_a_400(alice_client):
@@ -233,3 +238,18 @@ def test_an_attached_image_is_opened_only_in_the_reading_sandbox(alice_client, t
     photo = SimpleUploadedFile("cell.png", png_header(8, 8))
     attachment, _ = attach_and_read(alice_client, thread, photo)
     assert (attachment.kind, attachment.status) == (Attachment.Kind.IMAGE, "ready")
+
+
+def test_an_attachment_whose_worker_died_while_reading_it_says_so(alice_client, thread, settings):
+    alice_client.post(f"/chat/{thread.pk}/attachments/", {"file": docx_file("Cells.")})
+    attachment = Attachment.objects.get()
+    assert Attachment.objects.claim(attachment.pk, "jobs@dead")
+    long_ago = timezone.now() - timedelta(seconds=settings.INGEST_STALE_SECONDS + 1)
+    Attachment.objects.filter(pk=attachment.pk).update(heartbeat_at=long_ago)
+
+    chip = alice_client.get(f"/chat/attachments/{attachment.pk}/chip/").text
+
+    assert "The worker reading this file stopped; attach it again." in chip
+    assert Attachment.objects.get().status == Attachment.Status.FAILED
+    attachments.read(attachment.pk, worker="jobs@late")  # its message delivered again: no-op
+    assert Attachment.objects.get().status == Attachment.Status.FAILED

@@ -1,5 +1,5 @@
-"""The whole chat on the embedded model, offline: no native tool calls, so the question is
-looked up first and the answer comes with its sources."""
+"""The whole chat on the embedded model, offline: too small to answer faithfully, so the
+question is looked up and the answer quotes the passages, with its sources."""
 
 import pytest
 
@@ -16,9 +16,8 @@ pytestmark = [
 ]
 
 
-def test_the_embedded_model_answers_from_a_search_of_the_question(alice, settings):
+def test_the_embedded_model_answers_with_quotes_from_a_search_of_the_question(alice, settings):
     settings.LLM_BACKEND = settings.EMBEDDING_BACKEND = "embedded"
-    settings.LLM_MAX_TOKENS = 48
     notes = make_document(alice, "cells.pdf", status=Document.Status.DONE)
     add_chunks(notes, ["Mitochondria make ATP, the energy currency of the cell, from glucose."])
     answer = Thread.objects.create(owner=alice).ask("What do mitochondria make?", {}, "")
@@ -30,4 +29,7 @@ def test_the_embedded_model_answers_from_a_search_of_the_question(alice, setting
     answer.refresh_from_db()
     assert answer.status == Message.Status.DONE
     assert [c["filename"] for c in answer.citations] == ["cells.pdf"]
-    assert answer.backend == "embedded"
+    assert answer.backend == "embedded" and answer.model == "extractive"
+    assert "> Mitochondria make ATP, the energy currency of the cell, from glucose. [1]" in (
+        answer.content
+    )

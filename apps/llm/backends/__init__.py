@@ -57,6 +57,9 @@ class BackendInfo:
     english_only: bool
     images: bool
     native_tools: bool
+    # False for a model too small to answer from sources without inventing (SmolLM2-135M):
+    # chat then quotes the documents and the Study Hub cuts its material from them instead.
+    faithful: bool
 
     @property
     def limits(self) -> list[str]:
@@ -67,4 +70,6 @@ class BackendInfo:
             notes.append("English only")
         if not self.images:
             notes.append("no images")
+        if not self.faithful:
+            notes.append("answers quoted from your documents, not written")
         return notes

@@ -76,9 +76,18 @@ def _llama() -> Any:
             n_threads_batch=count,
             verbose=False,
         )
-        # Free it before interpreter shutdown tears down the C bindings it needs.
-        atexit.register(_llama_model.close)
+        atexit.register(_free_llama)
     return _llama_model
+
+
+def _free_llama() -> None:
+    """Free the model before interpreter shutdown tears down the C bindings it needs
+    (the prebuilt binding has no close(): dropping the last reference frees it)."""
+    global _llama_model
+    model, _llama_model = _llama_model, None
+    close = getattr(model, "close", None)
+    if close is not None:
+        close()
 
 
 class EmbeddedBackend:
@@ -92,6 +101,7 @@ class EmbeddedBackend:
             english_only=True,
             images=False,
             native_tools=False,
+            faithful=False,
         )
 
     def readiness(self, model: str) -> dict:

@@ -98,6 +98,7 @@ class OllamaBackend:
             english_only=False,
             images=True,
             native_tools=True,
+            faithful=True,
         )
 
     def readiness(self, model: str) -> dict:

@@ -329,12 +329,6 @@ def test_a_retried_item_keeps_only_what_its_new_worker_makes(alice, model, monke
     assert quiz.status == "ready" and quiz.questions.count() == 5
 
 
-def test_only_one_worker_takes_a_generation(alice):
-    quiz = quiz_taken_by(alice, "", silent_for=0)
-    assert Quiz.objects.claim(quiz.pk, "study@a")
-    assert not Quiz.objects.claim(quiz.pk, "study@b")
-
-
 def test_a_worker_starting_again_settles_its_generations_and_queues_untaken_ones(
     alice, monkeypatch
 ):

@@ -263,9 +263,7 @@ def clean_lesson(text: str) -> str:
 def start_lesson(lesson: Lesson) -> bool:
     """Ask a worker to write a lesson not written yet (or failed); False when it is written or
     being written already, so a second click queues nothing."""
-    started = Lesson.objects.filter(
-        pk=lesson.pk, status__in=[Lesson.Status.PENDING, Lesson.Status.FAILED]
-    ).update(status=Lesson.Status.GENERATING, error="", worker="", heartbeat_at=None)
+    started = Lesson.objects.restart(lesson.pk, Lesson.Status.PENDING, Lesson.Status.FAILED)
     lesson.refresh_from_db()
     return bool(started)
 
@@ -301,10 +299,7 @@ def fill_lesson(lesson: Lesson) -> None:
     }
     # Only while this worker holds it: one settled as interrupted (and retried) meanwhile is not
     # overwritten behind its page.
-    holding = Lesson.objects.filter(
-        pk=lesson.pk, status=Lesson.Status.GENERATING, worker=lesson.worker
-    )
-    if not holding.update(**written):
+    if not Lesson.objects.finish(lesson.pk, lesson.worker, **written):
         raise Superseded(INTERRUPTED)
     for name, value in written.items():
         setattr(lesson, name, value)

@@ -4,6 +4,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from apps.jobs.lifecycle import Job
 from apps.progress import tracking
 from apps.study.errors import LessonNotWritten
 from apps.study.generated import Generated, GenerationQuerySet, one_per_request
@@ -90,7 +91,7 @@ class LessonQuerySet(GenerationQuerySet):
     item_status_lookup = "workshop__status"
 
 
-class Lesson(models.Model):
+class Lesson(Job):
     class Status(models.TextChoices):
         PENDING = "pending"
         GENERATING = "generating"
@@ -124,16 +125,6 @@ class Lesson(models.Model):
 
     def __str__(self) -> str:
         return f"{self.number}. {self.title}"
-
-    def settle(self) -> bool:
-        """Seen while being written: if its worker went silent, it failed as interrupted."""
-        if (
-            self.status == self.Status.GENERATING
-            and Lesson.objects.filter(pk=self.pk).settle_stale()
-        ):
-            self.refresh_from_db()
-            return True
-        return False
 
 
 class LessonCompletion(models.Model):

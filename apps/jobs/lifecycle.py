@@ -1,0 +1,123 @@
+"""The rows a worker works on: a worker claims a row (an atomic update: one worker ever has it),
+beats while it works and ends it, or fails it with the reason. A row whose worker went silent
+for the kind's stale seconds was cut short (the worker was killed): it is settled as
+interrupted, so nothing stays "running" for ever.
+"""
+
+import logging
+import threading
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import DatabaseError, close_old_connections, models
+from django.utils import timezone
+
+log = logging.getLogger(__name__)
+
+
+class JobQuerySet(models.QuerySet):
+    """For a model with `status`, `error`, `worker` and `heartbeat_at` fields. A kind names its
+    statuses, its interrupted message and the setting with its stale seconds."""
+
+    RUNNING = "running"  # the status of a job being done, or waiting for a worker
+    FAILED = "failed"
+    INTERRUPTED = "Interrupted: the worker doing this stopped. Try again."
+    STALE_SETTING = ""  # the setting: seconds of silence after which a worker is taken for dead
+
+    def stale_seconds(self) -> float:
+        return getattr(settings, self.STALE_SETTING)
+
+    def cutoff(self) -> datetime:
+        """A heartbeat before this is a dead worker's."""
+        return timezone.now() - timedelta(seconds=self.stale_seconds())
+
+    def running(self) -> "JobQuerySet":
+        return self.filter(status=self.RUNNING)
+
+    def untaken(self) -> "JobQuerySet":
+        return self.running().filter(worker="")
+
+    def claim(self, pk: int, worker: str) -> bool:
+        """Take a job nobody has started; only one worker ever wins it."""
+        return bool(self.untaken().filter(pk=pk).update(worker=worker, heartbeat_at=timezone.now()))
+
+    def beat(self, pk: int, **fields) -> bool:
+        """A sign of life of a running job (saving `fields` with it); False once it ended."""
+        return bool(self.running().filter(pk=pk).update(heartbeat_at=timezone.now(), **fields))
+
+    def finish(self, pk: int, worker: str, **fields) -> bool:
+        """End the job with `fields` (its status among them) if `worker` still holds it; False
+        when it does not (settled as interrupted meanwhile, perhaps retried since)."""
+        return bool(self.running().filter(pk=pk, worker=worker).update(**fields))
+
+    def fail(self, pk: int, worker: str, error: str) -> bool:
+        return self.finish(pk, worker, status=self.FAILED, error=error[:2000])
+
+    def restart(self, pk: int, *ended: str) -> bool:
+        """An ended job (failed, or one of `ended`) back to waiting for a worker."""
+        restarting = self.filter(pk=pk, status__in=ended or [self.FAILED])
+        return bool(restarting.update(status=self.RUNNING, error="", worker="", heartbeat_at=None))
+
+    def stale(self) -> "JobQuerySet":
+        """Jobs a worker took and then went silent on (killed, or its machine gone)."""
+        return self.running().filter(heartbeat_at__lt=self.cutoff()).exclude(worker="")
+
+    def interrupt(self) -> list[int]:
+        """Mark these running jobs failed as interrupted (what they made so far stays); ids."""
+        ids = list(self.running().values_list("pk", flat=True))
+        if ids:
+            self.model._default_manager.filter(pk__in=ids, status=self.RUNNING).update(
+                status=self.FAILED, error=self.INTERRUPTED
+            )
+        return ids
+
+    def settle_stale(self) -> list[int]:
+        return self.stale().interrupt()
+
+    def recover(self, worker: str) -> tuple[list[int], list[int]]:
+        """At the start of `worker`: what it was doing when it died is interrupted; what no
+        worker took yet is returned to be queued again. (interrupted, untaken) ids."""
+        interrupted = self.filter(worker=worker).interrupt()
+        return interrupted, list(self.untaken().values_list("pk", flat=True))
+
+
+class Job(models.Model):
+    """A model whose rows are jobs (its manager a JobQuerySet)."""
+
+    class Meta:
+        abstract = True
+
+    def settle(self) -> bool:
+        """Seen while running: if its worker went silent, it failed as interrupted."""
+        jobs = type(self)._default_manager.filter(pk=self.pk)
+        if self.status == jobs.RUNNING and jobs.settle_stale():
+            self.status, self.error = jobs.FAILED, jobs.INTERRUPTED
+            return True
+        return False
+
+
+class Heartbeat:
+    """Beats for a job from a thread of its own while the worker is busy, six times within the
+    stale seconds, so a silent job is one whose worker died."""
+
+    def __init__(self, jobs: JobQuerySet, pk: int) -> None:
+        self.jobs, self.pk, self.stop = jobs, pk, threading.Event()
+        self.thread = threading.Thread(target=self._run, name=f"heartbeat-{pk}", daemon=True)
+
+    def _run(self) -> None:
+        try:
+            while not self.stop.wait(max(0.5, self.jobs.stale_seconds() / 6)):
+                try:
+                    self.jobs.beat(self.pk)
+                except DatabaseError:  # a busy database for a moment: the next beat counts
+                    log.warning("heartbeat failed", exc_info=True)
+        finally:
+            close_old_connections()
+
+    def __enter__(self) -> "Heartbeat":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+        self.thread.join()
