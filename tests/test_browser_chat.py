@@ -10,7 +10,9 @@ from playwright.sync_api import expect
 
 from apps.chat.tests.model_script import EMBEDDING, chat_script
 from apps.llm.tests.fake_ollama import FakeOllama, part
-from tests.conftest import another_web_server, free_port, log_in, stop
+from tests.helpers.browser import log_in
+from tests.helpers.running_app import another_web_server
+from tests.helpers.services import free_port, stop
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 

@@ -18,15 +18,8 @@ from pathlib import Path
 import pytest
 
 from apps.llm.tests.fake_ollama import FakeOllama, part
-from tests.conftest import (
-    RunningApp,
-    another_web_server,
-    celery_workers,
-    free_port,
-    stop,
-    wait_until,
-    worker_command,
-)
+from tests.helpers.running_app import RunningApp, another_web_server, worker_command
+from tests.helpers.services import celery_workers, free_port, stop, wait_until
 from tests.wsclient import WebSocket, log_in
 
 pytestmark = pytest.mark.services

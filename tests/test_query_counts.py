@@ -6,7 +6,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from conftest import MIDDAY, client_for
+from tests.helpers.clock import MIDDAY
+from tests.helpers.users import client_for
 from tests.vault_seed import add, pages, seed
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,7 @@ from apps.chat.tests.test_attachments_and_voice import docx_file
 from apps.vault import imports
 from apps.vault.models import Document
 from apps.vault.tests.fakeweb import FakeWeb
-from conftest import make_document
+from tests.helpers.documents import make_document
 
 pytestmark = pytest.mark.django_db
 MB = 1024 * 1024

@@ -17,7 +17,7 @@ from django.utils import timezone
 from apps.chat import attachments
 from apps.chat.models import Attachment, Thread
 from apps.vault.models import Document
-from conftest import assert_only_owner_can_reach
+from tests.helpers.isolation import assert_only_owner_can_reach
 
 pytestmark = pytest.mark.django_db
 

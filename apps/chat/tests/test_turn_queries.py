@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 
 from apps.chat.consumers import ChatConsumer
 from apps.chat.models import Message, Thread
-from conftest import make_category, make_document
+from tests.helpers.documents import make_category, make_document
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import functools
 import re
 from collections.abc import Sequence
 
-from apps.study.generator import Source
+from apps.study.retrieval import Source
 from apps.vault.cloze import BLANK, Cloze, key_sentences
 from apps.vault.keyterms import Vocabulary
 from apps.vault.sentences import STOPWORDS, Span, fold, is_table_row, sentences

@@ -13,10 +13,10 @@ from django.test.utils import isolate_apps
 from django.urls import include, path
 
 from apps.accounts.models import User
-from apps.study import generator, kinds, stale, starting
+from apps.study import generator, kinds, retrieval, stale, starting
 from apps.study.classsets.models import ClassSet
-from apps.study.conftest import add_chunks, make_studied_document, run_worker
 from apps.study.generated import Generated, GenerationQuerySet
+from apps.study.tests.helpers import add_chunks, make_studied_document, run_worker
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
 
@@ -55,13 +55,13 @@ def glossary_kind(monkeypatch):
     editor.create_model(Glossary)
 
     def fill(glossary) -> None:
-        chunks = generator.check_scope(glossary.owner, generator.WHOLE_VAULT)[:TERMS]
+        chunks = retrieval.check_scope(glossary.owner, generator.WHOLE_VAULT)[:TERMS]
         terms = [{"term": chunk.text.split()[0], "chunk": chunk.pk} for chunk in chunks]
         glossary.mark_ready(terms=terms)
 
     def refresh(glossary) -> int:
         alive = stale.live(term["chunk"] for term in glossary.terms)
-        now = generator.live_chunks(glossary.owner, generator.WHOLE_VAULT).first()
+        now = retrieval.live_chunks(glossary.owner, generator.WHOLE_VAULT).first()
         changed = [term for term in glossary.terms if term["chunk"] not in alive]
         for term in changed:
             term["chunk"] = now.pk

@@ -17,7 +17,7 @@ from apps.vault.search.ranking import RRF_K, fuse
 from apps.vault.search.snapshot import Snapshot
 from apps.vault.tasks import reembed_chunks
 from apps.vault.tests.chunks import add_chunks, retire, use_embedded_model
-from conftest import make_document
+from tests.helpers.documents import make_document
 
 DIM = 8
 

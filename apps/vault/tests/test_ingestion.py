@@ -9,7 +9,7 @@ from apps.vault import pipeline, steps, tasks
 from apps.vault.chunking import windows
 from apps.vault.models import Chunk, Document, IndexState, IngestRun
 from apps.vault.tests import files
-from apps.vault.tests.conftest import closed_port_url, upload
+from apps.vault.tests.helpers import closed_port_url, upload
 
 pytestmark = pytest.mark.django_db
 

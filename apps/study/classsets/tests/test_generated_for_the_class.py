@@ -11,8 +11,8 @@ from apps.study.classsets.tests.factories import (
     make_quiz,
     make_workshop,
 )
-from apps.study.conftest import make_studied_document, questions, run_worker
 from apps.study.models import ClassSet, Lesson, Quiz
+from apps.study.tests.helpers import make_studied_document, questions, run_worker
 
 pytestmark = pytest.mark.django_db
 JSON = "application/json"

@@ -3,7 +3,7 @@
 import pytest
 
 from apps.study.extractive import cards, lessons, quizzes
-from apps.study.generator import Source
+from apps.study.retrieval import Source
 from apps.vault.keyterms import Vocabulary, same_family
 
 TEXTS = [

@@ -2,7 +2,9 @@ import json
 
 import pytest
 
-from apps.study.conftest import (
+from apps.study.models import Attempt, Quiz
+from apps.study.quizzes.generation import create_quiz
+from apps.study.tests.helpers import (
     generate,
     make_studied_document,
     mcq,
@@ -10,9 +12,7 @@ from apps.study.conftest import (
     run_worker,
     true_false,
 )
-from apps.study.models import Attempt, Quiz
-from apps.study.quizzes.generation import create_quiz
-from conftest import assert_only_owner_can_reach
+from tests.helpers.isolation import assert_only_owner_can_reach
 
 
 @pytest.fixture
