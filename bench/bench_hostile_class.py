@@ -1,12 +1,12 @@
 """The well-behaved students' figures with and without three attackers (see
-tests/hostile_class.py for what each does): page p95 and answer latency while the class
+tests/helpers/hostile_class.py for what each does): page p95 and answer latency while the class
 browses, takes the handed-out quiz and asks a question each, first alone, then while 3 students
 loop blank scans, ask in ten chats at once, re-ingest and send bodies over the upload limit.
 Target: with the attackers within 1.25× of without (not asserted; docs/benchmarks.md).
 
-The parts are the real ones, as `make run` starts them (tests/conftest.py `app_running`): a
-Redis server, daphne, the jobs worker, the chat workers (the tests' 4 threads and
-CHAT_CONCURRENCY more), and a fake Ollama server on loopback.
+The parts are the real ones, as `make run` starts them (`app_running` of
+tests/helpers/running_app.py): a Redis server, daphne, the jobs worker, the chat workers (the
+tests' 4 threads and CHAT_CONCURRENCY more), and a fake Ollama server on loopback.
 Sizes: HOSTILE_STUDENTS (5) students a round, HOSTILE_ROUNDS (3) rounds a phase,
 HOSTILE_ATTACKERS (3), HOSTILE_MODEL_DELAY (0.05 s a word, 20 tokens/s).
 """
@@ -25,37 +25,22 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from apps.llm.tests.fake_ollama import FakeOllama  # noqa: E402
-from tests.conftest import (  # noqa: E402
-    app_running,
+from tests.helpers.hostile_class import LIMITS, attack, learn, names, setup_code, summary, talk  # noqa: E402
+from tests.helpers.running_app import app_running, worker_command  # noqa: E402
+from tests.helpers.services import (  # noqa: E402
     celery_workers,
     free_port,
+    redis_server,
     spawn,
     stop,
     wait_until,
-    worker_command,
 )
-from tests.hostile_class import LIMITS, attack, learn, names, setup_code, summary, talk  # noqa: E402
 
 STUDENTS = int(os.environ.get("HOSTILE_STUDENTS", "5"))
 ROUNDS = int(os.environ.get("HOSTILE_ROUNDS", "3"))
 ATTACKERS = int(os.environ.get("HOSTILE_ATTACKERS", "3"))
 MODEL_DELAY = float(os.environ.get("HOSTILE_MODEL_DELAY", "0.05"))
 CHAT_CONCURRENCY = int(os.environ.get("CHAT_CONCURRENCY", "16"))  # as `make run`
-
-
-def start_redis(folder: Path) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    server = shutil.which("redis-server")
-    assert server, "redis-server is missing: run `make setup`"
-    process = subprocess.Popen(
-        [server, "--bind", "127.0.0.1", "--port", str(port), "--save", ""]
-        + ["--appendonly", "no", "--databases", "64", "--dir", str(folder)],
-        stdout=subprocess.DEVNULL,
-    )
-    ping = ["redis-cli", "-p", str(port), "ping"]
-    wait_until(lambda: subprocess.run(ping, capture_output=True).returncode == 0, timeout=20,
-               what="redis-server")  # fmt: skip
-    return process, f"redis://127.0.0.1:{port}/0"
 
 
 def more_chat_threads(app) -> subprocess.Popen:
@@ -99,10 +84,9 @@ def main() -> None:
     quiet = names("quiet", STUDENTS * ROUNDS)
     busy = names("busy", STUDENTS * ROUNDS)
     attackers = names("attacker", ATTACKERS)
-    redis, redis_url = start_redis(scratch)
     os.environ |= LIMITS | {"LOG_LEVEL": "WARNING"}
     try:
-        with FakeOllama(talk) as model:
+        with redis_server(scratch) as redis_url, FakeOllama(talk) as model:
             model.delay = MODEL_DELAY
             setup = setup_code(quiet + busy, attackers)
             with app_running(redis_url, scratch / "data", model_url=model.url, setup=setup) as app:
@@ -113,7 +97,6 @@ def main() -> None:
                 finally:
                     stop(worker)
     finally:
-        stop(redis)
         shutil.rmtree(scratch, ignore_errors=True)
     print(f"## Hostile class: {STUDENTS} students a round, {ROUNDS} rounds, {ATTACKERS} attackers")
     print()

@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from apps.llm.tests.fake_ollama import FakeOllama
-from tests.hostile_class import ANSWER_WORDS, LIMITS, attack, learn, names, setup_code, talk
+from tests.helpers.hostile_class import ANSWER_WORDS, LIMITS, attack, learn, names, setup_code, talk
 
 pytestmark = pytest.mark.services
 

@@ -213,7 +213,7 @@ def test_url_imports_past_the_rate_get_429(alice_client, settings, web):
 
 
 def test_reingestions_past_the_rate_get_429_in_the_api_and_the_page(
-    alice, bob, alice_client, bob_client, settings
+    alice, bob, alice_client, bob_client, settings, midday
 ):
     settings.RATE_LIMIT_REINGEST = "2/h"
     document = make_document(alice, status=Document.Status.DONE)

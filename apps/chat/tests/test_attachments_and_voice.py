@@ -98,7 +98,7 @@ def test_a_damaged_pdf_fails_under_its_own_name_and_its_file_is_deleted(alice_cl
     assert not attachment.path.exists()
 
 
-def test_failed_reads_count_in_the_attachment_rate_limit(settings, alice_client, thread):
+def test_failed_reads_count_in_the_attachment_rate_limit(settings, alice_client, thread, midday):
     settings.RATE_LIMIT_ATTACHMENTS = "2/m"
     for _ in range(2):
         blank = SimpleUploadedFile("scan.pdf", b"%PDF-1.4 nothing to read")

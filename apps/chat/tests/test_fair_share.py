@@ -12,7 +12,7 @@ from django.utils import timezone
 from apps.accounts.ratelimits import RateLimited
 from apps.chat import turns
 from apps.chat.models import Message, Thread
-from apps.chat.tests.conftest import open_socket
+from apps.chat.tests.helpers import open_socket
 
 
 def writing(user, count: int) -> list[Thread]:
@@ -76,7 +76,7 @@ def test_an_answer_whose_worker_died_does_not_count(settings, alice):
     assert answer.status == Message.Status.STREAMING
 
 
-def test_questions_past_the_rate_get_a_429_with_retry_after(settings, alice, alice_client):
+def test_questions_past_the_rate_get_a_429_with_retry_after(settings, alice, alice_client, midday):
     settings.RATE_LIMIT_CHAT_QUESTIONS = "2/m"
     settings.CHAT_ANSWERS_IN_PROGRESS = 0
     for thread in writing(alice, 2):  # asked through turns.ask, the rule every caller uses
@@ -90,7 +90,7 @@ def test_questions_past_the_rate_get_a_429_with_retry_after(settings, alice, ali
     assert response.json()["detail"].startswith("Too many questions: at most 2 per minute.")
 
 
-def test_regenerating_and_editing_count_as_questions(settings, alice):
+def test_regenerating_and_editing_count_as_questions(settings, alice, midday):
     settings.RATE_LIMIT_CHAT_QUESTIONS = "2/m"
     settings.CHAT_ANSWERS_IN_PROGRESS = 0
     thread = Thread.objects.create(owner=alice)
