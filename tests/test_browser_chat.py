@@ -203,6 +203,7 @@ def test_an_attached_image_goes_with_the_next_question_and_the_picker_is_ready_a
 
     expect(page.locator("#attachment-list")).to_contain_text("cell.png")
     expect(picker).to_have_value("")  # emptied: the same file can be picked again
+    expect(page.locator("#attachment-list")).not_to_contain_text("reading", timeout=15_000)
     page.get_by_label("Your question").fill("What does this picture show?")
     page.get_by_role("button", name="Send").click()
     expect(page.locator(".message.assistant.done")).to_have_count(1, timeout=15_000)
@@ -211,7 +212,9 @@ def test_an_attached_image_goes_with_the_next_question_and_the_picker_is_ready_a
     page.context.close()
 
 
-def test_a_refused_attachment_says_why_and_its_note_can_be_dismissed(browser, chat_app, tmp_path):
+def test_an_attachment_that_cannot_be_read_says_why_and_its_note_can_be_dismissed(
+    browser, chat_app, tmp_path
+):
     damaged = tmp_path / "lecture.pdf"
     damaged.write_bytes(b"%PDF-1.4 and then nothing a reader can use")
     page = log_in(browser, chat_app, "alice", "alice-studies-2026")
@@ -222,7 +225,7 @@ def test_a_refused_attachment_says_why_and_its_note_can_be_dismissed(browser, ch
     page.get_by_label("Attach images, PDF or DOCX (up to 5)").set_input_files(damaged)
 
     refusal = page.locator("#attachment-list [role=alert]")
-    expect(refusal).to_contain_text("lecture.pdf: The PDF is damaged")
+    expect(refusal).to_contain_text("lecture.pdf: The PDF is damaged", timeout=15_000)
     page.get_by_role("button", name="Dismiss").click()
     expect(page.locator("#attachment-list")).to_be_empty()
     expect(page.get_by_label("Your question")).to_have_value("Kept while I attach")
