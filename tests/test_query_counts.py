@@ -22,7 +22,7 @@ QUERIES = {
     "knowledge base (teacher)": 11,
     "ingestion run": 4,
     "search form": 4,
-    "quizzes": 14,
+    "quizzes": 15,  # with how many quizzes wait under "From your teacher"
     # Starting or resuming an attempt is a transaction of its own (two tabs cannot both start
     # one): in a test, its savepoint and release are two of these.
     "quiz": 8,
