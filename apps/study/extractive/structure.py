@@ -215,9 +215,10 @@ def mindmap(title: str, documents: list[tuple[Document, list[Row]]]) -> dict:
     for document, rows in documents:
         sections = outline(document, rows) or by_position(rows, document.filename)
         depth = 2 if len(documents) == 1 else 3
-        children = _nodes(sections, depth, terms, texts)
         if len(sections) == 1 and sections[0].labelled:  # one part: its terms, no level
             children = terms.nodes(sections[0].chunk_ids, document.filename, [])
+        else:
+            children = _nodes(sections, depth, terms, texts)
         if len(documents) == 1:
             nodes = children
             break
@@ -307,9 +308,11 @@ class _Terms:
             spread = sum(bool(group.intersection(term.chunk_ids)) for group in groups)
             if len(groups) >= 3 and spread * 2 > len(groups):
                 continue
-            scored.append((-term.weight * len(own) / len(term.chunk_ids), term.key, term))
+            share = term.weight * len(own) / len(term.chunk_ids)
+            rank = (Kind.IDENTIFIER, Kind.NAME, Kind.WORD).index(term.kind)
+            scored.append((rank, -share, term.key, term))
         picked: list[Term] = []
-        for *_, term in sorted(scored, key=lambda s: s[:2]):
+        for *_, term in sorted(scored, key=lambda s: s[:3]):
             if len(picked) < TERMS_PER_SECTION and not any(
                 same_family(term.surface, other.surface) for other in picked
             ):
