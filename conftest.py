@@ -1,13 +1,13 @@
-"""Shared fixtures: the three people of every test (tess teaches, alice and bob study),
-small factories, and the isolation check every feature adds its URLs to.
+"""Shared fixtures: the three people of every test (tess teaches, alice and bob study), a
+pinned clock, and a Redis server for the tests that need one. What tests import (factories,
+the isolation check) is in tests/helpers/.
 
 `TEST_DATABASE=postgres` runs the suite against a throwaway PostgreSQL cluster
 (tests/postgres.py) instead of SQLite."""
 
 import contextlib
 import os
-from collections.abc import Iterable
-from datetime import UTC, datetime
+from collections.abc import Iterator
 
 import dj_database_url
 import pytest
@@ -18,8 +18,10 @@ from django.test import Client
 
 from apps.accounts.models import User
 from apps.llm.backends import ollama as ollama_backend
-from apps.vault.models import Category, Document
 from tests import postgres
+from tests.helpers.clock import MIDDAY
+from tests.helpers.services import redis_server
+from tests.helpers.users import client_for, make_user
 
 
 def pytest_configure(config) -> None:
@@ -60,10 +62,6 @@ def pytest_report_header(config) -> str:
     return f"database: {django_settings.DATABASES['default']['ENGINE'].rsplit('.', 1)[-1]}"
 
 
-PASSWORD = "correct-horse-battery"
-HTTP_METHODS = ("get", "post", "put", "patch", "delete")
-
-
 @pytest.fixture(autouse=True)
 def _isolated_environment(settings, tmp_path):
     """Each test gets its own DATA_DIR, an in-memory channel layer and cache, a fast password hash
@@ -83,20 +81,11 @@ def _isolated_environment(settings, tmp_path):
     }
 
 
-# An ordinary Wednesday at noon UTC: no hour badge (night owl, early bird), no midnight and no
-# DST change near it in any zone the tests use.
-MIDDAY = datetime(2026, 4, 15, 12, 0, tzinfo=UTC)
-
-
 @pytest.fixture
 def midday():
     """Pins the clock at MIDDAY (frozen) for a test whose outcome depends on the hour or day."""
     with time_machine.travel(MIDDAY, tick=False) as traveller:
         yield traveller
-
-
-def make_user(username: str, *, teacher: bool = False) -> User:
-    return User.objects.create_user(username, password=PASSWORD, is_staff=teacher)
 
 
 @pytest.fixture
@@ -114,12 +103,6 @@ def bob(db) -> User:
     return make_user("bob")
 
 
-def client_for(user: User) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
 @pytest.fixture
 def tess_client(tess) -> Client:
     return client_for(tess)
@@ -135,29 +118,8 @@ def bob_client(bob) -> Client:
     return client_for(bob)
 
 
-def make_category(name: str = "Biology") -> Category:
-    return Category.objects.create(name=name)
-
-
-def make_document(owner: User, filename: str = "notes.txt", **fields) -> Document:
-    fields.setdefault("scope", Document.Scope.PERSONAL)
-    fields.setdefault("format", filename.rsplit(".", 1)[-1])
-    fields.setdefault("sha256", "0" * 64)
-    fields.setdefault("stored_name", f"{owner.pk}-{filename}")
-    return Document.objects.create(owner=owner, filename=filename, **fields)
-
-
-def assert_only_owner_can_reach(
-    url: str, intruder: Client, allowed_methods: Iterable[str] = HTTP_METHODS
-) -> None:
-    """Someone else's URL answers 404 to every method the URL takes, as if it did not exist.
-
-    A method the URL never takes may answer 405 instead: that says nothing about the object.
-    """
-    allowed = {method.lower() for method in allowed_methods}
-    for method in HTTP_METHODS:
-        response = getattr(intruder, method)(url)
-        expected = {404} if method in allowed else {404, 405}
-        assert response.status_code in expected, (
-            f"{method.upper()} {url} answered {response.status_code} to an intruder"
-        )
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory) -> Iterator[str]:
+    """A Redis server of the test session's own, started by the first test that asks."""
+    with redis_server(tmp_path_factory.mktemp("redis")) as url:
+        yield url

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import gevent  # noqa: E402
+import psutil  # noqa: E402
 import requests  # noqa: E402
 import websocket  # noqa: E402
 from locust import HttpUser, events, task  # noqa: E402
@@ -40,6 +41,7 @@ SPAWN_RATE = float(os.environ.get("CLASSROOM_SPAWN_RATE", "1"))  # students logg
 MODEL_DELAY = float(os.environ.get("CLASSROOM_MODEL_DELAY", "0.05"))  # 20 tokens/s
 CHAT_PROCESSES = int(os.environ.get("CHAT_PROCESSES", "2"))  # as `make run`
 CHAT_CONCURRENCY = int(os.environ.get("CHAT_CONCURRENCY", "16"))
+WEB_PROCESSES = int(os.environ.get("WEB_PROCESSES", "1"))  # daphnes on the one port, as `make run`
 RAMP_START = float(os.environ.get("CLASSROOM_RAMP_START", "10"))  # pages/s
 RAMP_STEP = float(os.environ.get("CLASSROOM_RAMP_STEP", "1.5"))  # times the last rate
 RAMP_STAGES = int(os.environ.get("CLASSROOM_RAMP_STAGES", "8"))
@@ -203,6 +205,13 @@ class App:
         wait_for(
             lambda: requests.get(health, timeout=5).json()["worker"]["status"] == "ok",
             "daphne and the workers",
+        )
+        wait_for(lambda: self.web_listeners() == WEB_PROCESSES, "every web process")
+
+    def web_listeners(self) -> int:
+        return sum(
+            connection.status == psutil.CONN_LISTEN and connection.laddr.port == self.web_port
+            for connection in psutil.net_connections("tcp")
         )
 
     def stop(self) -> None:
@@ -510,8 +519,8 @@ def report(app: App, stages, in_database: dict[int, str]) -> None:
     print(
         f"### Classroom: {STUDENTS} students for {SECONDS:.0f} s, a page every 1–3 s, "
         f"{QUESTIONS} questions each, a quiz and a deck (fake model at "
-        f"{1 / MODEL_DELAY:.0f} tokens/s, {CHAT_PROCESSES} chat workers of {CHAT_CONCURRENCY} "
-        "threads)"
+        f"{1 / MODEL_DELAY:.0f} tokens/s, {WEB_PROCESSES} web processes, {CHAT_PROCESSES} chat "
+        f"workers of {CHAT_CONCURRENCY} threads)"
     )
     print()
     print("| request | count | p50 | p95 | p99 | errors |")

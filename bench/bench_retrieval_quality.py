@@ -397,7 +397,7 @@ def build(variant: Variant) -> tuple[Corpus, float]:
             for i, text in enumerate((t for p in parts for t in p), 1)
         ]
         window_snapshot = Snapshot.empty(1, "bench", 1).changed(1, add=window_rows)
-    own = snapshot.vectors()[snapshot.starts]
+    own = snapshot.vectors()[snapshot.starts].astype(np.float32)
     centroids = np.zeros_like(own)
     for document in np.unique(snapshot.document_ids):
         mine = snapshot.document_ids == document
@@ -469,7 +469,7 @@ def dense_scores(corpus: Corpus, variant: Variant, vector: np.ndarray) -> np.nda
     """Max-sim of every chunk; with several query vectors (rows), the best over them too (one
     pass over the vectors: a matrix product reads them once)."""
     snapshot = corpus.snapshot
-    similarity = snapshot.vectors() @ vector.T
+    similarity = snapshot.vectors().astype(np.float32) @ vector.T
     if similarity.ndim == 2:
         similarity = similarity.max(axis=1)
     scores = np.maximum.reduceat(similarity, snapshot.starts)
@@ -597,7 +597,7 @@ def ranking(
         first = snapshot.ids[top(keyword, variant.feedback, 1e-9)].tolist()
     rows = [chunk_id - 1 for chunk_id in first[: variant.feedback]]  # chunk id = row + 1 here
     if variant.rocchio:
-        vectors = snapshot.vectors()
+        vectors = snapshot.vectors().astype(np.float32)
         counts = snapshot.vector_counts()
         chosen = []
         for row in rows:

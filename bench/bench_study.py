@@ -25,9 +25,9 @@ from django.core.management import call_command  # noqa: E402
 from django.test import override_settings  # noqa: E402
 
 from apps.llm import prompts  # noqa: E402
-from apps.study import generator  # noqa: E402
-from apps.study.conftest import StudyModel  # noqa: E402
+from apps.study import generator, parsing, retrieval  # noqa: E402
 from apps.study.quizzes.generation import DIFFICULTY_HINTS, QuestionItem, same_question  # noqa: E402
+from apps.study.tests.helpers import StudyModel  # noqa: E402
 from apps.study.tests.malformed import CORPUS  # noqa: E402
 
 REQUESTED = 5
@@ -41,7 +41,7 @@ PASSAGES = [
     "producing ATP, carbon dioxide and water.",
 ]
 SOURCES = [
-    generator.Source(i + 1, 1, "biology-notes.pdf", i + 1, "", text)
+    retrieval.Source(i + 1, 1, "biology-notes.pdf", i + 1, "", text)
     for i, text in enumerate(PASSAGES)
 ]
 
@@ -50,7 +50,7 @@ def quiz_prompt(context: str | None = None) -> str:
     return prompts.render(
         "quiz",
         count=REQUESTED,
-        context=generator.context_block(SOURCES) if context is None else context,
+        context=retrieval.context_block(SOURCES) if context is None else context,
         difficulty="beginner",
         difficulty_hint=DIFFICULTY_HINTS["beginner"],
         types="multiple choice (mcq) and true/false (true_false)",
@@ -58,7 +58,7 @@ def quiz_prompt(context: str | None = None) -> str:
 
 
 def valid_count(text: str) -> int:
-    items, _ = generator.parse_items(
+    items, _ = parsing.parse_items(
         text, key="questions", schema=QuestionItem, count=REQUESTED, sources=SOURCES,
         identity=same_question,
     )  # fmt: skip

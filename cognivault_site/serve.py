@@ -6,18 +6,25 @@ header over 16 KB, a head it cannot parse) gets a status and a message too, JSON
 where Twisted would close the connection without a word or answer a bare 400.
 
 Run it with daphne's own arguments: `python -m cognivault_site.serve -b 0.0.0.0 -p 8000
-cognivault_site.asgi:application`.
+cognivault_site.asgi:application`. With WEB_PROCESSES above 1 it starts that many such daphnes
+on the same ports instead and waits for them (docs/deployment.md#more-than-one-web-process).
 """
 
+import ctypes
 import io
 import json
+import os
+import signal
+import socket
+import subprocess
+import sys
 
 import daphne.server
 from daphne.cli import CommandLineInterface
 from daphne.http_protocol import HTTPFactory, WebRequest
 from django.conf import settings
 from django.template.loader import render_to_string
-from twisted.internet import reactor
+from twisted.internet import reactor, tcp
 from twisted.web.http import HTTPChannel, _GenericHTTPChannelProtocol
 
 MiB = 1024 * 1024
@@ -153,7 +160,64 @@ class BoundedHTTPFactory(HTTPFactory):
         return protocol
 
 
+# The first argument of a daphne the launcher starts: it listens with SO_REUSEPORT.
+SHARED_PORTS = "--shared-ports"
+PR_SET_PDEATHSIG = 1
+
+
+def share_ports() -> None:
+    """Listen on ports the other web processes listen on too: the kernel spreads the incoming
+    connections among them. Killed with the launcher, so none lingers on the shared port."""
+    create = tcp.Port.createInternetSocket  # daphne's HTTP and HTTPS ports are both tcp.Port
+
+    def create_shared(port: tcp.Port) -> socket.socket:
+        sock = create(port)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        return sock
+
+    tcp.Port.createInternetSocket = create_shared
+    if sys.platform == "linux":
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def launch(count: int) -> int:
+    """`count` daphnes with this process's arguments on the same ports. SIGTERM and SIGINT are
+    passed on; when one daphne ends by itself the others are stopped too, loudly: nothing
+    restarts one alone (honcho restarts nothing), and the launcher's exit says it."""
+    command = [sys.executable, "-m", "cognivault_site.serve", SHARED_PORTS, *sys.argv[1:]]
+    children: dict[int, subprocess.Popen] = {}
+    stopping = False
+
+    def stop(signum=signal.SIGTERM, frame=None) -> None:
+        nonlocal stopping
+        stopping = True
+        for child in children.values():
+            child.send_signal(signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    for _ in range(count):
+        child = subprocess.Popen(command)
+        children[child.pid] = child
+    if stopping:  # a signal came while they started
+        stop()
+    pid, status = os.wait()
+    code = os.waitstatus_to_exitcode(status)
+    del children[pid]
+    if not stopping:
+        print(f"Web process {pid} ended ({code}): stopping the others.", file=sys.stderr)
+        stop()
+    codes = [code, *(child.wait() for child in children.values())]
+    return 0 if stopping and not any(codes) else 1
+
+
 def main() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cognivault_site.settings")
+    if sys.argv[1:2] == [SHARED_PORTS]:
+        del sys.argv[1]
+        share_ports()
+    elif settings.WEB_PROCESSES > 1:
+        sys.exit(launch(settings.WEB_PROCESSES))
     # daphne's Server.run builds its HTTP factory from this name, with no setting to change it.
     daphne.server.HTTPFactory = BoundedHTTPFactory
     CommandLineInterface.entrypoint()

@@ -64,6 +64,8 @@ DEBUG = env_bool("DEBUG", False)
 HOST = env_str("HOST", "0.0.0.0")
 PORT = env_int("PORT", 8000)
 HTTPS_PORT = env_int("HTTPS_PORT", 8443)
+# daphne processes sharing PORT and HTTPS_PORT (cognivault_site/serve.py); 1 on two cores.
+WEB_PROCESSES = env_int("WEB_PROCESSES", 1)
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", machine_hosts())
 CSRF_TRUSTED_ORIGINS = env_list(
@@ -273,6 +275,7 @@ CELERY_RESULT_EXPIRES = 24 * 3600
 # (`celery ... worker -Q chat,study --pool=threads`), so ingestion never holds a chat up. Study
 # generation waits on the same model: its own `study` queue, served by that worker too.
 CELERY_TASK_ROUTES = {
+    "apps.chat.tasks.read_attachment": {"queue": "celery"},  # files are read by the jobs worker
     "apps.chat.tasks.*": {"queue": "chat"},
     "apps.study.tasks.*": {"queue": "study"},
 }
@@ -362,6 +365,13 @@ STUDENT_QUOTA_MB = env_int("STUDENT_QUOTA_MB", 1024)
 RATE_LIMIT_UPLOADS = env_str("RATE_LIMIT_UPLOADS", "30/m")
 RATE_LIMIT_URL_IMPORTS = env_str("RATE_LIMIT_URL_IMPORTS", "10/m")
 RATE_LIMIT_GENERATION = env_str("RATE_LIMIT_GENERATION", "10/m")
+# A student's fair share of the workers (docs/classroom.md#a-fair-share-of-the-machine):
+# questions (asked, edited or regenerated), chat attachments read (a failed read counts too)
+# and re-ingestions started, and how many of their answers may be written at once.
+RATE_LIMIT_CHAT_QUESTIONS = env_str("RATE_LIMIT_CHAT_QUESTIONS", "20/m")
+RATE_LIMIT_ATTACHMENTS = env_str("RATE_LIMIT_ATTACHMENTS", "30/h")
+RATE_LIMIT_REINGEST = env_str("RATE_LIMIT_REINGEST", "10/h")
+CHAT_ANSWERS_IN_PROGRESS = env_int("CHAT_ANSWERS_IN_PROGRESS", 2)
 # Login card scans per address (the card's page and its Log in button count one each).
 RATE_LIMIT_BADGES = env_str("RATE_LIMIT_BADGES", "30/m")
 # Chat attachments never sent with a question are deleted after this many hours.

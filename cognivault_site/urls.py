@@ -1,5 +1,7 @@
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 
 from apps.accounts.views import home
 from cognivault_site.api import api
@@ -17,4 +19,6 @@ urlpatterns = [
     path("privacy/", include("apps.llm.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
+    # Browsers ask for /favicon.ico whatever the page links; every page links this one.
+    path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
 ]

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from apps.llm.tests.fake_ollama import FakeOllama
-from tests.conftest import TEACHER, RunningApp
+from tests.helpers.running_app import TEACHER, RunningApp
 
 pytestmark = [pytest.mark.services, pytest.mark.timeout(600)]
 

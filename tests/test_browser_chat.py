@@ -10,7 +10,9 @@ from playwright.sync_api import expect
 
 from apps.chat.tests.model_script import EMBEDDING, chat_script
 from apps.llm.tests.fake_ollama import FakeOllama, part
-from tests.conftest import another_web_server, free_port, log_in, stop
+from tests.helpers.browser import log_in
+from tests.helpers.running_app import another_web_server
+from tests.helpers.services import free_port, stop
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 
@@ -22,7 +24,8 @@ alice = User.objects.create_user("alice", password="alice-studies-2026")
 document = Document.objects.create(owner=alice, filename="cells.pdf", format="pdf",
     sha256="0" * 64, stored_name="cells.pdf", status="done", pages=3)
 Chunk.objects.create(document=document, document_sha256=document.sha256, ordinal=0, page=2,
-    text="Mitochondria are the powerhouse of the cell: they make ATP from glucose.",
+    text="Mitochondria are the powerhouse of the cell: they make ATP from glucose. "
+         "See https://cells.example.org/organelles/mitochondria/adenosine-triphosphate-synthase.",
     embedding=np.array({EMBEDDING}, dtype=np.float32).tobytes(),
     embedding_model="ollama/embeddinggemma")
 """
@@ -67,6 +70,32 @@ def test_a_student_asks_and_sees_thinking_a_streamed_answer_and_an_expandable_so
     assert "powerhouse of the cell" in source.locator(".chunk").inner_text()
     # The thread is named after its first question, in the sidebar.
     assert "What do mitochondria do?" in page.locator("#thread-list").inner_text()
+    page.context.close()
+
+
+def test_an_answered_chat_fits_a_phone_and_its_source_opens_at_the_passage(browser, chat_app):
+    page = log_in(
+        browser, chat_app, "alice", "alice-studies-2026", viewport={"width": 390, "height": 844}
+    )
+    page.goto("/chat/")
+    page.get_by_role("button", name="New chat").first.click()
+    page.wait_for_url("**/chat/*/")
+    page.get_by_label("Your question").fill("What do mitochondria do?")
+    page.get_by_role("button", name="Send").click()
+    expect(page.locator(".message.assistant.done .answer")).to_contain_text(
+        "Mitochondria make ATP", timeout=15_000
+    )
+    page.locator("details.source summary").first.click()
+    # Nothing sticks out sideways: the page itself never scrolls horizontally.
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+    page.reload()
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+
+    page.locator("details.source summary").first.click()
+    page.get_by_role("link", name="Open cells.pdf at page 2").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("cells.pdf")
+    expect(page.locator(".source-text")).to_contain_text("powerhouse of the cell")
+    assert "Page 2" in page.locator(".page-head").inner_text()
     page.context.close()
 
 
@@ -174,6 +203,7 @@ def test_an_attached_image_goes_with_the_next_question_and_the_picker_is_ready_a
 
     expect(page.locator("#attachment-list")).to_contain_text("cell.png")
     expect(picker).to_have_value("")  # emptied: the same file can be picked again
+    expect(page.locator("#attachment-list")).not_to_contain_text("reading", timeout=15_000)
     page.get_by_label("Your question").fill("What does this picture show?")
     page.get_by_role("button", name="Send").click()
     expect(page.locator(".message.assistant.done")).to_have_count(1, timeout=15_000)
@@ -182,7 +212,9 @@ def test_an_attached_image_goes_with_the_next_question_and_the_picker_is_ready_a
     page.context.close()
 
 
-def test_a_refused_attachment_says_why_and_its_note_can_be_dismissed(browser, chat_app, tmp_path):
+def test_an_attachment_that_cannot_be_read_says_why_and_its_note_can_be_dismissed(
+    browser, chat_app, tmp_path
+):
     damaged = tmp_path / "lecture.pdf"
     damaged.write_bytes(b"%PDF-1.4 and then nothing a reader can use")
     page = log_in(browser, chat_app, "alice", "alice-studies-2026")
@@ -193,7 +225,7 @@ def test_a_refused_attachment_says_why_and_its_note_can_be_dismissed(browser, ch
     page.get_by_label("Attach images, PDF or DOCX (up to 5)").set_input_files(damaged)
 
     refusal = page.locator("#attachment-list [role=alert]")
-    expect(refusal).to_contain_text("lecture.pdf: The PDF is damaged")
+    expect(refusal).to_contain_text("lecture.pdf: The PDF is damaged", timeout=15_000)
     page.get_by_role("button", name="Dismiss").click()
     expect(page.locator("#attachment-list")).to_be_empty()
     expect(page.get_by_label("Your question")).to_have_value("Kept while I attach")

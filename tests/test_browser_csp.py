@@ -3,7 +3,8 @@ inline script is left and htmx works without eval."""
 
 import pytest
 
-from tests.conftest import TEACHER, log_in
+from tests.helpers.browser import log_in
+from tests.helpers.running_app import TEACHER
 from tests.test_content_policy import plain_paths
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]

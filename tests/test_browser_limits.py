@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.conftest import log_in
+from tests.helpers.browser import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 

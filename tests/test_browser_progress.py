@@ -4,7 +4,8 @@ import re
 
 import pytest
 
-from tests.conftest import TEACHER, log_in
+from tests.helpers.browser import log_in
+from tests.helpers.running_app import TEACHER
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 

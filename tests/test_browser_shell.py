@@ -4,7 +4,13 @@ import re
 
 import pytest
 
-from tests.conftest import TEACHER, log_in
+from tests.helpers.browser import log_in
+from tests.helpers.running_app import TEACHER
+
+# The elements wider than the screen, to say what sticks out.
+TOO_WIDE = """width => [...document.querySelectorAll("body *")]
+  .filter(element => element.getBoundingClientRect().right > width + 0.5)
+  .map(element => element.tagName + "." + element.className).slice(-5)"""
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 
@@ -25,6 +31,17 @@ def test_a_teacher_logs_in_and_clicks_through_the_four_sections(browser, running
     # The last section is remembered.
     page.goto("/")
     assert page.url.endswith("/progress/")
+    page.context.close()
+
+
+def test_every_page_has_an_icon_and_favicon_ico_answers(browser, running_app):
+    page = log_in(browser, running_app, *TEACHER)
+    for path in ["/accounts/login/", "/vault/"]:
+        page.goto(path)
+        icon = page.locator('link[rel="icon"]').get_attribute("href")
+        assert page.request.get(icon).status == 200, path
+    favicon = page.request.get("/favicon.ico")
+    assert favicon.status == 200 and "svg" in favicon.headers["content-type"]
     page.context.close()
 
 
@@ -75,8 +92,12 @@ def test_three_students_created_by_the_teacher_cannot_reach_each_other(browser, 
         page.context.close()
 
 
-def test_the_main_pages_fit_a_phone_width_screen(browser, running_app):
+def test_the_main_pages_fit_a_phone_width_screen(browser, running_app, certificate):  # noqa: F811
     page = log_in(browser, running_app, *TEACHER, viewport={"width": 390, "height": 844})
+    page.goto("/chat/")
+    page.get_by_role("button", name="New chat").first.click()
+    page.wait_for_url("**/chat/*/")
+    thread = page.url
     # Tables are the widest things on a page: give the classroom and the settings one each.
     page.goto("/accounts/classroom/")
     page.get_by_label("Names").fill("Dana Phone-Width")
@@ -98,10 +119,12 @@ def test_the_main_pages_fit_a_phone_width_screen(browser, running_app):
         "/accounts/classroom/",
         "/accounts/settings/",
         "/privacy/",
+        thread,
     ]:
         page.goto(path)
         # Nothing sticks out sideways: the page itself never scrolls horizontally.
-        assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
+        width = page.evaluate("document.scrollingElement.scrollWidth")
+        assert width <= 390, (path, width, page.evaluate(TOO_WIDE, 390))
     page.context.close()
 
 

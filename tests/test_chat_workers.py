@@ -1,13 +1,15 @@
 """Chat answers with the real parts: two daphne processes and a chat worker behind one Redis, a
 fake model server streaming slowly on loopback. Asked in one web process and stopped from the
 other; a web server killed (`kill -9`) mid-answer and started again; a chat worker killed
-mid-answer."""
+mid-answer. One student's flood of questions refused past their fair share while another's
+answer is written at once."""
 
 import json
 import os
 import re
 import signal
 import subprocess
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -16,24 +18,20 @@ from pathlib import Path
 import pytest
 
 from apps.llm.tests.fake_ollama import FakeOllama, part
-from tests.conftest import (
-    RunningApp,
-    another_web_server,
-    celery_workers,
-    free_port,
-    stop,
-    wait_until,
-    worker_command,
-)
+from tests.helpers.running_app import RunningApp, another_web_server, worker_command
+from tests.helpers.services import celery_workers, free_port, stop, wait_until
 from tests.wsclient import WebSocket, log_in
 
 pytestmark = pytest.mark.services
 
 WORDS = 300
 ALICE = ("alice", "alice-studies-2026")
+BOB = ("bob", "bob-studies-2026")
+CAROL = ("carol", "carol-floods-2026")
 SETUP = f"""
 from apps.accounts.models import User
-User.objects.create_user("{ALICE[0]}", password="{ALICE[1]}")
+for name, password in [{ALICE!r}, {BOB!r}, {CAROL!r}]:
+    User.objects.create_user(name, password=password)
 """
 FINAL = r'class="message assistant (done|stopped|failed)" hx-swap-oob'
 ASK = json.dumps({"action": "ask", "content": "Talk a lot"})
@@ -80,21 +78,39 @@ class Classroom:
         os.killpg(self.chat_worker.pid, signal.SIGKILL)
         self.chat_worker.wait()
 
-    def api(self, method: str, path: str, body: dict | None = None) -> dict:
-        request = urllib.request.Request(
+    def request(self, method: str, path: str, body: dict | None, token: str):
+        return urllib.request.Request(
             self.app.url + "/api/v1" + path,
             data=json.dumps(body).encode() if body is not None else None,
             method=method,
-            headers={"Content-Type": "application/json", "Authorization": f"Bearer {self.token}"},
+            headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
         )
+
+    def api(self, method: str, path: str, body: dict | None = None, token: str = "") -> dict:
+        request = self.request(method, path, body, token or self.token)
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.load(response) if response.status != 204 else {}
 
-    def new_thread(self) -> int:
-        return self.api("POST", "/chat/sessions", {"title": "Workers"})["id"]
+    def token_for(self, username: str, password: str) -> str:
+        login = {"username": username, "password": password}
+        return self.api("POST", "/auth/token", login)["token"]
 
-    def answer(self, thread_id: int) -> dict:
-        return self.api("GET", f"/chat/sessions/{thread_id}")["messages"][-1]
+    def new_thread(self, token: str = "") -> int:
+        return self.api("POST", "/chat/sessions", {"title": "Workers"}, token)["id"]
+
+    def answer(self, thread_id: int, token: str = "") -> dict:
+        return self.api("GET", f"/chat/sessions/{thread_id}", token=token)["messages"][-1]
+
+    def ask(self, thread_id: int, token: str) -> tuple[int, str]:
+        """Ask through the NDJSON API; the status and Retry-After (the answer is written
+        whether or not its stream is read)."""
+        path = f"/chat/sessions/{thread_id}/messages"
+        request = self.request("POST", path, {"content": "Talk a lot"}, token)
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, ""
+        except urllib.error.HTTPError as refused:
+            return refused.code, refused.headers.get("Retry-After", "")
 
     def socket(self, url: str, thread_id: int) -> WebSocket:
         socket = WebSocket(url, f"/ws/chat/{thread_id}/", self.cookie)
@@ -107,12 +123,11 @@ def classroom(start_app) -> Iterator[Classroom]:
     with FakeOllama(many_words) as model, pytest.MonkeyPatch.context() as patch:
         model.delay = 0.05
         patch.setenv("CHAT_STALE_SECONDS", "5")
+        patch.setenv("CHAT_ANSWERS_IN_PROGRESS", "2")
         with start_app(model_url=model.url, setup=SETUP, worker=False) as app:
             room = Classroom(app, model)
             room.cookie = log_in(app.url, *ALICE)
-            room.token = room.api(
-                "POST", "/auth/token", dict(zip(("username", "password"), ALICE, strict=True))
-            )["token"]
+            room.token = room.token_for(*ALICE)
             try:
                 room.start_chat_worker()
                 yield room
@@ -193,3 +208,28 @@ def test_a_worker_killed_mid_answer_leaves_it_interrupted_and_it_can_be_regenera
     socket.close()
     assert 'class="message assistant done"' in frames[-1]
     assert classroom.answer(thread_id)["status"] == "done"
+
+
+def test_one_students_flood_is_refused_and_another_students_answer_does_not_wait(classroom):
+    classroom.model.delay = 0.05  # an answer takes about 15 s: the flood's outlive the test
+    carol, bob = classroom.token_for(*CAROL), classroom.token_for(*BOB)
+    flood = [classroom.new_thread(carol) for _ in range(6)]
+
+    replies = [classroom.ask(thread_id, carol) for thread_id in flood]
+
+    assert [status for status, _ in replies] == [200, 200, 429, 429, 429, 429]
+    assert all(wait.isdigit() for _, wait in replies[2:])
+    # Four chat worker threads, two of them carol's: bob's answer starts at once, while
+    # carol's are still being written, instead of waiting behind her six.
+    thread_id = classroom.new_thread(bob)
+    socket = WebSocket(classroom.app.url, f"/ws/chat/{thread_id}/", log_in(classroom.app.url, *BOB))
+    socket.receive()
+    socket.send_json(ASK)
+    socket.receive_until(r"word3 ")
+    assert [classroom.answer(t, carol)["status"] for t in flood[:2]] == ["streaming"] * 2
+    frames = socket.receive_until(FINAL, timeout=60)
+    socket.close()
+    assert 'class="message assistant done"' in frames[-1]
+    assert [
+        len(classroom.api("GET", f"/chat/sessions/{t}", token=carol)["messages"]) for t in flood
+    ] == [2, 2, 0, 0, 0, 0]

@@ -8,8 +8,9 @@ import re
 
 import pytest
 
-from apps.study.conftest import StudyModel, questions
-from tests.conftest import TEACHER, log_in
+from apps.study.tests.helpers import StudyModel, questions
+from tests.helpers.browser import log_in
+from tests.helpers.running_app import TEACHER
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 

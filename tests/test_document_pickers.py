@@ -5,8 +5,8 @@ import pytest
 
 from apps.chat.models import Thread
 from apps.study.forms import ScopeForm
-from conftest import make_document
-from tests.conftest import free_port
+from tests.helpers.documents import make_document
+from tests.helpers.services import free_port
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,8 @@ from channels.testing import WebsocketCommunicator
 
 from apps.accounts.models import ApiToken
 from cognivault_site.asgi import application
-from tests.conftest import TEACHER, free_port, spawn, stop, wait_until, worker_command
+from tests.helpers.running_app import TEACHER, worker_command
+from tests.helpers.services import free_port, spawn, stop, wait_until
 
 
 def closed_port() -> int:

@@ -14,7 +14,8 @@ import urllib.request
 
 import pytest
 
-from tests.conftest import ROOT, WEB_SERVER, free_port, spawn, stop, wait_until
+from tests.helpers.running_app import WEB_SERVER
+from tests.helpers.services import ROOT, free_port, spawn, stop, wait_until
 from tests.postgres import database_env
 
 pytestmark = pytest.mark.services

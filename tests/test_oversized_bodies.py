@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.conftest import TEACHER
+from tests.helpers.running_app import TEACHER
 
 pytestmark = pytest.mark.services
 

@@ -1,5 +1,6 @@
 """What one student can take from the others: storage (a quota across vault documents and chat
-attachments, old unsent attachments cleared) and request rates (uploads, URL imports)."""
+attachments, old unsent attachments cleared) and request rates (uploads, URL imports,
+re-ingestions)."""
 
 import socket
 from datetime import timedelta
@@ -13,7 +14,7 @@ from apps.chat.tests.test_attachments_and_voice import docx_file
 from apps.vault import imports
 from apps.vault.models import Document
 from apps.vault.tests.fakeweb import FakeWeb
-from conftest import make_document
+from tests.helpers.documents import make_document
 
 pytestmark = pytest.mark.django_db
 MB = 1024 * 1024
@@ -209,6 +210,29 @@ def test_url_imports_past_the_rate_get_429(alice_client, settings, web):
     assert api.status_code == 429 and "Too many web page imports" in api.json()["detail"]
     assert page.status_code == 429 and "Too many web page imports" in page.text
     assert len(web.connections) == 1  # the refused imports fetched nothing
+
+
+def test_reingestions_past_the_rate_get_429_in_the_api_and_the_page(
+    alice, bob, alice_client, bob_client, settings, midday
+):
+    settings.RATE_LIMIT_REINGEST = "2/h"
+    document = make_document(alice, status=Document.Status.DONE)
+    path = f"/api/v1/vault/documents/{document.pk}/reingest"
+    assert alice_client.post(path).status_code == 202
+    assert alice_client.post(f"/vault/documents/{document.pk}/reingest/", **HTMX).status_code == 200
+
+    api = alice_client.post(path)
+    page = alice_client.post(f"/vault/documents/{document.pk}/reingest/", **HTMX)
+
+    assert api.status_code == 429
+    assert api.json()["detail"].startswith("Too many re-ingestions: at most 2 per hour.")
+    assert 1 <= int(api["Retry-After"]) <= 3600
+    assert page.status_code == 429 and "Too many re-ingestions" in page.text
+    assert page["Retry-After"]
+    assert alice.ingest_runs.count() == 2
+    # Per person: bob re-ingests his own document all the same.
+    own = make_document(bob)
+    assert bob_client.post(f"/api/v1/vault/documents/{own.pk}/reingest").status_code == 202
 
 
 def test_an_empty_rate_turns_the_limit_off(alice_client, settings):

@@ -13,7 +13,7 @@ from apps.vault.models import Document
 from apps.vault.search import live
 from apps.vault.search.query import search as search_chunks
 from apps.vault.tests.chunks import add_chunks, use_embedded_model
-from conftest import make_document
+from tests.helpers.documents import make_document
 
 HERE = Path(__file__).parent / "retrieval_quality"
 K = 7

@@ -6,7 +6,7 @@ import urllib.request
 
 import pytest
 
-from tests.conftest import TEACHER
+from tests.helpers.running_app import TEACHER
 
 pytestmark = pytest.mark.services
 

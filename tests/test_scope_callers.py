@@ -6,13 +6,13 @@ import json
 import pytest
 
 from apps.chat.tools import Toolbox
-from apps.study import generator
+from apps.study import retrieval
 from apps.vault.models import Document
 from apps.vault.scope import Scope
 from apps.vault.search import live
 from apps.vault.search.query import search as search_chunks
 from apps.vault.tests.chunks import add_chunks, use_embedded_model
-from conftest import make_category, make_document
+from tests.helpers.documents import make_category, make_document
 
 pytestmark = pytest.mark.django_db
 
@@ -56,5 +56,5 @@ def test_the_chat_tools_list_and_search_both(scope, alice):
 
 
 def test_the_study_generators_draw_from_both(scope, alice):
-    sources = generator.retrieve(alice, scope)
+    sources = retrieval.retrieve(alice, scope)
     assert {source.filename for source in sources} == BOTH

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from apps.study.conftest import StudyModel, questions
-from tests.conftest import log_in
+from apps.study.tests.helpers import StudyModel, questions
+from tests.helpers.browser import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from apps.study.conftest import StudyModel, questions
-from tests.conftest import RunningApp, celery_workers, wait_until, worker_command
+from apps.study.tests.helpers import StudyModel, questions
+from tests.helpers.running_app import RunningApp, worker_command
+from tests.helpers.services import celery_workers, wait_until
 
 pytestmark = pytest.mark.services
 

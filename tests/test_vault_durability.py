@@ -13,7 +13,7 @@ import psycopg
 import pytest
 
 from apps.llm.tests.fake_ollama import FakeOllama
-from tests.conftest import ROOT, wait_until
+from tests.helpers.services import ROOT, wait_until
 from tests.postgres import database_env
 
 pytestmark = pytest.mark.services

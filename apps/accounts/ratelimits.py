@@ -2,7 +2,8 @@
 cache (Redis), so every web process sees the same counts.
 
 Limit a view or a ninja route with `@rate_limited("RATE_LIMIT_UPLOADS", "uploads")`, or call
-`check(request, ...)` where only part of a view should count. Past the rate the request is
+`check(request, ...)` where only part of a view should count; `check_person(user, ...)` counts
+the same way where there is no request (a websocket message). Past the rate the request is
 refused with 429 and a message: JSON `{"detail": ...}` from the API (cognivault_site/api.py),
 a page or an alert above an htmx form from RateLimitMiddleware.
 """
@@ -10,6 +11,7 @@ a page or an alert above an htmx form from RateLimitMiddleware.
 import logging
 from collections.abc import Callable
 from functools import wraps
+from types import SimpleNamespace
 
 import redis
 from django.conf import settings
@@ -52,6 +54,12 @@ def check(request: HttpRequest, setting: str, what: str) -> None:
     raise RateLimited(
         f"Too many {what}: at most {count} per {period}. Try again in {wait} seconds.", wait
     )
+
+
+def check_person(user, setting: str, what: str) -> None:
+    """`check` for a signed-in person without a request: the same counter as their pages and
+    API calls (django-ratelimit keys a signed-in person by their id)."""
+    check(SimpleNamespace(user=user, method="POST"), setting, what)
 
 
 def rate_limited(setting: str, what: str) -> Callable:

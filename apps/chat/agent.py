@@ -169,13 +169,9 @@ def think(turn: Turn, history: list, user_message: dict, scope_text: str, cancel
             stream.close()
 
 
-def run_agent(
-    turn, toolbox, history, user_message, scope_text, images, cancel, search_first=None
-) -> Iterator:
-    """Phase 2: the model with tools and thinking off; answer text streams out as it comes.
-
-    `search_first` is a query whose search results go in before the model's first word.
-    """
+def opening_messages(toolbox, history, user_message, scope_text, search_first=None) -> list:
+    """The system prompt, the conversation so far and the new message; with `search_first`, a
+    search for it as if the model had already asked the tool."""
     system = prompts.render(
         "chat_system", scope=scope_text, now=timezone.localtime().strftime("%A %d %B %Y, %H:%M")
     )
@@ -187,6 +183,17 @@ def run_agent(
         result = toolbox.run("search_knowledge_base", arguments)
         messages.append({"role": "tool", "tool_name": "search_knowledge_base", "content": result})
         close_old_connections()
+    return messages
+
+
+def run_agent(
+    turn, toolbox, history, user_message, scope_text, images, cancel, search_first=None
+) -> Iterator:
+    """Phase 2: the model with tools and thinking off; answer text streams out as it comes.
+
+    `search_first` is a query whose search results go in before the model's first word.
+    """
+    messages = opening_messages(toolbox, history, user_message, scope_text, search_first)
     cited = len(toolbox.citations)
     if cited:
         yield Event("sources", list(toolbox.citations))

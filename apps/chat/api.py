@@ -123,9 +123,13 @@ def delete_session(request: HttpRequest, session_id: Id):
     return Status(204, None)
 
 
-@router.post("/sessions/{session_id}/messages", response={200: None, 400: ErrorOut, 404: ErrorOut})
+@router.post(
+    "/sessions/{session_id}/messages",
+    response={200: None, 400: ErrorOut, 404: ErrorOut, 429: ErrorOut},
+)
 def ask(request: HttpRequest, session_id: Id, payload: AskIn):
-    """Streams NDJSON lines {"type": thinking|metadata|text|memory|error, "data": ...}."""
+    """Streams NDJSON lines {"type": thinking|metadata|text|memory|error, "data": ...}. 429
+    with Retry-After past the person's questions per minute or answers being written at once."""
     thread = own_thread(request, session_id)
     answer = turns.ask(
         request.auth,

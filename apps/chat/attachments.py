@@ -1,7 +1,9 @@
 """Files attached to a question: images for the model's eyes, PDF/DOCX as extracted text.
 
-The type is decided by the file's bytes, not its name; the file is stored under DATA_DIR with
-a generated name. "Save to vault" copies it into the vault and starts normal ingestion.
+The web process decides the type by the file's first bytes (not its name) and stores the file
+under DATA_DIR with a generated name; a worker of the `celery` queue reads it (`read`) in the
+reading sandbox and marks it ready or failed with the reason (docs/chat.md). "Save to vault"
+copies it into the vault and starts normal ingestion.
 """
 
 import logging
@@ -12,8 +14,10 @@ from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 from django.utils import timezone
 
+from apps.accounts.ratelimits import check_person
 from apps.chat.errors import AttachmentError
 from apps.chat.models import Attachment, attachments_dir
+from apps.jobs.lifecycle import Heartbeat
 from apps.vault import readers, tasks, uploads
 from apps.vault.models import Document
 
@@ -64,6 +68,9 @@ def kind_of(filename: str, head: bytes) -> str:
 
 
 def accept(user, upload: UploadedFile | None) -> Attachment:
+    """Store an upload as a pending attachment for a worker to read (tasks.read_attachment).
+    Every accepted one counts in RATE_LIMIT_ATTACHMENTS, and in the quota until it is deleted,
+    whether or not it can be read: a loop of unreadable files ends."""
     if upload is None:
         raise AttachmentError("Choose a file to attach.")
     limit = settings.CHAT_MAX_ATTACHMENT_MB * 1024 * 1024
@@ -79,25 +86,38 @@ def accept(user, upload: UploadedFile | None) -> Attachment:
     head = upload.read(16)
     upload.seek(0)
     kind = kind_of(name, head)
+    check_person(user, "RATE_LIMIT_ATTACHMENTS", "attachments")
     folder = attachments_dir()
     folder.mkdir(parents=True, exist_ok=True)
     stored = Attachment.new_stored_name(kind)
     with (folder / stored).open("wb") as out:
         for piece in upload.chunks():
             out.write(piece)
-    attachment = Attachment(
+    return Attachment.objects.create(
         owner=user, filename=name, kind=kind, stored_name=stored, size_bytes=upload.size
     )
+
+
+def read(attachment_id: int, worker: str) -> None:
+    """The jobs worker's job: check an image or extract a document's text in the reading
+    sandbox; the attachment becomes ready, or failed with the reason (its file deleted). Only
+    the worker that claims it reads it, so a second delivery of the job is harmless."""
+    jobs = Attachment.objects.all()
+    if not jobs.claim(attachment_id, worker):
+        return
+    attachment = jobs.get(pk=attachment_id)
+    text = ""
     try:
-        if kind == Attachment.Kind.IMAGE:
-            check_image(folder / stored, name)
-        else:
-            attachment.text = extract_text(folder / stored, kind, name)
-    except AttachmentError:
-        (folder / stored).unlink(missing_ok=True)
-        raise
-    attachment.save()
-    return attachment
+        with Heartbeat(jobs, attachment_id):
+            if attachment.kind == Attachment.Kind.IMAGE:
+                check_image(attachment.path, attachment.filename)
+            else:
+                text = extract_text(attachment.path, attachment.kind, attachment.filename)
+    except AttachmentError as error:
+        attachment.path.unlink(missing_ok=True)
+        jobs.fail(attachment_id, worker, str(error))
+        return
+    jobs.finish(attachment_id, worker, status=Attachment.Status.READY, text=text)
 
 
 def delete_unsent() -> int:
@@ -152,6 +172,8 @@ def save_to_vault(attachment: Attachment):
         raise AttachmentError(f"{attachment.filename} is already in your vault.")
     if attachment.kind == Attachment.Kind.IMAGE:
         raise AttachmentError("Images cannot be added to the vault; PDF and DOCX can.")
+    if attachment.status != Attachment.Status.READY:
+        raise AttachmentError(f"{attachment.filename} has not been read; it cannot be saved.")
     with attachment.path.open("rb") as handle:
         blocks = iter(lambda: handle.read(1 << 20), b"")
         try:

@@ -15,6 +15,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
+from apps.accounts.ratelimits import RateLimited
 from apps.accounts.sessions import account_group
 from apps.chat import answering, tasks, turns
 from apps.chat.conversation import (
@@ -96,7 +97,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return
         try:
             await database_sync_to_async(self._start)(action, content)
-        except turns.AskError as error:
+        except (turns.AskError, RateLimited) as error:
+            # Shown under the composer, which keeps the typed question for a second try.
             await self.send(text_data=fragment("composer-error", error=str(error)))
 
     def _start(self, action: str, content: dict) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import models, transaction
 
-from apps.jobs.lifecycle import JobQuerySet
+from apps.jobs.lifecycle import Job, JobQuerySet
 
 MEMORY_BUDGET = 48_000  # characters of conversation the model is given, oldest pairs first out
 TITLE_LENGTH = 60
@@ -156,6 +156,12 @@ class MessageQuerySet(JobQuerySet):
     INTERRUPTED = INTERRUPTED
     STALE_SETTING = "CHAT_STALE_SECONDS"
 
+    def in_progress_for(self, user) -> "MessageQuerySet":
+        """A person's answers being written or waiting for a worker, in all their threads (one
+        whose worker went silent will never finish, and does not count)."""
+        writing = self.running().filter(thread__owner=user)
+        return writing.exclude(~models.Q(worker=""), heartbeat_at__lt=self.cutoff())
+
 
 class Message(models.Model):
     class Role(models.TextChoices):
@@ -214,18 +220,29 @@ class Message(models.Model):
         return self.thread.messages.filter(role=self.Role.USER, pk__lt=self.pk).last()
 
 
-class AttachmentQuerySet(models.QuerySet):
+class AttachmentQuerySet(JobQuerySet):
+    """Reading an attachment is a job of the jobs worker, as ingestion is (docs/chat.md)."""
+
+    RUNNING = "pending"  # waiting for the worker, or being read
+    INTERRUPTED = "The worker reading this file stopped; attach it again."
+    STALE_SETTING = "INGEST_STALE_SECONDS"
+
     def visible_to(self, user) -> "AttachmentQuerySet":
         if not user.is_authenticated:
             return self.none()
         return self.filter(owner=user)
 
 
-class Attachment(models.Model):
+class Attachment(Job):
     class Kind(models.TextChoices):
         IMAGE = "image"
         PDF = "pdf"
         DOCX = "docx"
+
+    class Status(models.TextChoices):
+        PENDING = "pending"  # stored, waiting for a worker to read it
+        READY = "ready"
+        FAILED = "failed"
 
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chat_attachments"
@@ -238,6 +255,10 @@ class Attachment(models.Model):
     stored_name = models.CharField(max_length=100, unique=True)
     size_bytes = models.PositiveBigIntegerField()
     text = models.TextField(blank=True, help_text="Extracted text of a PDF or DOCX.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    error = models.TextField(blank=True, help_text="Why it could not be read.")
+    worker = models.CharField(max_length=200, blank=True, help_text="The worker reading it.")
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     saved_document = models.ForeignKey(
         "vault.Document", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -250,6 +271,14 @@ class Attachment(models.Model):
 
     def __str__(self) -> str:
         return self.filename
+
+    def refusal(self) -> str:
+        """Why a question cannot be sent with this attachment yet; empty when it can."""
+        if self.status == self.Status.PENDING:
+            return f"{self.filename} is still being read: send again when it shows as ready."
+        if self.status == self.Status.FAILED:
+            return f"{self.error} Remove {self.filename} to send the question."
+        return ""
 
     @staticmethod
     def new_stored_name(kind: str) -> str:

@@ -2,8 +2,10 @@
 validated the same way for the websocket and the API. Each returns the empty answer message
 a chat worker then writes (the caller queues it once it listens to the thread's group)."""
 
+from django.conf import settings
 from django.db import transaction
 
+from apps.accounts.ratelimits import RateLimited, check_person
 from apps.chat.errors import AskError
 from apps.chat.models import Attachment, Message, Thread
 from apps.vault.errors import ScopeError
@@ -11,6 +13,7 @@ from apps.vault.scope import MAX_ID, Scope
 
 MAX_QUESTION = 8_000
 MAX_ATTACHMENTS = 5
+BUSY_RETRY_SECONDS = 5  # an answer of a few hundred words takes about that long to finish
 
 
 def ids(value) -> list[int]:
@@ -56,6 +59,20 @@ def check_idle(thread: Thread) -> None:
         raise AskError("An answer is still being written; stop it or wait for it.")
 
 
+def check_fair_share(user) -> None:
+    """A person's share of the chat workers (docs/classroom.md#a-fair-share-of-the-machine): at
+    most CHAT_ANSWERS_IN_PROGRESS answers being written at once, across all their threads, and
+    RATE_LIMIT_CHAT_QUESTIONS answers started per period. Raises RateLimited (a 429)."""
+    limit = settings.CHAT_ANSWERS_IN_PROGRESS
+    if limit and Message.objects.in_progress_for(user).count() >= limit:
+        raise RateLimited(
+            f"You already have {limit} answer{'s' if limit > 1 else ''} being written: "
+            "ask again when one has finished.",
+            BUSY_RETRY_SECONDS,
+        )
+    check_person(user, "RATE_LIMIT_CHAT_QUESTIONS", "questions")
+
+
 def ask(user, thread: Thread, content, category_ids=(), document_ids=(), attachment_ids=()):
     content = clean_question(content)
     scope, label = resolve_scope(user, category_ids, document_ids)
@@ -67,8 +84,12 @@ def ask(user, thread: Thread, content, category_ids=(), document_ids=(), attachm
     )
     if len(attachments) != len(wanted):
         raise AskError("An attachment is missing or was already sent; attach it again.")
+    for attachment in attachments:
+        if attachment.refusal():
+            raise AskError(attachment.refusal())
     with transaction.atomic():
         check_idle(thread)
+        check_fair_share(user)
         return thread.ask(content, scope.as_dict(), label, attachments)
 
 
@@ -79,12 +100,14 @@ def edit(user, thread: Thread, message_id, content) -> Message:
         raise AskError("That question is no longer in this chat.")
     with transaction.atomic():
         check_idle(thread)
+        check_fair_share(user)
         return thread.rewind(question, content)
 
 
 def regenerate(user, thread: Thread) -> Message:
     with transaction.atomic():
         check_idle(thread)
+        check_fair_share(user)
         answer = thread.regenerate()
     if answer is None:
         raise AskError("There is no question to answer again.")

@@ -12,5 +12,6 @@ urlpatterns = [
     path("<int:thread_id>/delete/", views.delete, name="delete"),
     path("<int:thread_id>/attachments/", views.attach, name="attach"),
     path("attachments/<int:attachment_id>/", views.attachment_file, name="attachment"),
+    path("attachments/<int:attachment_id>/chip/", views.attachment_chip, name="attachment_chip"),
     path("attachments/<int:attachment_id>/save/", views.save_attachment, name="save_attachment"),
 ]

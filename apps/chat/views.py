@@ -9,7 +9,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from apps.chat import answering, attachments
+from apps.accounts.ratelimits import RateLimited
+from apps.chat import answering, attachments, tasks
 from apps.chat.conversation import STARTERS, conversation_context
 from apps.chat.forms import RenameForm
 from apps.chat.models import Attachment, Message, Thread
@@ -80,6 +81,7 @@ def delete(request: HttpRequest, thread_id: int) -> HttpResponse:
 @require_POST
 @login_required
 def attach(request: HttpRequest, thread_id: int) -> HttpResponse:
+    """Store the file and show it as "reading…" while a worker reads it (attachment_chip)."""
     get_object_or_404(Thread.objects.visible_to(request.user), pk=thread_id)
     upload = request.FILES.get("file")
     try:
@@ -88,6 +90,22 @@ def attach(request: HttpRequest, thread_id: int) -> HttpResponse:
         return render(
             request, "chat/thread.html#attachment-error", {"error": str(error)}, status=400
         )
+    except RateLimited as refused:
+        response = render(
+            request, "chat/thread.html#attachment-error", {"error": str(refused)}, status=429
+        )
+        response["Retry-After"] = str(refused.wait)
+        return response
+    tasks.enqueue_reading(attachment.pk)
+    return render(request, "chat/thread.html#attachment-chip", {"attachment": attachment})
+
+
+@require_GET
+@login_required
+def attachment_chip(request: HttpRequest, attachment_id: int) -> HttpResponse:
+    """The attachment as the composer shows it: reading…, ready, or why it could not be read."""
+    attachment = get_object_or_404(Attachment.objects.visible_to(request.user), pk=attachment_id)
+    attachment.settle()  # its worker died while reading it: say so instead of reading… forever
     return render(request, "chat/thread.html#attachment-chip", {"attachment": attachment})
 
 

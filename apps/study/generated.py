@@ -11,8 +11,8 @@ from django.db import models
 from django.db.models import Q
 
 from apps.jobs.lifecycle import Job, JobQuerySet
+from apps.study.classsets.models import ReadableQuerySet
 from apps.study.errors import NotReady, Superseded
-from apps.study.ownership import OwnedQuerySet
 
 GENERATING, READY, FAILED = "generating", "ready", "failed"
 INTERRUPTED = "Interrupted: the worker making this stopped. Try again."
@@ -24,7 +24,7 @@ class Status(models.TextChoices):
     FAILED = FAILED
 
 
-class GenerationQuerySet(OwnedQuerySet, JobQuerySet):
+class GenerationQuerySet(ReadableQuerySet, JobQuerySet):
     """The claim, heartbeat and stale checks of apps/jobs for the generated items and a
     workshop's lessons (models with status, error, worker and heartbeat_at)."""
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from django.dispatch import Signal
 from django.urls import reverse
 
 
@@ -45,7 +46,7 @@ class Kind:
     # each part cites (one list a part), for the stale counts.
     parts: str = ""
     cited: Callable[[Any], list[list[int]]] | None = None
-    # A teacher hands it out to the class (a ClassSet column of this name points at it).
+    # A teacher can hand it out to the class (a ClassSet names it by this kind and its pk).
     handed_out: bool = False
 
     def url(self, item) -> str:
@@ -57,9 +58,13 @@ class Kind:
 
 KINDS: dict[str, Kind] = {}
 
+# Sent with each kind as it is registered (`kind=`): class sets follow its deletes.
+declared = Signal()
+
 
 def register(kind: Kind) -> Kind:
     KINDS[kind.name] = kind
+    declared.send(sender=Kind, kind=kind)
     return kind
 
 
@@ -72,10 +77,15 @@ def get(name: str) -> Kind:
 
 def of(item) -> Kind:
     """The kind `item` is a row of."""
+    return of_model(type(item))
+
+
+def of_model(model: type) -> Kind:
+    """The kind whose rows `model` holds."""
     for kind in KINDS.values():
-        if type(item) is kind.model:
+        if kind.model is model:
             return kind
-    raise UnknownKind(f"{item!r} is no kind of study material.")
+    raise UnknownKind(f"{model.__name__} is no kind of study material.")
 
 
 def handed_out() -> list[Kind]:

@@ -1,7 +1,7 @@
 """The vault material a study item is built from: the excerpts a generated question, lesson or
 card came from, and what its scope is called."""
 
-from apps.study import generator
+from apps.study import generator, retrieval
 from apps.vault.models import Chunk, Document
 
 
@@ -19,10 +19,10 @@ def sources_for_each(user, chunk_ids: list[list[int]]) -> list[list[Chunk]]:
     return [[by_id[pk] for pk in ids if pk in by_id] for ids in chunk_ids]
 
 
-def as_prompt_sources(chunks: list[Chunk]) -> list[generator.Source]:
+def as_prompt_sources(chunks: list[Chunk]) -> list[retrieval.Source]:
     """Chunks as the generator shows them to the model again (a lesson, a recap quiz)."""
     return [
-        generator.Source(c.pk, c.document_id, c.document.filename, c.page, c.section, c.text)
+        retrieval.Source(c.pk, c.document_id, c.document.filename, c.page, c.section, c.text)
         for c in chunks
     ]
 

@@ -15,7 +15,7 @@ from typing import TypeVar
 from django.db.models import F
 
 from apps.llm import gateway
-from apps.study import generator, kinds
+from apps.study import generator, kinds, retrieval
 from apps.study.extractive import material
 from apps.vault.errors import ScopeError
 from apps.vault.keyterms import Vocabulary
@@ -77,27 +77,27 @@ def scope_for(made) -> generator.Scope:
     return scope_of(made.owner, chosen)
 
 
-def replacement(user, text: str, scope: generator.Scope) -> generator.Source | None:
+def replacement(user, text: str, scope: generator.Scope) -> retrieval.Source | None:
     """The live passage that best answers `text` now (None when search finds nothing)."""
     found = candidates(user, text, scope, k=1)
     return found[0] if found else None
 
 
-def candidates(user, text: str, scope: generator.Scope, k: int = 3) -> list[generator.Source]:
+def candidates(user, text: str, scope: generator.Scope, k: int = 3) -> list[retrieval.Source]:
     """The live passages that best answer `text` now, best first (to cut a new item from)."""
     try:
         hits = search_chunks(user, text[:1000], k=k, scope=scope)
     except (gateway.ModelUnavailable, gateway.ModelError, ScopeError):
         return []
     return [
-        generator.Source(
+        retrieval.Source(
             hit.chunk_id, hit.document_id, hit.filename, hit.page, hit.section or "", hit.text
         )
         for hit in hits
     ]
 
 
-def passages_now(made, texts: dict[K, str]) -> dict[K, generator.Source | None]:
+def passages_now(made, texts: dict[K, str]) -> dict[K, retrieval.Source | None]:
     """{key: the live passage that best answers the item's text now} for {key: its text}: what
     every page shows beside a stale item of `made` (searched within its scope)."""
     scope = scope_for(made)
@@ -105,6 +105,6 @@ def passages_now(made, texts: dict[K, str]) -> dict[K, generator.Source | None]:
 
 
 def passage_vocabulary(
-    user, scope: generator.Scope, passages: list[generator.Source]
+    user, scope: generator.Scope, passages: list[retrieval.Source]
 ) -> Vocabulary:
     return material.vocabulary(user, scope, passages)

@@ -177,12 +177,13 @@ def delete_document(request: HttpRequest, document_id: Id):
 
 @router.post(
     "/documents/{document_id}/reingest",
-    response={202: RunCreated, 403: ErrorOut, 404: ErrorOut},
+    response={202: RunCreated, 403: ErrorOut, 404: ErrorOut, 429: ErrorOut},
 )
 def reingest_document(request: HttpRequest, document_id: Id):
     document = get_object_or_404(Document.objects.visible_to(request.auth), pk=document_id)
     if not Document.objects.editable_by(request.auth).filter(pk=document.pk).exists():
         raise HttpError(403, "Only teachers change class documents.")
+    ratelimits.check(request, "RATE_LIMIT_REINGEST", "re-ingestions")
     pipeline.reset_for_reingest(document)
     run = tasks.start_run(request.auth, [document.pk])
     return Status(202, {"run_id": run.pk})

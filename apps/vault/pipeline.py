@@ -86,12 +86,12 @@ def delete_document(document: Document) -> None:
 
 
 def reset_for_reingest(document: Document) -> None:
-    """Forget every checkpoint so the next run reads the file again from scratch."""
+    """Queue the document for the next run, keeping its checkpoints: they are keyed by the
+    file's hash, so a file whose bytes did not change resumes at its first unfinished step (a
+    done one is made live again without being read or embedded; a batch embedded with another
+    model is embedded again), and a changed or never-read one is read from the start."""
     with transaction.atomic():
         was_live = document.status == Document.Status.DONE
-        document.extractions.all().delete()
-        Document.objects.filter(pk=document.pk).update(
-            status=Document.Status.PENDING, error="", chunked_sha256="", indexed_sha256=""
-        )
+        Document.objects.filter(pk=document.pk).update(status=Document.Status.PENDING, error="")
         if was_live:
             on_chunks_changed(document.pk)

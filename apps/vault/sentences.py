@@ -24,7 +24,7 @@ ENGLISH = frozenset(
     themselves then there these they this those though through thus to too under until up
     upon us use used uses using very via was we well were what when where whether which
     while who whom whose why will with within without would yet you your yours example
-    examples figure table page note see also first second third new
+    examples figure table page note see also first second third new cannot
     """.split()  # noqa: SIM905
 )
 GERMAN = frozenset(
@@ -135,9 +135,9 @@ def sentences(text: str) -> list[Span]:
                 continue
             if len(before) == 1 and before.isalpha():  # an initial: "J. Smith"
                 continue
-            spans.append(_trimmed(text, start, match.end()))
+            spans.append(trimmed(text, start, match.end()))
             start = match.end()
-        spans.append(_trimmed(text, start, block.end))
+        spans.append(trimmed(text, start, block.end))
     return [span for span in spans if span.end > span.start]
 
 
@@ -163,7 +163,7 @@ def _is_ordinal(text: str, start: int, match: re.Match) -> bool:
     return month or (len(before) > 1 and before[-2].casefold() in _ORDINAL_BEFORE)
 
 
-def _trimmed(text: str, start: int, end: int) -> Span:
+def trimmed(text: str, start: int, end: int) -> Span:
     marker = _LIST_ITEM.match(text, start, end)
     if marker:
         start = marker.end()

@@ -11,7 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from apps.accounts.ratelimits import rate_limited
+from apps.accounts.ratelimits import check, rate_limited
 from apps.accounts.views import teacher_required
 from apps.vault import imports, pipeline, selftest, tasks
 from apps.vault.errors import ScopeError, VaultError
@@ -165,6 +165,7 @@ def delete_document(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def reingest_document(request: HttpRequest, pk: int) -> HttpResponse:
     document = editable_document(request, pk)
+    check(request, "RATE_LIMIT_REINGEST", "re-ingestions")
     pipeline.reset_for_reingest(document)
     run = tasks.start_run(request.user, [document.pk])
     return respond(request, notices=[f"Ingesting {document.filename} again."], run=run)

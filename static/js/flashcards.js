@@ -9,6 +9,7 @@
   function flip(card) {
     const flipped = card.classList.toggle("flipped");
     card.setAttribute("aria-pressed", String(flipped));
+    card.querySelector(".flashcard-back").setAttribute("aria-hidden", String(!flipped));
     if (flipped && !card.dataset.counted) {
       card.dataset.counted = "1";
       fetch(card.dataset.flipUrl, { method: "POST", headers: { "X-CSRFToken": csrfToken() } });

@@ -9,7 +9,7 @@ from apps.accounts import badges, sessions
 from apps.accounts.models import NoBadgeForTeachers, User
 from apps.accounts.tests.counting_hasher import counting_hashes
 from apps.accounts.tests.test_password_ends_access import LanBrowser
-from conftest import PASSWORD, client_for
+from tests.helpers.users import PASSWORD, client_for
 
 pytestmark = pytest.mark.django_db
 

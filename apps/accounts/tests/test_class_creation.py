@@ -9,7 +9,7 @@ from apps.accounts import tasks
 from apps.accounts.models import StudentBatch, User
 from apps.accounts.tests.counting_hasher import counting_hashes
 from apps.accounts.tests.test_password_ends_access import LanBrowser
-from conftest import client_for
+from tests.helpers.users import client_for
 
 pytestmark = pytest.mark.django_db
 

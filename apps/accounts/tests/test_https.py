@@ -7,7 +7,7 @@ from django.test import Client
 
 from apps.accounts import tls
 from apps.accounts.tests.test_password_ends_access import LanBrowser
-from conftest import PASSWORD
+from tests.helpers.users import PASSWORD
 
 pytestmark = pytest.mark.django_db
 

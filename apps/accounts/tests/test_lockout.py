@@ -5,7 +5,7 @@ the teacher out; one address guessing at many accounts is locked too; a teacher 
 import pytest
 from django.test import Client
 
-from conftest import PASSWORD, client_for
+from tests.helpers.users import PASSWORD, client_for
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from apps.accounts import sessions
 from apps.accounts.models import ApiToken
 from apps.chat.models import Thread
 from cognivault_site.asgi import application
-from conftest import PASSWORD
+from tests.helpers.users import PASSWORD
 
 
 class LanBrowser(Client):

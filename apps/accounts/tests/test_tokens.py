@@ -3,7 +3,8 @@ import re
 import pytest
 
 from apps.accounts.models import ApiToken
-from conftest import PASSWORD, assert_only_owner_can_reach
+from tests.helpers.isolation import assert_only_owner_can_reach
+from tests.helpers.users import PASSWORD
 
 pytestmark = pytest.mark.django_db
 

@@ -1,5 +1,5 @@
 from django import template
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 
 from apps.llm.rendering import render_markdown
 
@@ -14,12 +14,5 @@ def markdown(text: str, message_id: int | None = None):
 
 @register.filter
 def source_url(citation: dict) -> str:
-    """The cited document in the vault, a PDF opened at the cited page."""
-    try:
-        url = reverse("vault:document", args=[citation.get("document_id")])
-    except NoReverseMatch:
-        return reverse("vault:index")
-    filename, page = str(citation.get("filename") or ""), citation.get("page")
-    if filename.lower().endswith(".pdf") and page:
-        url += f"#page={page}"
-    return url
+    """The cited passage's own page: its text with its document and page."""
+    return reverse("study:source-detail", args=[citation["chunk_id"]])

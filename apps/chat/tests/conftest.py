@@ -1,31 +1,24 @@
-import asyncio
-import re
 import threading
 import uuid
 
 import numpy as np
 import pytest
-from channels.routing import URLRouter
-from channels.testing import WebsocketCommunicator
 from django.conf import settings as configured
 
 from apps.chat import answering, tasks
 from apps.chat.models import Thread
-from apps.chat.routing import websocket_urlpatterns
+from apps.chat.tests.helpers import CHUNK_TEXT
 from apps.chat.tests.model_script import EMBEDDING, chat_script
 from apps.llm.tests.fake_ollama import FakeOllama
 from apps.vault.models import Chunk, Document
-from conftest import make_document
-from tests.conftest import redis_url  # noqa: F401  (a Redis server of the test session's own)
+from tests.helpers.documents import make_document
 
-CHUNK_TEXT = "Mitochondria are the powerhouse of the cell: they make ATP from glucose."
-FINAL = re.compile(r'class="message assistant (done|stopped|failed)" hx-swap-oob')
 # The app's channel layer as configured, read before a test swaps in the in-memory one.
 APP_LAYER = configured.CHANNEL_LAYERS["default"]["CONFIG"]
 
 
 @pytest.fixture
-def chat_worker(settings, redis_url, monkeypatch):  # noqa: F811
+def chat_worker(settings, redis_url, monkeypatch):
     """Answers written as a chat worker writes them, behind a real Redis channel layer; only
     the queue is left out: `tasks.enqueue` runs the task's body in a thread of this process.
     Yields the threads (joined at the end, before the database is emptied)."""
@@ -80,23 +73,3 @@ def cell_notes(alice) -> Document:
 @pytest.fixture
 def alice_thread(alice) -> Thread:
     return Thread.objects.create(owner=alice)
-
-
-async def open_socket(user, thread_id: int) -> WebsocketCommunicator:
-    communicator = WebsocketCommunicator(URLRouter(websocket_urlpatterns), f"/ws/chat/{thread_id}/")
-    communicator.scope["user"] = user
-    connected, _ = await communicator.connect()
-    assert connected
-    await communicator.receive_from(timeout=5)  # the conversation as it is
-    return communicator
-
-
-async def frames_until_final(communicator, timeout: float = 15) -> list[str]:
-    frames = []
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        left = deadline - asyncio.get_running_loop().time()
-        frame = await communicator.receive_from(timeout=max(left, 0.01))
-        frames.append(frame)
-        if FINAL.search(frame):
-            return frames

@@ -13,9 +13,9 @@ from django.utils import timezone
 from apps.chat import answering, tasks
 from apps.chat.models import INTERRUPTED, Message, Thread
 from apps.chat.routing import websocket_urlpatterns
-from apps.chat.tests.conftest import frames_until_final, open_socket
+from apps.chat.tests.helpers import frames_until_final, open_socket
 from apps.llm.tests.fake_ollama import part
-from conftest import client_for
+from tests.helpers.users import client_for
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 

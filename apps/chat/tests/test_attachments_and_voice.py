@@ -1,17 +1,23 @@
-"""Attachments (images, PDF, DOCX) on a chat message, saving one to the vault, and voice input."""
+"""Attachments (images, PDF, DOCX) on a chat message, saving one to the vault, and voice input.
+
+The web process stores an attachment after a look at its first bytes; a worker reads it
+(`attachments.read`, the body of tasks.read_attachment, called here as the worker calls it)."""
 
 import io
 import re
 import shutil
 import subprocess
+from datetime import timedelta
 
 import docx
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
 
+from apps.chat import attachments
 from apps.chat.models import Attachment, Thread
 from apps.vault.models import Document
-from conftest import assert_only_owner_can_reach
+from tests.helpers.isolation import assert_only_owner_can_reach
 
 pytestmark = pytest.mark.django_db
 
@@ -29,14 +35,45 @@ def thread(alice) -> Thread:
     return Thread.objects.create(owner=alice)
 
 
+def attach_and_read(client, thread: Thread, upload) -> tuple[Attachment, str]:
+    """Attach through the page, let the worker read it; the attachment and its chip then."""
+    response = client.post(f"/chat/{thread.pk}/attachments/", {"file": upload})
+    assert response.status_code == 200 and "reading…" in response.text
+    attachment = Attachment.objects.latest("pk")
+    assert attachment.status == Attachment.Status.PENDING
+    attachments.read(attachment.pk, worker="jobs@test")
+    attachment.refresh_from_db()
+    return attachment, client.get(f"/chat/attachments/{attachment.pk}/chip/").text
+
+
 def test_a_docx_attachment_is_read_for_the_model(alice_client, thread):
-    response = alice_client.post(
-        f"/chat/{thread.pk}/attachments/", {"file": docx_file("Osmosis moves water.")}
-    )
-    assert response.status_code == 200
-    attachment = Attachment.objects.get(owner__username="alice")
+    attachment, chip = attach_and_read(alice_client, thread, docx_file("Osmosis moves water."))
+
+    assert attachment.status == Attachment.Status.READY
     assert attachment.kind == Attachment.Kind.DOCX
     assert "Osmosis moves water." in attachment.text
+    assert "reading…" not in chip and 'name="attachment_ids"' in chip
+
+
+def test_the_web_process_only_looks_at_an_attachments_first_bytes(
+    alice_client, thread, monkeypatch
+):
+    def read_here(*args, **kwargs):
+        raise AssertionError("the web process read an attachment")
+
+    monkeypatch.setattr("apps.vault.readers.run_isolated", read_here)
+    response = alice_client.post(f"/chat/{thread.pk}/attachments/", {"file": docx_file("Cells")})
+
+    assert response.status_code == 200
+    assert Attachment.objects.get().status == Attachment.Status.PENDING
+
+
+def test_attachments_are_read_by_the_jobs_worker_not_a_chat_worker():
+    from celery import current_app as app
+
+    route = app.amqp.router.route({}, "apps.chat.tasks.read_attachment")
+    assert route["queue"].name == "celery"
+    assert app.amqp.router.route({}, "apps.chat.tasks.write_answer")["queue"].name == "chat"
 
 
 def test_a_file_of_another_type_is_refused_with_a_reason(alice_client, thread):
@@ -47,15 +84,55 @@ def test_a_file_of_another_type_is_refused_with_a_reason(alice_client, thread):
     assert not Attachment.objects.exists()
 
 
-def test_a_damaged_pdf_is_refused_under_its_own_name(alice_client, thread):
+def test_a_damaged_pdf_fails_under_its_own_name_and_its_file_is_deleted(alice_client, thread):
     damaged = SimpleUploadedFile("lecture.pdf", b"%PDF-1.4 and then nothing a reader can use")
-    response = alice_client.post(f"/chat/{thread.pk}/attachments/", {"file": damaged})
-    assert response.status_code == 400
-    assert "lecture.pdf: The PDF is damaged" in response.text
+    attachment, chip = attach_and_read(alice_client, thread, damaged)
+
+    assert attachment.status == Attachment.Status.FAILED
+    assert attachment.error.startswith("lecture.pdf: The PDF is damaged")
+    assert 'role="alert"' in chip and "lecture.pdf: The PDF is damaged" in chip
     # The reader's own words name the file as the person knows it, not where it was stored.
-    assert "attachments/" not in response.text
-    assert "Failed to open file &#x27;lecture.pdf&#x27;" in response.text
-    assert not Attachment.objects.exists()
+    assert "attachments/" not in chip
+    assert "Failed to open file &#x27;lecture.pdf&#x27;" in chip
+    assert 'name="attachment_ids"' not in chip  # not sent with the next question
+    assert not attachment.path.exists()
+
+
+def test_failed_reads_count_in_the_attachment_rate_limit(settings, alice_client, thread, midday):
+    settings.RATE_LIMIT_ATTACHMENTS = "2/m"
+    for _ in range(2):
+        blank = SimpleUploadedFile("scan.pdf", b"%PDF-1.4 nothing to read")
+        attachment, _ = attach_and_read(alice_client, thread, blank)
+        assert attachment.status == Attachment.Status.FAILED
+
+    response = alice_client.post(
+        f"/chat/{thread.pk}/attachments/", {"file": SimpleUploadedFile("scan.pdf", b"%PDF-1.4")}
+    )
+
+    assert response.status_code == 429
+    assert 1 <= int(response["Retry-After"]) <= 60
+    assert "Too many attachments: at most 2 per minute." in response.text
+    assert Attachment.objects.count() == 2
+
+
+@pytest.mark.parametrize(
+    ("status", "refusal"),
+    [("pending", "notes.docx is still being read"), ("failed", "Remove notes.docx to send")],
+)
+def test_a_question_with_an_attachment_not_read_says_so(alice_client, thread, status, refusal):
+    alice_client.post(f"/chat/{thread.pk}/attachments/", {"file": docx_file("Cells.")})
+    attachment = Attachment.objects.get()
+    Attachment.objects.filter(pk=attachment.pk).update(status=status, error="It is blank.")
+
+    response = alice_client.post(
+        f"/api/v1/chat/sessions/{thread.pk}/messages",
+        {"content": "What is in it?", "attachments": [attachment.pk]},
+        content_type="application/json",
+    )
+
+    assert response.status_code == 400
+    assert refusal in response.json()["detail"]
+    assert not thread.messages.exists()
 
 
 def test_an_oversized_attachment_is_refused(alice_client, thread, settings):
@@ -66,8 +143,7 @@ def test_an_oversized_attachment_is_refused(alice_client, thread, settings):
 
 
 def test_an_attachment_goes_to_the_vault_in_one_click(alice_client, thread):
-    alice_client.post(f"/chat/{thread.pk}/attachments/", {"file": docx_file("Osmosis.")})
-    attachment = Attachment.objects.get()
+    attachment, _ = attach_and_read(alice_client, thread, docx_file("Osmosis."))
     response = alice_client.post(f"/chat/attachments/{attachment.pk}/save/", HTTP_HX_REQUEST="true")
     assert "is being added to your vault" in response.text
     document = Document.objects.get()
@@ -86,6 +162,7 @@ def test_bob_cannot_attach_to_alices_thread_or_touch_her_attachments(
     attachment = Attachment.objects.get()
     assert_only_owner_can_reach(f"/chat/{thread.pk}/attachments/", bob_client, ["post"])
     assert_only_owner_can_reach(f"/chat/attachments/{attachment.pk}/", bob_client, ["get"])
+    assert_only_owner_can_reach(f"/chat/attachments/{attachment.pk}/chip/", bob_client, ["get"])
     assert_only_owner_can_reach(f"/chat/attachments/{attachment.pk}/save/", bob_client, ["post"])
     assert not Document.objects.exists()
 
@@ -133,34 +210,46 @@ def png_header(width: int, height: int) -> bytes:
 
 def test_a_decompression_bomb_image_is_refused(alice_client, thread):
     bomb = SimpleUploadedFile("huge.png", png_header(60_000, 60_000))
-    response = alice_client.post(f"/chat/{thread.pk}/attachments/", {"file": bomb})
-    assert response.status_code == 400
-    assert "huge.png has too many pixels" in response.text
-    assert not Attachment.objects.exists()
+    attachment, chip = attach_and_read(alice_client, thread, bomb)
+    assert attachment.status == Attachment.Status.FAILED
+    assert "huge.png has too many pixels" in chip
+    assert not attachment.path.exists()
 
 
 def test_an_image_over_the_pixel_limit_is_refused(alice_client, thread):
     wide = SimpleUploadedFile("wide.png", png_header(10_000, 5_000))
-    response = alice_client.post(f"/chat/{thread.pk}/attachments/", {"file": wide})
-    assert response.status_code == 400
-    assert "wide.png has too many pixels; images are limited to 40 megapixels." in response.text
+    attachment, chip = attach_and_read(alice_client, thread, wide)
+    assert "wide.png has too many pixels; images are limited to 40 megapixels." in chip
 
 
 def test_a_small_image_is_attached_for_the_model(alice_client, thread):
     photo = SimpleUploadedFile("cell.png", png_header(8, 8))
-    response = alice_client.post(f"/chat/{thread.pk}/attachments/", {"file": photo})
-    assert response.status_code == 200
-    assert Attachment.objects.get().kind == Attachment.Kind.IMAGE
+    attachment, _ = attach_and_read(alice_client, thread, photo)
+    assert (attachment.kind, attachment.status) == (Attachment.Kind.IMAGE, "ready")
 
 
 def test_an_attached_image_is_opened_only_in_the_reading_sandbox(alice_client, thread, monkeypatch):
-    """Its header is parsed by the sandbox child: in the web process no image library opens it."""
+    """Its header is parsed by the sandbox child: in the worker no image library opens it."""
 
     def opened_here(*args, **kwargs):
-        raise AssertionError("the web process opened an attached image")
+        raise AssertionError("the worker opened an attached image")
 
     monkeypatch.setattr("PIL.Image.open", opened_here)
     photo = SimpleUploadedFile("cell.png", png_header(8, 8))
-    response = alice_client.post(f"/chat/{thread.pk}/attachments/", {"file": photo})
-    assert response.status_code == 200
-    assert Attachment.objects.get().kind == Attachment.Kind.IMAGE
+    attachment, _ = attach_and_read(alice_client, thread, photo)
+    assert (attachment.kind, attachment.status) == (Attachment.Kind.IMAGE, "ready")
+
+
+def test_an_attachment_whose_worker_died_while_reading_it_says_so(alice_client, thread, settings):
+    alice_client.post(f"/chat/{thread.pk}/attachments/", {"file": docx_file("Cells.")})
+    attachment = Attachment.objects.get()
+    assert Attachment.objects.claim(attachment.pk, "jobs@dead")
+    long_ago = timezone.now() - timedelta(seconds=settings.INGEST_STALE_SECONDS + 1)
+    Attachment.objects.filter(pk=attachment.pk).update(heartbeat_at=long_ago)
+
+    chip = alice_client.get(f"/chat/attachments/{attachment.pk}/chip/").text
+
+    assert "The worker reading this file stopped; attach it again." in chip
+    assert Attachment.objects.get().status == Attachment.Status.FAILED
+    attachments.read(attachment.pk, worker="jobs@late")  # its message delivered again: no-op
+    assert Attachment.objects.get().status == Attachment.Status.FAILED

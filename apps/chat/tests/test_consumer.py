@@ -14,7 +14,7 @@ from channels.testing import WebsocketCommunicator
 from apps.chat.conversation import group_for
 from apps.chat.models import Message, Thread
 from apps.chat.routing import websocket_urlpatterns
-from apps.chat.tests.conftest import CHUNK_TEXT, frames_until_final, open_socket
+from apps.chat.tests.helpers import CHUNK_TEXT, frames_until_final, open_socket
 from apps.chat.tests.model_script import ANSWER
 from apps.llm.tests.fake_ollama import part
 

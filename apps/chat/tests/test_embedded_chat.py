@@ -7,7 +7,7 @@ from apps.chat import agent
 from apps.chat.models import Message, Thread
 from apps.vault.models import Document
 from apps.vault.tests.chunks import add_chunks
-from conftest import make_document
+from tests.helpers.documents import make_document
 
 # Transactional: the agent closes its connection while the model streams, as in production.
 pytestmark = [

@@ -11,13 +11,13 @@ from channels.db import database_sync_to_async
 from apps.chat import agent, offline
 from apps.chat.evidence import best_sentences
 from apps.chat.models import Message, Thread
-from apps.chat.tests.conftest import CHUNK_TEXT, frames_until_final, open_socket
+from apps.chat.tests.helpers import CHUNK_TEXT, frames_until_final, open_socket
 from apps.chat.tests.model_script import ANSWER, EMBEDDING, chat_script
 from apps.llm import gateway
 from apps.llm.tests.fake_ollama import FakeOllama
 from apps.vault.models import Document
-from apps.vault.tests.conftest import closed_port_url
-from conftest import make_document
+from apps.vault.tests.helpers import closed_port_url
+from tests.helpers.documents import make_document
 
 NO_MODEL = "No language model wrote this answer"
 transactional = pytest.mark.django_db(transaction=True, serialized_rollback=True)

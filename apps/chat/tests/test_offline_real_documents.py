@@ -11,7 +11,7 @@ import pytest
 from apps.chat import offline
 from apps.chat.tools import Toolbox
 from apps.vault.search import live
-from apps.vault.tests.conftest import closed_port_url, ingest, upload
+from apps.vault.tests.helpers import closed_port_url, ingest, upload
 from bench.retrieval_eval import DOCUMENTS, answers, normalised, questions
 
 pytestmark = [pytest.mark.embedded, pytest.mark.django_db]

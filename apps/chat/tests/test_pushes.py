@@ -7,8 +7,6 @@ import pytest
 from channels_redis.core import RedisChannelLayer
 from django.conf import settings as configured
 
-from tests.conftest import redis_url  # noqa: F401  (a Redis server of the test session's own)
-
 pytestmark = pytest.mark.asyncio
 
 # The app's channel layer as configured, read before a test swaps in the in-memory one.
@@ -17,7 +15,7 @@ ANSWERS = 30
 FRAMES = 20  # an answer's first words, each its own push
 
 
-async def test_a_web_process_behind_by_a_class_of_answers_loses_no_frame(redis_url):  # noqa: F811
+async def test_a_web_process_behind_by_a_class_of_answers_loses_no_frame(redis_url):
     config = APP_LAYER
     layer = RedisChannelLayer(**{**config, "hosts": [redis_url], "prefix": uuid.uuid4().hex[:8]})
     # The sockets of one web process: their frames wait in the same Redis key.

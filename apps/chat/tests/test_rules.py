@@ -7,7 +7,7 @@ import pytest
 from apps.chat.calculator import CalculatorError, calculate
 from apps.chat.models import MEMORY_BUDGET, Message, Thread
 from apps.llm.rendering import render_markdown
-from conftest import assert_only_owner_can_reach
+from tests.helpers.isolation import assert_only_owner_can_reach
 
 
 @pytest.mark.parametrize(
@@ -112,7 +112,7 @@ def test_an_empty_question_gets_a_json_422_as_its_schema_says(alice, alice_clien
 
 
 def test_a_scope_with_someone_elses_document_is_refused(alice, bob, alice_client):
-    from conftest import make_document
+    from tests.helpers.documents import make_document
 
     bobs = make_document(bob, "secret.txt")
     thread = Thread.objects.create(owner=alice)

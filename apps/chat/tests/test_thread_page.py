@@ -1,6 +1,10 @@
+import re
+
 import pytest
 
 from apps.chat.models import Thread
+from apps.vault.models import Chunk
+from tests.helpers.documents import make_document
 
 pytestmark = pytest.mark.django_db
 
@@ -12,3 +16,34 @@ def test_the_conversation_is_not_mistaken_for_notifications(alice, alice_client)
     page = alice_client.get(f"/chat/{thread.pk}/").text
     assert '<ul class="messages">' not in page
     assert page.count("What makes ATP?") >= 2  # the title and the question bubble
+
+
+def test_a_cited_source_opens_at_its_passage_with_its_document_and_page(alice, alice_client):
+    document = make_document(alice, "cells.pdf", status="done", pages=3)
+    chunk = Chunk.objects.create(
+        document=document,
+        document_sha256=document.sha256,
+        ordinal=0,
+        page=2,
+        text="Mitochondria are the powerhouse of the cell.",
+    )
+    thread = Thread.objects.create(owner=alice)
+    thread.messages.create(role="user", content="What makes ATP?")
+    citation = {
+        "number": 1,
+        "chunk_id": chunk.pk,
+        "document_id": document.pk,
+        "filename": "cells.pdf",
+        "page": 2,
+        "section": "",
+        "text": chunk.text,
+    }
+    thread.messages.create(role="assistant", content="Mitochondria [1].", citations=[citation])
+
+    page = alice_client.get(f"/chat/{thread.pk}/").text
+    link = re.search(r'<a href="([^"]+)">Open cells.pdf at page 2</a>', page)
+    assert link and link[1] != "/vault/"
+    passage = alice_client.get(link[1])
+    assert passage.status_code == 200
+    assert "powerhouse of the cell" in passage.text
+    assert "cells.pdf" in passage.text and "Page 2" in passage.text

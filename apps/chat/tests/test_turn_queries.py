@@ -8,15 +8,16 @@ from django.test.utils import CaptureQueriesContext
 
 from apps.chat.consumers import ChatConsumer
 from apps.chat.models import Message, Thread
-from conftest import make_category, make_document
+from tests.helpers.documents import make_category, make_document
 
 pytestmark = pytest.mark.django_db
 
-# The thread (is it still there?), the answers still running, the question, the thread's new
+# The thread (is it still there?), the answers still running, the person's answers being written
+# in all their chats (their fair share), the question, the thread's new
 # title, the empty answer; then what the new turn shows: the thread's last messages and their
 # attachments, the sidebar's chats (the composer's scope is not drawn again: it stays as
 # chosen). Two more open and close the savepoint that stands in for the transaction in a test.
-QUERIES_PER_QUESTION = 10
+QUERIES_PER_QUESTION = 11
 
 
 def socket_of(user, thread: Thread) -> ChatConsumer:

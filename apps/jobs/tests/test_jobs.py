@@ -11,7 +11,7 @@ from django.db import connection, models
 
 from apps.jobs import recovery
 from apps.jobs.lifecycle import Heartbeat, Job, JobQuerySet
-from conftest import MIDDAY
+from tests.helpers.clock import MIDDAY
 
 
 class ChoreQuerySet(JobQuerySet):

@@ -52,6 +52,90 @@ class _Server(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
+class _Handler(BaseHTTPRequestHandler):
+    """Answers as Ollama would, from the FakeOllama it is bound to (`fake`)."""
+
+    fake: "FakeOllama"
+    protocol_version = "HTTP/1.0"  # the body ends when the connection closes
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self.fake.requests.append((self.path, {}))
+        if self.path == "/api/tags":
+            models = [{"name": name, "model": name} for name in self.fake.models]
+            self._json(200, {"models": models})
+        else:
+            self._json(404, {"error": "not found"})
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = json.loads(self.rfile.read(length) or b"{}")
+        self.fake.requests.append((self.path, body))
+        if self.fake.fail_with:
+            status, message = self.fake.fail_with
+            self._json(status, {"error": message})
+        elif not self.fake.has(body.get("model", "")):
+            message = f'model "{body.get("model")}" not found, try pulling it first'
+            self._json(404, {"error": message})
+        elif self.path == "/api/chat":
+            self._chat(body)
+        elif self.path == "/api/embed":
+            inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+            vectors = [self.fake.vector(text) for text in inputs]
+            time.sleep(self.fake.embed_delay)
+            self._json(200, {"model": body["model"], "embeddings": vectors})
+        else:
+            self._json(404, {"error": "not found"})
+
+    def _chat(self, body: dict) -> None:
+        model = body["model"]
+        parts = self.fake.answer_parts(body)
+        done = {
+            "model": model,
+            "message": {"role": "assistant", "content": ""},
+            "done": True,
+            "done_reason": "stop",
+            "prompt_eval_count": 21,
+            "eval_count": len(parts),
+        }
+        if not body.get("stream", True):
+            message = {
+                "role": "assistant",
+                "content": "".join(p["message"]["content"] for p in parts),
+                "thinking": "".join(p["message"].get("thinking", "") for p in parts),
+                "tool_calls": [call for p in parts for call in p["message"].get("tool_calls", [])],
+            }
+            self._json(200, {**done, "message": message})
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.end_headers()
+        if self.fake.garbage:
+            self.wfile.write(b"{not json at all\n")
+            return
+        lines = [{**p, "model": model} for p in parts]
+        if not self.fake.cut_stream:
+            lines.append(done)
+        try:
+            time.sleep(self.fake.first_delay)
+            for line in lines:
+                time.sleep(self.fake.delay)
+                self.wfile.write(json.dumps(line).encode() + b"\n")
+                self.wfile.flush()
+        except ConnectionError:
+            pass  # the client gave up (stop, a timeout test); nothing to clean up
+
+    def _json(self, status: int, payload: dict) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
 class FakeOllama:
     def __init__(self, script: Script | None = None, *, port: int = 0) -> None:
         self.models = ["gemma4:e4b", "embeddinggemma:latest"]
@@ -130,92 +214,8 @@ class FakeOllama:
     def answer_parts(self, body: dict) -> list[dict]:
         return self.script(body) if self.script else self.parts
 
-    def _handler(self):
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.0"  # the body ends when the connection closes
-
-            def log_message(self, *args) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                fake.requests.append((self.path, {}))
-                if self.path == "/api/tags":
-                    models = [{"name": name, "model": name} for name in fake.models]
-                    self._json(200, {"models": models})
-                else:
-                    self._json(404, {"error": "not found"})
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(length) or b"{}")
-                fake.requests.append((self.path, body))
-                if fake.fail_with:
-                    status, message = fake.fail_with
-                    self._json(status, {"error": message})
-                elif not fake.has(body.get("model", "")):
-                    message = f'model "{body.get("model")}" not found, try pulling it first'
-                    self._json(404, {"error": message})
-                elif self.path == "/api/chat":
-                    self._chat(body)
-                elif self.path == "/api/embed":
-                    inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
-                    vectors = [fake.vector(text) for text in inputs]
-                    time.sleep(fake.embed_delay)
-                    self._json(200, {"model": body["model"], "embeddings": vectors})
-                else:
-                    self._json(404, {"error": "not found"})
-
-            def _chat(self, body: dict) -> None:
-                model = body["model"]
-                parts = fake.answer_parts(body)
-                done = {
-                    "model": model,
-                    "message": {"role": "assistant", "content": ""},
-                    "done": True,
-                    "done_reason": "stop",
-                    "prompt_eval_count": 21,
-                    "eval_count": len(parts),
-                }
-                if not body.get("stream", True):
-                    message = {
-                        "role": "assistant",
-                        "content": "".join(p["message"]["content"] for p in parts),
-                        "thinking": "".join(p["message"].get("thinking", "") for p in parts),
-                        "tool_calls": [
-                            call for p in parts for call in p["message"].get("tool_calls", [])
-                        ],
-                    }
-                    self._json(200, {**done, "message": message})
-                    return
-                self.send_response(200)
-                self.send_header("Content-Type", "application/x-ndjson")
-                self.end_headers()
-                if fake.garbage:
-                    self.wfile.write(b"{not json at all\n")
-                    return
-                lines = [{**p, "model": model} for p in parts]
-                if not fake.cut_stream:
-                    lines.append(done)
-                try:
-                    time.sleep(fake.first_delay)
-                    for line in lines:
-                        time.sleep(fake.delay)
-                        self.wfile.write(json.dumps(line).encode() + b"\n")
-                        self.wfile.flush()
-                except ConnectionError:
-                    pass  # the client gave up (stop, a timeout test); nothing to clean up
-
-            def _json(self, status: int, payload: dict) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        return Handler
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        return type("Handler", (_Handler,), {"fake": self})
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -4,7 +4,7 @@ import time
 import pytest
 
 from apps.llm import audit
-from conftest import make_document
+from tests.helpers.documents import make_document
 
 pytestmark = pytest.mark.django_db
 

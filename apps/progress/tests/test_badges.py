@@ -242,3 +242,12 @@ def test_evaluate_without_kinds_checks_every_badge(alice):
     tracking.record_deck_created(alice)
     EarnedBadge.objects.all().delete()
     assert {b.code for b in evaluate(alice)} == {"first_deck"}
+
+
+def test_badge_pictures_are_drawn_not_emoji_that_need_an_emoji_font(alice_client, alice):
+    message(alice)  # First Question: earned
+    page = alice_client.get("/progress/").text
+    badges = BadgeDefinition.objects.enabled()
+    assert page.count('class="badge-svg"') >= badges.count()
+    for badge in badges:
+        assert badge.icon not in page, badge.code

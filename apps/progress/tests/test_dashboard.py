@@ -8,8 +8,9 @@ from apps.progress import tracking
 from apps.progress.activity import Activity, level_for
 from apps.progress.tests.helpers import live_in, study
 
-# The clock is pinned (conftest.MIDDAY) before anyone logs in: these figures count back from
-# today, and a session made at the real time could look expired at the pinned one.
+# The clock is pinned at MIDDAY (tests/helpers/clock.py) before anyone logs in: these figures
+# count back from today, and a session made at the real time could look expired at the pinned
+# one.
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("midday")]
 
 NOW = datetime(2026, 5, 20, 12, 0, tzinfo=UTC)

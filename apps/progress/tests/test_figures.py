@@ -12,7 +12,7 @@ from apps.progress.activity import Activity, SessionFigures
 from apps.progress.badges import EARLY_HOURS, NIGHT_HOURS, Metrics
 from apps.progress.models import Event, Metric, StudySession
 from apps.progress.tests.helpers import live_in
-from tests.conftest import free_port
+from tests.helpers.services import free_port
 
 pytestmark = pytest.mark.django_db
 

@@ -159,7 +159,7 @@ def figures_out(figures: results.Figures) -> dict:
 
 
 def quiz_policy_out(class_set: ClassSet, user) -> dict:
-    if class_set.kind != ClassSet.Kind.QUIZ:
+    if class_set.kind != "quiz":
         keys = ("attempts", "grading", "reveal", "answers_released_at", "attempts_left")
         return {**dict.fromkeys(keys), "answers_shown": None}
     student = is_student(user)
@@ -168,8 +168,8 @@ def quiz_policy_out(class_set: ClassSet, user) -> dict:
         "grading": class_set.grading,
         "reveal": class_set.reveal,
         "answers_released_at": class_set.released_at,
-        "attempts_left": class_set.quiz.attempts_left_for(user) if student else None,
-        "answers_shown": class_set.quiz.answer_key_visible_to(user) if student else None,
+        "attempts_left": class_set.item.attempts_left_for(user) if student else None,
+        "answers_shown": class_set.item.answer_key_visible_to(user) if student else None,
     }
 
 
@@ -179,7 +179,7 @@ def class_set_out(class_set: ClassSet, user) -> dict:
         **quiz_policy_out(class_set, user),
         "id": class_set.pk,
         "kind": class_set.kind,
-        "item_id": class_set.item.pk,
+        "item_id": class_set.item_id,
         "title": class_set.item.title,
         "teacher": class_set.teacher.get_full_name() or class_set.teacher.username,
         "note": class_set.note,
@@ -219,9 +219,7 @@ def hand_out(request: HttpRequest, payload: ClassSetIn):
 def list_class_sets(request: HttpRequest):
     """A student: every set handed out to the class, with their own figures. A teacher: the
     sets they handed out."""
-    sets = ClassSet.objects.readable_by(request.auth).select_related(
-        "teacher", "quiz", "deck", "mindmap", "workshop"
-    )
+    sets = ClassSet.objects.readable_by(request.auth).select_related("teacher").with_items()
     return [class_set_out(class_set, request.auth) for class_set in sets]
 
 

@@ -1,12 +1,15 @@
 from django import forms
 from django.db.models import BigIntegerField
 
-from apps.study.classsets.models import MAX_ATTEMPTS, ClassSet
+from apps.study import kinds
+from apps.study.classsets.models import MAX_ATTEMPTS
 from apps.study.classsets.policy import Grading, Reveal
 
 
 class HandOutForm(forms.Form):
-    kind = forms.ChoiceField(choices=ClassSet.Kind.choices)
+    kind = forms.ChoiceField(
+        choices=lambda: [(kind.name, kind.name) for kind in kinds.handed_out()]
+    )
     item = forms.IntegerField(min_value=1, max_value=BigIntegerField.MAX_BIGINT)
     note = forms.CharField(label="Note (optional)", max_length=500, required=False)
     due = forms.DateField(

@@ -1,24 +1,28 @@
-"""Class sets: a teacher hands one quiz, deck, mindmap or workshop to the whole class.
+"""Class sets: a teacher hands one quiz, deck, mindmap or workshop (each kind declared
+`handed_out` in apps/study/kinds.py) to the whole class.
 
-The item stays the teacher's (its content changes only through them); each student's work on
-it sits in rows of their own (attempts, card schedules, lesson completions, arrangements).
-Taking a set back deletes the ClassSet: students no longer reach the item, and their work
-stays with it, so handing it out again brings the results back.
+A set names its item by kind and id, so a new kind needs no column here: one set per item,
+and deleting the item deletes its set. The item stays the teacher's (its content changes only
+through them); each student's work on it sits in rows of their own (attempts, card schedules,
+lesson completions, arrangements). Taking a set back deletes the ClassSet: students no longer
+reach the item, and their work stays with it, so handing it out again brings the results back.
 """
 
-from functools import reduce
+from collections import defaultdict
+from functools import cached_property, partial, reduce
 from operator import or_
 
 from django.conf import settings
 from django.db import IntegrityError, models, transaction
+from django.db.models.signals import post_delete
+from django.dispatch import receiver
 from django.utils import timezone
 
 from apps.progress.models import LocalZone
 from apps.study import kinds
 from apps.study.classsets.policy import Grading, QuizPolicy, Reveal
 from apps.study.errors import InvalidInput, StudyError
-from apps.study.generated import READY
-from apps.study.ownership import is_student
+from apps.study.ownership import READY, OwnedQuerySet, is_student
 
 
 class NotATeacher(StudyError):
@@ -42,6 +46,37 @@ def check_quiz_policy(attempts: int | None, grading: str, reveal: str) -> None:
         raise InvalidInput(f"Show the answers at one of: {', '.join(Reveal.values)}.")
 
 
+class ReadableQuerySet(OwnedQuerySet):
+    """Study material a student reads once a teacher handed it out to the class."""
+
+    # The lookup from a row to the item a class set names: "" for the row itself; a card
+    # goes with its deck.
+    item_lookup = ""
+
+    def readable_by(self, user):
+        """The owner's rows and, for a student, the ready rows handed out to the class. Another
+        teacher's sets stay theirs: teachers are not in the class."""
+        if not is_student(user):
+            return self.visible_to(user)
+        return self.filter(models.Q(**{self.owner_lookup: user}) | self._handed_out())
+
+    def handed_out(self):
+        """The rows handed out to the class that students see: the ready ones."""
+        return self.filter(self._handed_out())
+
+    def _handed_out(self) -> models.Q:
+        # A class item still being made, or that failed, is the teacher's alone.
+        if not self.item_lookup:
+            return models.Q(pk__in=ClassSet.objects.item_ids(self.model), status=READY)
+        item = self.model._meta.get_field(self.item_lookup).related_model
+        return models.Q(
+            **{
+                f"{self.item_lookup}__in": ClassSet.objects.item_ids(item),
+                f"{self.item_lookup}__status": READY,
+            }
+        )
+
+
 class ClassSetQuerySet(models.QuerySet):
     def of_teacher(self, user):
         return self.filter(teacher=user) if user.is_authenticated else self.none()
@@ -63,11 +98,32 @@ class ClassSetQuerySet(models.QuerySet):
         note = note.strip()[:500]
         try:
             with transaction.atomic():
-                return self.create(
-                    teacher=teacher, kind=kind, note=note, due=due, **policy, **{kind: item}
+                made = self.create(
+                    teacher=teacher, kind=kind, item_id=item.pk, note=note, due=due, **policy
                 )
         except IntegrityError:  # one set per item (two hand-outs at once: one wins)
             raise AlreadyHandedOut(f"This {kind} is handed out already.") from None
+        made.item = item
+        return made
+
+    def for_item(self, item):
+        """The set `item` is handed out in: none, or one."""
+        return self.filter(kind=kinds.of(item).name, item_id=item.pk)
+
+    def item_ids(self, model):
+        """The ids of the rows of `model` (a kind's) handed out, as a subquery."""
+        return self.filter(kind=kinds.of_model(model).name).values("item_id")
+
+    def with_items(self) -> list["ClassSet"]:
+        """These sets, each with its item: a query for the sets and one per kind among them."""
+        sets = list(self)
+        wanted = defaultdict(list)
+        for class_set in sets:
+            wanted[class_set.kind].append(class_set.item_id)
+        items = {name: kinds.get(name).model.objects.in_bulk(ids) for name, ids in wanted.items()}
+        for class_set in sets:
+            class_set.item = items[class_set.kind][class_set.item_id]
+        return sets
 
     def readable_by(self, user):
         """A teacher's own sets; for a student, every set handed out to the class whose item
@@ -77,33 +133,22 @@ class ClassSetQuerySet(models.QuerySet):
         return self.of_teacher(user)
 
     def ready(self):
-        ready = (models.Q(**{f"{kind.name}__status": READY}) for kind in kinds.handed_out())
-        return self.filter(reduce(or_, ready))
+        """The sets whose item is ready: per kind, its ids among the ready rows."""
+        ready = (
+            models.Q(
+                kind=kind.name, item_id__in=kind.model.objects.filter(status=READY).values("pk")
+            )
+            for kind in kinds.handed_out()
+        )
+        return self.filter(reduce(or_, ready, models.Q(pk__in=[])))
 
 
 class ClassSet(models.Model):
-    class Kind(models.TextChoices):
-        QUIZ = "quiz"
-        DECK = "deck"
-        MINDMAP = "mindmap"
-        WORKSHOP = "workshop"
-
     teacher = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="class_sets"
     )
-    kind = models.CharField(max_length=10, choices=Kind.choices)
-    quiz = models.ForeignKey(
-        "study.Quiz", null=True, blank=True, on_delete=models.CASCADE, related_name="class_sets"
-    )
-    deck = models.ForeignKey(
-        "study.Deck", null=True, blank=True, on_delete=models.CASCADE, related_name="class_sets"
-    )
-    mindmap = models.ForeignKey(
-        "study.Mindmap", null=True, blank=True, on_delete=models.CASCADE, related_name="class_sets"
-    )
-    workshop = models.ForeignKey(
-        "study.Workshop", null=True, blank=True, on_delete=models.CASCADE, related_name="class_sets"
-    )
+    kind = models.CharField(max_length=30)  # a kind's name (apps/study/kinds.py)
+    item_id = models.BigIntegerField()  # the pk of a row of the kind's model
     note = models.CharField(max_length=500, blank=True)
     due = models.DateField(null=True, blank=True)
     # A quiz's policy for the class (apps/study/quizzes/policy.py).
@@ -122,28 +167,7 @@ class ClassSet(models.Model):
     class Meta:
         ordering = ["-handed_out_at", "-pk"]
         constraints = [
-            # One set per item: the visibility join never doubles a row.
-            *(
-                models.UniqueConstraint(fields=[kind], name=f"one_class_set_per_{kind}")
-                for kind in ("quiz", "deck", "mindmap", "workshop")
-            ),
-            models.CheckConstraint(
-                name="class_set_names_its_one_item",
-                condition=(
-                    models.Q(
-                        kind="quiz", quiz__isnull=False, deck=None, mindmap=None, workshop=None
-                    )
-                    | models.Q(
-                        kind="deck", deck__isnull=False, quiz=None, mindmap=None, workshop=None
-                    )
-                    | models.Q(
-                        kind="mindmap", mindmap__isnull=False, quiz=None, deck=None, workshop=None
-                    )
-                    | models.Q(
-                        kind="workshop", workshop__isnull=False, quiz=None, deck=None, mindmap=None
-                    )
-                ),
-            ),
+            models.UniqueConstraint(fields=["kind", "item_id"], name="one_class_set_per_item")
         ]
 
     def __str__(self) -> str:
@@ -156,9 +180,10 @@ class ClassSet(models.Model):
             raise TypeError(f"{item!r} cannot be handed out")
         return kind.name
 
-    @property
+    @cached_property
     def item(self):
-        return getattr(self, self.kind)
+        """The row handed out, of the kind's model."""
+        return kinds.get(self.kind).model.objects.get(pk=self.item_id)
 
     def study_url(self) -> str:
         """The page a student studies the item on."""
@@ -177,8 +202,24 @@ class ClassSet(models.Model):
 
     def release(self) -> None:
         """Show the class the correct answers and explanations of a quiz, whatever its policy."""
-        if self.kind != self.Kind.QUIZ:
+        if self.kind != "quiz":
             raise InvalidInput("Only a quiz has answers to release.")
         if self.released_at is None:
             self.released_at = timezone.now()
             self.save(update_fields=["released_at"])
+
+
+@receiver(kinds.declared)
+def follow_deletes(sender, kind: kinds.Kind, **kwargs) -> None:
+    """Deleting an item of a kind handed out deletes its class set (no foreign key does)."""
+    if kind.handed_out:
+        post_delete.connect(
+            partial(take_back_deleted, kind.name),
+            sender=kind.model,
+            weak=False,
+            dispatch_uid=f"class-set-of-{kind.name}",
+        )
+
+
+def take_back_deleted(kind: str, sender, instance, **kwargs) -> None:
+    ClassSet.objects.filter(kind=kind, item_id=instance.pk).delete()

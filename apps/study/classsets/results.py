@@ -63,7 +63,9 @@ class Results:
 
 
 def figures_of(class_set: ClassSet, student: User) -> Figures:
-    return FIGURES[class_set.kind](class_set.item, student)
+    """A student's figures on the set (a kind with none of its own: just the student)."""
+    figures = FIGURES.get(class_set.kind)
+    return figures(class_set.item, student) if figures else Figures(student)
 
 
 def quiz_figures(quiz, student: User) -> Figures:
@@ -127,10 +129,10 @@ def mindmap_figures(mindmap, student: User) -> Figures:
 
 
 FIGURES = {
-    ClassSet.Kind.QUIZ: quiz_figures,
-    ClassSet.Kind.DECK: deck_figures,
-    ClassSet.Kind.WORKSHOP: workshop_figures,
-    ClassSet.Kind.MINDMAP: mindmap_figures,
+    "quiz": quiz_figures,
+    "deck": deck_figures,
+    "workshop": workshop_figures,
+    "mindmap": mindmap_figures,
 }
 
 
@@ -140,7 +142,7 @@ def passage(teacher: User, chunk_ids: list) -> Chunk | None:
 
 
 def missed_questions(class_set: ClassSet, students: list[User]) -> list[Missed]:
-    quiz = class_set.quiz
+    quiz = class_set.item
     questions = {q.pk: q for q in quiz.questions.all()}
     current = {(pk, q.version) for pk, q in questions.items()}
     misses: dict[int, int] = defaultdict(int)
@@ -168,7 +170,7 @@ def missed_questions(class_set: ClassSet, students: list[User]) -> list[Missed]:
 
 
 def missed_cards(class_set: ClassSet, students: list[User]) -> list[Missed]:
-    deck = class_set.deck
+    deck = class_set.item
     cards = {card.pk: card for card in deck.cards.all()}
     rows = (
         CardReview.objects.filter(
@@ -191,16 +193,16 @@ def missed_cards(class_set: ClassSet, students: list[User]) -> list[Missed]:
     ]
 
 
-MISSED = {ClassSet.Kind.QUIZ: missed_questions, ClassSet.Kind.DECK: missed_cards}
+MISSED = {"quiz": missed_questions, "deck": missed_cards}
 
 
 def results(class_set: ClassSet) -> Results:
     students = list(User.objects.students())
     missed = MISSED.get(class_set.kind)
-    is_quiz = class_set.kind == ClassSet.Kind.QUIZ
+    is_quiz = class_set.kind == "quiz"
     return Results(
         class_set=class_set,
         students=[figures_of(class_set, student) for student in students],
         most_missed=missed(class_set, students) if missed else [],
-        quiz=quiz_report(class_set.quiz, class_set.grading, students) if is_quiz else None,
+        quiz=quiz_report(class_set.item, class_set.grading, students) if is_quiz else None,
     )

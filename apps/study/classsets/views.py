@@ -20,9 +20,7 @@ from apps.study.ownership import is_student
 @login_required
 def class_set_list(request: HttpRequest) -> HttpResponse:
     """A student's sets from their teachers with their own figures; a teacher's handed-out sets."""
-    sets = ClassSet.objects.readable_by(request.user).select_related(
-        "teacher", "quiz", "deck", "mindmap", "workshop"
-    )
+    sets = ClassSet.objects.readable_by(request.user).select_related("teacher").with_items()
     student = is_student(request.user)
     rows = [
         (s, results.figures_of(s, request.user), quiz_status(s, request.user))
@@ -35,11 +33,11 @@ def class_set_list(request: HttpRequest) -> HttpResponse:
 
 def quiz_status(class_set: ClassSet, student) -> dict | None:
     """A student's attempts left and when the answers show, for a class quiz."""
-    if class_set.kind != ClassSet.Kind.QUIZ:
+    if class_set.kind != "quiz":
         return None
     policy = class_set.quiz_policy()
     return {
-        "left": class_set.quiz.attempts_left_for(student),
+        "left": class_set.item.attempts_left_for(student),
         "answers": policy.when_revealed(timezone.now()),
     }
 

@@ -5,7 +5,7 @@ is from, and a short cloze check at the end."""
 import re
 from collections.abc import Sequence
 
-from apps.study.generator import Source
+from apps.study.retrieval import Source
 from apps.vault.cloze import ANSWER_KINDS, BLANK, Cloze, key_sentences
 from apps.vault.keyterms import Vocabulary, tokens
 from apps.vault.sentences import body_start

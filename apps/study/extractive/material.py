@@ -1,7 +1,7 @@
 """What the extractive generators read: the passages to cut items from, and a sample of the
 scope to weigh key terms in."""
 
-from apps.study import generator
+from apps.study import generator, retrieval
 from apps.vault.keyterms import Vocabulary
 
 # Chunks sampled (evenly, so the result is the same every time) to weigh terms within the
@@ -9,15 +9,15 @@ from apps.vault.keyterms import Vocabulary
 STATISTICS_SAMPLE = 300
 
 
-def passages(user, scope: generator.Scope, count: int) -> list[generator.Source]:
+def passages(user, scope: generator.Scope, count: int) -> list[retrieval.Source]:
     """Representative chunks of the scope: three per item asked, at least the prompt's 15."""
-    return generator.retrieve(user, scope, limit=max(generator.MAX_CHUNKS, 3 * count))
+    return retrieval.retrieve(user, scope, limit=max(retrieval.MAX_CHUNKS, 3 * count))
 
 
-def vocabulary(user, scope: generator.Scope, sources: list[generator.Source]) -> Vocabulary:
+def vocabulary(user, scope: generator.Scope, sources: list[retrieval.Source]) -> Vocabulary:
     """Key terms of the scope: the passages plus an even sample of its other chunks."""
     texts = {source.chunk_id: source.text for source in sources}
-    chunks = generator.live_chunks(user, scope)
+    chunks = retrieval.live_chunks(user, scope)
     ids = list(chunks.order_by("pk").values_list("pk", flat=True))
     step = max(1, len(ids) / STATISTICS_SAMPLE)
     sample = {ids[int(i * step)] for i in range(min(STATISTICS_SAMPLE, len(ids)))} - texts.keys()

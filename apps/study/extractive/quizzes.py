@@ -5,7 +5,7 @@ The explanation is always the source sentence."""
 import random
 from collections.abc import Sequence
 
-from apps.study.generator import Source
+from apps.study.retrieval import Source
 from apps.vault.cloze import BLANK, Cloze, key_sentences
 from apps.vault.keyterms import Term, Vocabulary
 

@@ -8,9 +8,9 @@ from html.parser import HTMLParser
 
 import pymupdf
 
-from apps.vault.keyterms import Kind, Vocabulary
+from apps.vault.keyterms import Kind, Term, Vocabulary, same_family
 from apps.vault.models import Chunk, Document
-from apps.vault.sentences import sentences
+from apps.vault.sentences import fold, sentences
 
 # The limits clean_tree enforces on every mindmap (the root is level 1).
 MAX_LEVELS = 4
@@ -210,14 +210,15 @@ def mindmap(title: str, documents: list[tuple[Document, list[Row]]]) -> dict:
     """A topic tree: the documents (when there are several), their sections, and under each
     section without subsections its key terms. Every node cites a chunk (`source`)."""
     texts = {row.chunk_id: row.text for _, rows in documents for row in rows}
-    vocabulary = Vocabulary(texts)
+    terms = _Terms(Vocabulary(texts))
     nodes = []
     for document, rows in documents:
         sections = outline(document, rows) or by_position(rows, document.filename)
         depth = 2 if len(documents) == 1 else 3
-        children = _nodes(sections, depth, vocabulary, texts)
         if len(sections) == 1 and sections[0].labelled:  # one part: its terms, no level
-            children = _term_nodes(sections[0].chunk_ids, vocabulary, document.filename)
+            children = terms.nodes(sections[0].chunk_ids, document.filename, [])
+        else:
+            children = _nodes(sections, depth, terms, texts)
         if len(documents) == 1:
             nodes = children
             break
@@ -241,8 +242,9 @@ def _attach(parent: dict, nodes: list[dict]) -> None:
     parent["children"] = nodes
 
 
-def _nodes(sections: list[Section], level: int, vocabulary: Vocabulary, texts: dict) -> list[dict]:
+def _nodes(sections: list[Section], level: int, terms: "_Terms", texts: dict) -> list[dict]:
     nodes = []
+    siblings = [section.all_chunk_ids() for section in sections]
     for section in sections:
         node: dict = {"title": section.title, "source": section.chunk_id, "children": []}
         node["_size"] = len(section.all_chunk_ids())
@@ -251,30 +253,79 @@ def _nodes(sections: list[Section], level: int, vocabulary: Vocabulary, texts: d
             node["note"] = note
         if level < MAX_LEVELS:
             if section.children:
-                _attach(node, _nodes(section.children, level + 1, vocabulary, texts))
+                _attach(node, _nodes(section.children, level + 1, terms, texts))
             else:
-                node["children"] = _term_nodes(section.all_chunk_ids(), vocabulary, section.title)
+                ids = section.all_chunk_ids()
+                node["children"] = terms.nodes(ids, section.title, siblings)
         nodes.append(node)
     return nodes
 
 
-def _term_nodes(chunk_ids: list[int], vocabulary: Vocabulary, title: str) -> list[dict]:
-    """The section's heaviest key terms, each citing the first of its chunks that uses it."""
-    inside = set(chunk_ids)
-    terms = [
-        term
-        for term in vocabulary.ranked()
-        if inside.intersection(term.chunk_ids) and term.key not in title.casefold()
-    ]
-    picked = [term for term in terms if term.kind is not Kind.NUMBER][:TERMS_PER_SECTION]
-    return [
-        {
-            "title": term.surface,
-            "source": next(c for c in chunk_ids if c in term.chunk_ids),
-            "children": [],
-        }
-        for term in picked
-    ]
+# English words that qualify or tell (needed, quickly, writable, careful, …) name no topic.
+MODIFIER_ENDINGS = ("ed", "ly", "able", "ible", "ful", "ous", "ive", "est")
+
+
+def _modifier(term: Term) -> bool:
+    return term.key.endswith(MODIFIER_ENDINGS) or term.key in ENGLISH_MODIFIERS
+
+
+def _address(term: Term) -> bool:
+    """A path, a web or mail address ("usr/share/doc/apt", "c.leick"): where, not what."""
+    if term.key in ("http", "https", "ftp", "www", "mailto"):
+        return True
+    return "/" in term.key or (term.kind is Kind.IDENTIFIER and "." in term.key)
+
+
+ENGLISH_MODIFIERS = frozenset(
+    ("best", "better", "worse", "worst", "original", "unsigned", "signed")
+)
+
+
+class _Terms:
+    """Picks each section's own key terms: those mostly written in it rather than in its
+    siblings, never a term another branch of the map already shows, never one that half of
+    the siblings use (the document's general words, "data", "files"), and in German text no
+    lower-case word (verbs and adjectives there; its nouns are capitalised)."""
+
+    def __init__(self, vocabulary: Vocabulary) -> None:
+        self.vocabulary = vocabulary
+        self.used: set[str] = set()
+
+    def nodes(self, chunk_ids: list[int], title: str, siblings: list[list[int]]) -> list[dict]:
+        inside = set(chunk_ids)
+        groups = [set(group) for group in siblings]
+        languages = self.vocabulary.languages
+        german = sum(languages.get(c) == "de" for c in inside) * 2 > len(inside)
+        scored = []
+        for term in self.vocabulary.ranked():
+            own = inside.intersection(term.chunk_ids)
+            if not own or term.key in self.used or term.key in fold(title):
+                continue
+            if term.kind is Kind.NUMBER or (term.kind is Kind.WORD and (german or _modifier(term))):
+                continue
+            if _address(term):
+                continue
+            spread = sum(bool(group.intersection(term.chunk_ids)) for group in groups)
+            if len(groups) >= 3 and spread * 2 > len(groups):
+                continue
+            share = term.weight * len(own) / len(term.chunk_ids)
+            rank = (Kind.IDENTIFIER, Kind.NAME, Kind.WORD).index(term.kind)
+            scored.append((rank, -share, term.key, term))
+        picked: list[Term] = []
+        for *_, term in sorted(scored, key=lambda s: s[:3]):
+            if len(picked) < TERMS_PER_SECTION and not any(
+                same_family(term.surface, other.surface) for other in picked
+            ):
+                picked.append(term)
+        self.used.update(term.key for term in picked)
+        return [
+            {
+                "title": term.surface,
+                "source": next(c for c in chunk_ids if c in term.chunk_ids),
+                "children": [],
+            }
+            for term in picked
+        ]
 
 
 # --- Workshop outlines ---------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from datetime import datetime
 from pydantic import BaseModel, field_validator
 
 from apps.llm import gateway
-from apps.study import generator, starting
+from apps.study import generator, retrieval, starting
 from apps.study.errors import InvalidInput, NothingValid, StudyError
 from apps.study.extractive import cards as extractive_cards
 from apps.study.extractive import material
@@ -48,7 +48,7 @@ def start_deck(
     before. Raises a StudyError with a readable message."""
     if num_cards not in Deck.SIZES:
         raise InvalidInput(f"A deck has {', '.join(map(str, Deck.SIZES))} cards.")
-    generator.check_scope(user, scope)
+    retrieval.check_scope(user, scope)
     source = scope_title(user, scope)
     return starting.create(
         Deck,
@@ -110,7 +110,7 @@ TEXT_LABEL = f"{generator.EXTRACTIVE} · from the documents' text"
 def _from_model(user, scope, count: int) -> tuple[list, list[dict], str]:
     """(the excerpts shown, the model's valid cards, its label); no cards, to be filled from
     the text, when it gave nothing usable."""
-    sources = generator.retrieve(user, scope)
+    sources = retrieval.retrieve(user, scope)
     try:
         result = generator.generate_items(
             user,

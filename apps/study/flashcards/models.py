@@ -4,9 +4,9 @@ from django.conf import settings
 from django.db import models
 from django.db.models.functions import Coalesce
 
+from apps.study.classsets.models import ReadableQuerySet
 from apps.study.errors import DeckError, DeckFull
 from apps.study.generated import Generated, GenerationQuerySet, one_per_request
-from apps.study.ownership import OwnedQuerySet
 
 MAX_SIDE = 2000
 
@@ -85,10 +85,9 @@ class Deck(Generated):
         )
 
 
-class CardQuerySet(OwnedQuerySet):
+class CardQuerySet(ReadableQuerySet):
     owner_lookup = "deck__owner"
-    class_set_lookup = "deck__class_sets"
-    item_status_lookup = "deck__status"
+    item_lookup = "deck"
 
     def due(self, now) -> "CardQuerySet":
         return self.filter(due_at__lte=now).order_by("due_at", "deck_id", "position", "id")

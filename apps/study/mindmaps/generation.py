@@ -2,7 +2,7 @@
 
 from apps.llm import jsonparse, prompts
 from apps.progress import tracking
-from apps.study import generator, starting
+from apps.study import generator, retrieval, starting
 from apps.study.errors import MindmapError, NothingValid, StudyError
 from apps.study.extractive import structure
 from apps.study.mindmaps.models import Mindmap
@@ -23,10 +23,10 @@ def generate_tree(user, scope: generator.Scope, title: str = "") -> tuple[dict, 
 
     A node's "source" (the excerpt number the model cites) becomes that excerpt's chunk id.
     """
-    sources = generator.retrieve(user, scope)  # never empty: it raises EmptyScope instead
+    sources = retrieval.retrieve(user, scope)  # never empty: it raises EmptyScope instead
     prompt = prompts.render(
         "mindmap",
-        context=generator.context_block(sources),
+        context=retrieval.context_block(sources),
         title_hint=f'Call it "{title}".' if title else "",
         max_children=MAX_CHILDREN,
         levels=MAX_LEVELS,
@@ -56,7 +56,7 @@ def start_mindmap(
     """Check the scope and store the mindmap as "generating", with a root alone for a tree,
     for a worker to draw (fill_mindmap); (the mindmap, new?). The same request `key` gives back
     the mindmap it made before."""
-    generator.check_scope(user, scope)
+    retrieval.check_scope(user, scope)
     source = scope_title(user, scope)
     name = clean_text(title, MAX_TITLE) or f"Mindmap of {source}"[:MAX_TITLE]
     return starting.create(
@@ -113,7 +113,7 @@ TEXT_LABEL = f"{generator.EXTRACTIVE} · the documents' structure"
 
 def from_structure(user, scope: generator.Scope, title: str = "") -> dict:
     """The scope's documents as one tree: their outlines, or key terms by page."""
-    generator.retrieve(user, scope, limit=1)  # raises EmptyScope with the reason
+    retrieval.retrieve(user, scope, limit=1)  # raises EmptyScope with the reason
     documents = []
     for document in scope.documents(user).order_by("filename", "pk"):
         rows = structure.rows_of(document)

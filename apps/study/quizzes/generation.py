@@ -7,7 +7,7 @@ from django.db import transaction
 from pydantic import BaseModel, StrictInt, ValidationInfo, field_validator, model_validator
 
 from apps.llm import gateway
-from apps.study import generator, starting
+from apps.study import generator, parsing, retrieval, starting
 from apps.study.errors import InvalidInput, NothingValid, StudyError
 from apps.study.extractive import material
 from apps.study.extractive import quizzes as extractive_quizzes
@@ -90,7 +90,7 @@ def start_quiz(
     if not types:
         raise InvalidInput("Choose multiple choice, true/false or both.")
     if not checked:
-        generator.check_scope(user, scope)
+        retrieval.check_scope(user, scope)
     source = scope_title(user, scope)
     title = f"Recap: {workshop.title}" if workshop else f"Quiz on {source}"
     return starting.create(
@@ -107,7 +107,7 @@ def start_quiz(
     )
 
 
-def fill_quiz(quiz: Quiz, sources: list[generator.Source] | None = None) -> None:
+def fill_quiz(quiz: Quiz, sources: list[retrieval.Source] | None = None) -> None:
     """Generate the questions of a quiz started by start_quiz and store them, ready.
 
     `method` "extractive" cuts every question from the documents; "model" asks the model and
@@ -153,7 +153,7 @@ def create_quiz(
     types: list[str],
     scope: generator.Scope = generator.WHOLE_VAULT,
     workshop=None,
-    sources: list[generator.Source] | None = None,
+    sources: list[retrieval.Source] | None = None,
     method: str | None = None,
 ) -> Quiz:
     """Start and fill a quiz here and now (the workshop's recap quiz); nothing is kept when
@@ -184,7 +184,7 @@ def _from_model(user, scope, sources, *, count, types, difficulty) -> generator.
     """The model's valid questions; none (to be filled from the text) when it gave nothing
     usable."""
     names = {"mcq": "multiple choice (mcq)", "true_false": "true/false (true_false)"}
-    sources = sources or generator.retrieve(user, scope)
+    sources = sources or retrieval.retrieve(user, scope)
     try:
         return generator.generate_items(
             user,
@@ -207,7 +207,7 @@ def _from_model(user, scope, sources, *, count, types, difficulty) -> generator.
         return generator.Result([], list(sources), backend.name, backend.model)
 
 
-def _from_text(user, scope, sources, *, have, count, types, difficulty) -> list[generator.Item]:
+def _from_text(user, scope, sources, *, have, count, types, difficulty) -> list[parsing.Item]:
     """Extractive questions for what `have` lacks of `count`, none repeating one of them."""
     missing = count - len(have)
     if missing <= 0:
@@ -220,7 +220,7 @@ def _from_text(user, scope, sources, *, have, count, types, difficulty) -> list[
     vocabulary = material.vocabulary(user, scope, passages)
     taken = {same_question(item.value) for item in have}
     answers = {item.value.options[item.value.correct_index].casefold() for item in have}
-    made: list[generator.Item] = []
+    made: list[parsing.Item] = []
     for raw in extractive_quizzes.questions(
         passages, vocabulary, count=count + len(have), types=types, difficulty=difficulty
     ):
@@ -229,7 +229,7 @@ def _from_text(user, scope, sources, *, have, count, types, difficulty) -> list[
         if same_question(value) in taken or (value.type == "mcq" and answer in answers):
             continue
         taken.add(same_question(value))
-        made.append(generator.Item(value, raw["chunk_ids"]))
+        made.append(parsing.Item(value, raw["chunk_ids"]))
         if len(made) == missing:
             break
     return made

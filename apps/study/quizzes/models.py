@@ -6,6 +6,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from apps.progress import tracking
+from apps.study.classsets.models import ClassSet
 from apps.study.classsets.policy import QuizPolicy, Reveal
 from apps.study.errors import InvalidAnswers, InvalidInput
 from apps.study.generated import Generated, GenerationQuerySet, one_per_request
@@ -133,7 +134,7 @@ class Quiz(Generated):
         """The owner's own rules, or the class set's for a student it is handed out to."""
         if user.pk == self.owner_id:
             return QuizPolicy()
-        class_set = self.class_sets.first()
+        class_set = ClassSet.objects.for_item(self).first()
         if class_set is None:  # taken back: nothing more to answer or see
             return QuizPolicy(attempts=0, reveal=Reveal.NEVER, for_class=True)
         return class_set.quiz_policy()

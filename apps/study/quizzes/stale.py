@@ -1,6 +1,6 @@
 """A quiz's questions whose source changed, and refreshing only those (apps/study/stale.py)."""
 
-from apps.study import generator
+from apps.study import retrieval
 from apps.study.extractive import quizzes as extractive_quizzes
 from apps.study.quizzes.models import Question, Quiz
 from apps.study.stale import candidates, cites_retired, live, passage_vocabulary, scope_for
@@ -39,7 +39,7 @@ def refresh_quiz(quiz: Quiz) -> int:
     return refreshed
 
 
-def _question_from(quiz: Quiz, question: Question, passage: generator.Source) -> dict | None:
+def _question_from(quiz: Quiz, question: Question, passage: retrieval.Source) -> dict | None:
     vocabulary = passage_vocabulary(quiz.owner, scope_for(quiz), [passage])
     taken = {other.text for other in quiz.questions.exclude(pk=question.pk)}
     for kinds in ([question.kind], list(quiz.types)):

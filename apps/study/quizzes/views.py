@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from apps.study import errors, stale, starting
 from apps.study.classsets.policy import AttemptRefused
 from apps.study.errors import InvalidAnswers, InvalidInput, StudyError
+from apps.study.ownership import is_student
 from apps.study.quizzes import exports, generation, review
 from apps.study.quizzes.forms import QuizForm
 from apps.study.quizzes.models import Attempt, Quiz
@@ -51,6 +52,12 @@ def quiz_list(request: HttpRequest) -> HttpResponse:
         .settled()
         .annotate(question_count=Count("questions"))
         .prefetch_related(Prefetch("attempts", queryset=Attempt.objects.filter(user=request.user))),
+        # A student's quizzes handed out by the teacher live on the "From your teacher" tab.
+        "from_teacher": (
+            Quiz.objects.readable_by(request.user).exclude(owner=request.user).count()
+            if is_student(request.user)
+            else 0
+        ),
     }
     status = errors.PAGE_STATUS if request.method == "POST" else 200
     return study_tab(request, "study/quizzes/list.html", context, status)

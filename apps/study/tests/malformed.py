@@ -3,7 +3,7 @@ how many valid questions a correct parser and validator keep. Shared by tests an
 
 import json
 
-from apps.study.conftest import mcq, questions, true_false
+from apps.study.tests.helpers import mcq, questions, true_false
 
 FIVE = json.dumps(questions(5))
 

@@ -5,12 +5,12 @@ import pytest
 from django.forms.renderers import DjangoTemplates
 from django.test.html import parse_html
 
-from apps.study.conftest import make_studied_document, run_worker
 from apps.study.flashcards.forms import DeckGenerateForm
 from apps.study.forms import WIDGETS
 from apps.study.mindmaps.forms import MindmapGenerateForm
 from apps.study.models import Deck, Mindmap, Quiz, Workshop
 from apps.study.quizzes.forms import QuizForm
+from apps.study.tests.helpers import make_studied_document, run_worker
 from apps.study.workshops.forms import WorkshopForm
 from apps.vault.models import Category
 

@@ -3,14 +3,14 @@ from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from apps.study import generator
-from apps.study.conftest import make_studied_document, questions
+from apps.study import generator, parsing, retrieval
 from apps.study.quizzes.generation import QuestionItem, same_question
+from apps.study.tests.helpers import make_studied_document, questions
 from apps.study.tests.malformed import CORPUS
-from conftest import make_category, make_document
+from tests.helpers.documents import make_category, make_document
 
 SOURCES = [
-    generator.Source(
+    retrieval.Source(
         chunk_id=100 + i, document_id=1, filename="a.txt", page=i, section="", text=f"excerpt {i}"
     )  # fmt: skip
     for i in range(3)
@@ -18,7 +18,7 @@ SOURCES = [
 
 
 def parse(text: str, count: int = 5):
-    return generator.parse_items(
+    return parsing.parse_items(
         text, key="questions", schema=QuestionItem, count=count, sources=SOURCES,
         identity=same_question,
     )  # fmt: skip
@@ -52,7 +52,7 @@ def test_an_item_citing_an_excerpt_keeps_that_chunk_and_others_keep_all():
 
 
 def test_questions_of_types_not_asked_for_are_dropped():
-    items, _ = generator.parse_items(
+    items, _ = parsing.parse_items(
         dict(CORPUS_BY_NAME)["clean object"], key="questions", schema=QuestionItem, count=5,
         context={"types": ["true_false"]},
     )  # fmt: skip
@@ -108,7 +108,7 @@ def test_it_spreads_the_excerpts_across_documents_and_stops_at_15(alice):
     for name in ("a.txt", "b.txt", "c.txt"):
         make_studied_document(alice, name, chunks=20)
 
-    sources = generator.retrieve(alice, generator.WHOLE_VAULT)
+    sources = retrieval.retrieve(alice, generator.WHOLE_VAULT)
 
     assert len(sources) == 15
     assert {source.filename for source in sources} == {"a.txt", "b.txt", "c.txt"}
@@ -117,7 +117,7 @@ def test_it_spreads_the_excerpts_across_documents_and_stops_at_15(alice):
 
 def test_an_empty_vault_is_a_clear_error(alice):
     with pytest.raises(generator.EmptyScope, match="Knowledge Base"):
-        generator.retrieve(alice, generator.WHOLE_VAULT)
+        retrieval.retrieve(alice, generator.WHOLE_VAULT)
 
 
 def test_a_scope_with_no_documents_is_a_clear_error(alice, bob):
@@ -128,7 +128,7 @@ def test_a_scope_with_no_documents_is_a_clear_error(alice, bob):
     for scope in (generator.Scope(document_ids=[theirs.pk]),
                   generator.Scope(category_ids=[empty_category.pk])):  # fmt: skip
         with pytest.raises(generator.EmptyScope, match="scope has no documents"):
-            generator.retrieve(alice, scope)
+            retrieval.retrieve(alice, scope)
 
 
 def test_a_scope_of_documents_that_failed_to_read_says_so_instead_of_asking_to_wait(alice):
@@ -138,13 +138,13 @@ def test_a_scope_of_documents_that_failed_to_read_says_so_instead_of_asking_to_w
     pending = make_document(alice, "new.txt", status="pending")
 
     with pytest.raises(generator.EmptyScope) as refused:
-        generator.retrieve(alice, generator.Scope(document_ids=[locked.pk]))
+        retrieval.retrieve(alice, generator.Scope(document_ids=[locked.pk]))
     assert str(refused.value) == (
         "The documents in this scope could not be read: "
         "locked.pdf (The PDF is password-protected). Pick other documents."
     )
     with pytest.raises(generator.EmptyScope, match="wait until they are processed"):
-        generator.retrieve(alice, generator.Scope(document_ids=[locked.pk, pending.pk]))
+        retrieval.retrieve(alice, generator.Scope(document_ids=[locked.pk, pending.pk]))
 
 
 def test_other_peoples_chunks_never_reach_the_prompt(alice, bob, model):

@@ -1,7 +1,8 @@
 """A new kind of study material is one declaration: a toy glossary, declared here and nowhere
 else, is started like the others, made by the worker, shown by the generation card, counted
-and refreshed when its sources change, and kept apart from class sets until it has a column
-there, without a line of the study root knowing it."""
+and refreshed when its sources change, and, once declared `handed_out`, handed out to the
+class, read by a student and listed among the class's sets, without a line of the study root
+knowing it."""
 
 from dataclasses import replace
 from functools import partial
@@ -13,10 +14,11 @@ from django.test.utils import isolate_apps
 from django.urls import include, path
 
 from apps.accounts.models import User
-from apps.study import generator, kinds, stale, starting
+from apps.study import generator, kinds, retrieval, stale, starting
 from apps.study.classsets.models import ClassSet
-from apps.study.conftest import add_chunks, make_studied_document, run_worker
 from apps.study.generated import Generated, GenerationQuerySet
+from apps.study.tests.helpers import add_chunks, make_studied_document, run_worker
+from tests.helpers.users import make_user
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
 
@@ -55,13 +57,13 @@ def glossary_kind(monkeypatch):
     editor.create_model(Glossary)
 
     def fill(glossary) -> None:
-        chunks = generator.check_scope(glossary.owner, generator.WHOLE_VAULT)[:TERMS]
+        chunks = retrieval.check_scope(glossary.owner, generator.WHOLE_VAULT)[:TERMS]
         terms = [{"term": chunk.text.split()[0], "chunk": chunk.pk} for chunk in chunks]
         glossary.mark_ready(terms=terms)
 
     def refresh(glossary) -> int:
         alive = stale.live(term["chunk"] for term in glossary.terms)
-        now = generator.live_chunks(glossary.owner, generator.WHOLE_VAULT).first()
+        now = retrieval.live_chunks(glossary.owner, generator.WHOLE_VAULT).first()
         changed = [term for term in glossary.terms if term["chunk"] not in alive]
         for term in changed:
             term["chunk"] = now.pk
@@ -83,8 +85,14 @@ def glossary_kind(monkeypatch):
             for term in terms
         ],
     )
-    monkeypatch.setitem(kinds.KINDS, kind.name, kind)
+    declare(monkeypatch, kind)
     return kind
+
+
+def declare(monkeypatch, kind) -> None:
+    """Register `kind` as a feature's kind.py does, for this test only."""
+    monkeypatch.setitem(kinds.KINDS, kind.name, kind)  # the registry as it was, after the test
+    kinds.register(kind)
 
 
 def start(kind, user, key: str = "key-1"):
@@ -137,19 +145,32 @@ def test_a_kind_declared_outside_the_root_is_counted_and_refreshed_when_its_sour
     assert stale.counts(alice)["terms"] == 0
 
 
-def test_class_sets_keep_a_kind_apart_until_it_is_handed_out_there(
-    tess, alice, glossary_kind, monkeypatch
+def test_a_kind_declared_handed_out_goes_to_the_class_and_leaves_with_its_item(
+    tess, alice, alice_client, glossary_kind, monkeypatch
 ):
-    """A class set points at its item by a column of the kind's name (one set per item, and
-    what a student may read is one join); a kind not declared `handed_out` is refused, and
-    the sets students read are the same as without it."""
+    """A class set names its item by kind and id, so a kind needs no column there: one not
+    declared `handed_out` is refused; declared so, a glossary is handed out, a student reads
+    it once it is ready and finds it among the class's sets, and deleting it deletes its set."""
     make_studied_document(tess)
     glossary = start(glossary_kind, tess)
-    run_worker()
     with pytest.raises(TypeError):
         ClassSet.objects.hand_out(tess, glossary)
+
+    declare(monkeypatch, replace(glossary_kind, handed_out=True))
+    handed = ClassSet.objects.hand_out(tess, glossary, note="Learn these")
+    Glossary = glossary_kind.model
+    assert not Glossary.objects.readable_by(alice).exists()  # still being made: tess's alone
     assert not ClassSet.objects.readable_by(alice).exists()
 
-    handed = replace(glossary_kind, handed_out=True)
-    monkeypatch.setitem(kinds.KINDS, "glossary", handed)
-    assert ClassSet.kind_of(glossary) == "glossary"
+    assert run_worker() == [("glossary", glossary.pk)]
+    assert list(Glossary.objects.readable_by(alice)) == [glossary]
+    theo = make_user("theo", teacher=True)
+    assert not Glossary.objects.readable_by(theo).exists()  # another teacher is not the class
+    [listed] = ClassSet.objects.readable_by(alice).with_items()
+    assert listed == handed == ClassSet.objects.for_item(glossary).get()
+    assert listed.item == glossary and listed.study_url() == f"/glossaries/{glossary.pk}/"
+    page = alice_client.get("/study/class-sets/").content.decode()
+    assert "Cell terms" in page and "Learn these" in page and f"/glossaries/{glossary.pk}/" in page
+
+    glossary.delete()
+    assert not ClassSet.objects.exists()

@@ -11,7 +11,7 @@ from pydantic import BaseModel, StrictInt, ValidationError, field_validator
 
 from apps.llm import jsonparse, prompts
 from apps.progress import tracking
-from apps.study import generator, starting
+from apps.study import generator, parsing, retrieval, starting
 from apps.study.errors import (
     GenerationError,
     InvalidInput,
@@ -91,7 +91,7 @@ def start_workshop(
     made before."""
     if num_lessons not in Workshop.SIZES:
         raise InvalidInput("A workshop has 5 or 10 lessons.")
-    generator.check_scope(user, scope)
+    retrieval.check_scope(user, scope)
     source = scope_title(user, scope)
     return starting.create(
         Workshop,
@@ -114,8 +114,8 @@ def fill_workshop(workshop: Workshop) -> list:
     if generator.choose_method(workshop.asked.get("method")) == generator.EXTRACTIVE:
         from_structure(workshop)
         return tracking.record_outline(user)
-    sources = generator.retrieve(user, scope)
-    context = generator.context_block(sources)
+    sources = retrieval.retrieve(user, scope)
+    context = retrieval.context_block(sources)
     outline = lessons = answer = None
     for template in ("workshop_outline", "workshop_outline_retry"):
         answer = generator.ask(prompts.render(template, count=count, context=context))
@@ -192,7 +192,7 @@ def from_structure(workshop: Workshop, label: str = TEXT_LABEL) -> None:
 def cut_lessons(user, scope: generator.Scope, count: int) -> tuple[list[dict], int, str]:
     """Up to `count` lessons cut from the scope's documents, as the fields of written,
     extractive Lesson rows; with how many documents they follow and a title for them."""
-    generator.retrieve(user, scope, limit=1)  # raises EmptyScope with the reason
+    retrieval.retrieve(user, scope, limit=1)  # raises EmptyScope with the reason
     documents = []
     for document in scope.documents(user).order_by("filename", "pk"):
         rows = structure.rows_of(document)
@@ -210,7 +210,7 @@ def cut_lessons(user, scope: generator.Scope, count: int) -> tuple[list[dict], i
         count_read = min(MAX_LESSON_CHUNKS, len(part.chunk_ids))
         chosen = [part.chunk_ids[int(i * step)] for i in range(count_read)]
         sources = [
-            generator.Source(
+            retrieval.Source(
                 c, owners[c], names[owners[c]], texts[c].page, texts[c].section, texts[c].text
             )
             for c in chosen
@@ -239,7 +239,7 @@ def _parse_outline(text: str, count: int, sources) -> tuple[Outline | None, list
     except ValidationError:
         return None, []
     # `sources` on a lesson are excerpt numbers; validate_items maps them to chunk ids.
-    items = generator.validate_items(
+    items = parsing.validate_items(
         outline.lessons,
         schema=OutlineLesson,
         count=count,
@@ -286,7 +286,7 @@ def fill_lesson(lesson: Lesson) -> None:
         title=lesson.title,
         summary=lesson.summary or lesson.title,
         outline=outline,
-        context=generator.context_block(sources),
+        context=retrieval.context_block(sources),
     )
     content = clean_lesson(generator.ask(prompt, json=False, temperature=0.3).text)
     if not content:

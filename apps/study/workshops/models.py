@@ -87,8 +87,7 @@ class Workshop(Generated):
 
 class LessonQuerySet(GenerationQuerySet):
     owner_lookup = "workshop__owner"
-    class_set_lookup = "workshop__class_sets"
-    item_status_lookup = "workshop__status"
+    item_lookup = "workshop"
 
 
 class Lesson(Job):

@@ -1,7 +1,7 @@
 """A workshop's lessons whose source changed, and refreshing only those (apps/study/stale.py)."""
 
 from apps.llm import gateway
-from apps.study import generator
+from apps.study import generator, retrieval
 from apps.study.extractive import lessons as extractive_lessons
 from apps.study.stale import cites_retired, live, passage_vocabulary, scope_for
 from apps.study.workshops.models import Lesson, Workshop
@@ -44,7 +44,7 @@ def refresh_workshop(workshop: Workshop) -> int:
         if lesson.extractive or workshop.backend == generator.EXTRACTIVE:
             chunks = Chunk.objects.select_related("document").in_bulk(chunk_ids)
             passages = [
-                generator.Source(
+                retrieval.Source(
                     pk,
                     chunks[pk].document_id,
                     chunks[pk].document.filename,

@@ -1,4 +1,5 @@
-"""Hybrid retrieval: exact dense search (faiss) and BM25 over the same live chunks, fused by RRF.
+"""Hybrid retrieval: dense search over float16 vectors (faiss) and BM25 over the same live chunks,
+fused by RRF.
 
 A chunk has several vectors, its own and its sentence windows'; dense search scores it by the
 best of them (max-sim) and hands out the whole chunk. The BM25 query is then widened by the

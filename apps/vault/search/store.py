@@ -11,18 +11,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import faiss
 import numpy as np
 from django.conf import settings
 from scipy import sparse
 
 from apps.vault.models import Chunk, IndexState
-from apps.vault.search.snapshot import Snapshot
+from apps.vault.search.snapshot import Snapshot, dense_index, stored_rows
 
 logger = logging.getLogger(__name__)
 
 FILE_NAME = "hybrid.npz"
-FORMAT = 2  # 2: several vectors per chunk (`starts`)
+# 2: several vectors per chunk (`starts`); 3: the vectors in float16. A file of another format
+# reads as missing, so it is rebuilt from the database, never misread.
+FORMAT = 3
 BATCH = 1000
 
 
@@ -92,11 +93,10 @@ def load(directory: Path) -> Snapshot | None:
         with np.load(path, allow_pickle=False) as stored:
             meta = json.loads(stored["meta"].tobytes())
             if meta.get("format") != FORMAT:
+                logger.info("The saved index at %s is of an older format; rebuilding it.", path)
                 return None
             dim = int(meta["dim"])
-            vectors = stored["vectors"].astype(np.float32, copy=False).reshape(-1, dim)
-            dense = faiss.IndexFlatIP(dim)
-            dense.add(np.ascontiguousarray(vectors))
+            dense = _read_vectors(stored, dim)
             vocab_bytes = stored["vocab"].tobytes()
             vocab = vocab_bytes.decode().split("\n") if vocab_bytes else []
             postings = sparse.csc_matrix(
@@ -119,6 +119,28 @@ def load(directory: Path) -> Snapshot | None:
     except Exception:  # any damage means "not there": the database rebuilds it
         logger.warning("The saved index at %s is unreadable; rebuilding it.", path, exc_info=True)
         return None
+
+
+def _read_vectors(stored: np.lib.npyio.NpzFile, dim: int):
+    """The stored float16 rows read straight into a new dense index (no second copy)."""
+    with stored.zip.open("vectors.npy") as member:
+        version = np.lib.format.read_magic(member)
+        read_header = {
+            (1, 0): np.lib.format.read_array_header_1_0,
+            (2, 0): np.lib.format.read_array_header_2_0,
+        }[version]
+        shape, fortran, dtype = read_header(member)
+        if dtype != np.float16 or fortran or len(shape) != 2 or shape[1] != dim:
+            raise ValueError(f"vectors of shape {shape} and type {dtype}, not float16 × {dim}")
+        dense = dense_index(dim, shape[0])
+        target = memoryview(stored_rows(dense).reshape(-1).view(np.uint8))
+        done = 0
+        while done < len(target):
+            read = member.readinto(target[done:])
+            if not read:
+                raise ValueError("the vectors end early")
+            done += read
+    return dense
 
 
 @contextmanager

@@ -1,11 +1,8 @@
-import socket
-
 import pytest
 
 from apps.llm.tests.fake_ollama import FakeOllama
-from apps.vault import tasks
 from apps.vault.models import IngestRun
-from apps.vault.uploads import store
+from apps.vault.tests.helpers import ingest
 
 
 @pytest.fixture
@@ -14,33 +11,6 @@ def model(settings):
     yield from FakeOllama().serve(
         settings, OLLAMA_RETRIES=0, EMBED_MAX_RETRIES=2, EMBED_RETRY_SECONDS=0
     )
-
-
-def closed_port_url() -> str:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{sock.getsockname()[1]}"
-
-
-def upload(owner, path, **options):
-    with open(path, "rb") as handle:
-        return store(owner, path.name, iter(lambda: handle.read(65536), b""), **options).document
-
-
-def ingest(owner, document_ids=None, *, django_capture_on_commit_callbacks) -> IngestRun:
-    """Start a run and carry each step through the real Celery task, in this process."""
-    with django_capture_on_commit_callbacks(execute=False):
-        run = tasks.start_run(owner, document_ids)
-    return drive(run)
-
-
-def drive(run: IngestRun) -> IngestRun:
-    for name in IngestRun.STEPS:
-        tasks.ingest_step.apply(args=(run.pk, name, run.attempt))
-        run.refresh_from_db()
-        if run.finished:
-            break
-    return run
 
 
 @pytest.fixture

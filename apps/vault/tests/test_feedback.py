@@ -10,7 +10,7 @@ from apps.vault.search import live, ranking
 from apps.vault.search.query import search as search_chunks
 from apps.vault.search.snapshot import Snapshot
 from apps.vault.tests.chunks import add_chunks, use_embedded_model
-from conftest import make_document
+from tests.helpers.documents import make_document
 
 DIM = 8
 FILLER = {

@@ -17,7 +17,7 @@ from apps.vault.search.ranking import RRF_K, fuse
 from apps.vault.search.snapshot import Snapshot
 from apps.vault.tasks import reembed_chunks
 from apps.vault.tests.chunks import add_chunks, retire, use_embedded_model
-from conftest import make_document
+from tests.helpers.documents import make_document
 
 DIM = 8
 
@@ -116,7 +116,7 @@ def test_adding_and_removing_keeps_both_retrievers_in_agreement():
         assert dense == sparse == alive
         for cid in alive:  # each chunk's vector and words stayed with its id
             row = int(np.flatnonzero(snapshot.ids == cid)[0])
-            assert np.allclose(snapshot.vectors()[row], unit(cid))
+            assert np.array_equal(snapshot.vectors()[row], unit(cid).astype(np.float16))
             assert int(snapshot.ids[snapshot.sparse_ranking(f"word{cid}", None, 5)[0]]) == cid
 
 

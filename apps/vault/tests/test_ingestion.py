@@ -9,7 +9,7 @@ from apps.vault import pipeline, steps, tasks
 from apps.vault.chunking import windows
 from apps.vault.models import Chunk, Document, IndexState, IngestRun
 from apps.vault.tests import files
-from apps.vault.tests.conftest import closed_port_url, upload
+from apps.vault.tests.helpers import closed_port_url, upload
 
 pytestmark = pytest.mark.django_db
 
@@ -114,16 +114,46 @@ def test_a_broken_file_fails_alone_with_its_reason(alice, model, run_ingestion, 
     assert bad.status == "failed" and "password" in bad.error
 
 
-def test_reingest_reads_the_file_again(alice, model, run_ingestion, tmp_path):
+def test_reingesting_an_unchanged_file_resumes_from_its_checkpoints(
+    alice, model, run_ingestion, tmp_path, monkeypatch
+):
     document = upload(alice, files.markdown_file(tmp_path / "notes.md"))
     run_ingestion(alice)
-    before = set(Chunk.objects.values_list("pk", flat=True))
+    before = list(Chunk.objects.values_list("pk", "embedding"))
+    asked = len(model.embedded_texts())
+    reads = []
+    monkeypatch.setattr(steps, "run_isolated", lambda *args, **kwargs: reads.append(args))
+
+    pipeline.reset_for_reingest(document)
+    run = run_ingestion(alice, [document.pk])
+
+    document.refresh_from_db()
+    assert run.status == "done" and document.status == "done"
+    assert reads == [] and len(model.embedded_texts()) == asked  # not read, not embedded
+    assert list(Chunk.objects.values_list("pk", "embedding")) == before
+    assert Chunk.objects.live().filter(document=document).count() == len(before)
+
+
+def test_reingesting_a_file_that_failed_to_be_read_reads_it_again(
+    alice, model, run_ingestion, tmp_path, monkeypatch
+):
+    real_read = steps.run_isolated
+    document = upload(alice, files.markdown_file(tmp_path / "notes.md"))
+
+    def refused(*args, **kwargs):
+        raise steps.ExtractionError("The reader timed out.")
+
+    monkeypatch.setattr(steps, "run_isolated", refused)
+    run_ingestion(alice)
+    document.refresh_from_db()
+    assert document.status == "failed"
+
+    monkeypatch.setattr(steps, "run_isolated", real_read)
     pipeline.reset_for_reingest(document)
     run_ingestion(alice, [document.pk])
+
     document.refresh_from_db()
-    after = set(Chunk.objects.values_list("pk", flat=True))
-    assert document.status == "done"
-    assert len(after) == len(before) and not before & after
+    assert document.status == "done" and document.chunk_count > 0
 
 
 def test_a_model_that_stays_down_fails_the_run_and_a_later_run_continues(

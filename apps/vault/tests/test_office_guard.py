@@ -11,7 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from apps.vault.models import Chunk, Document, Extraction, IngestRun
 from apps.vault.readers import looks_like
 from apps.vault.tests import files
-from apps.vault.tests.conftest import drive
+from apps.vault.tests.helpers import drive
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1/vault"

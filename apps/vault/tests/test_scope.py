@@ -5,7 +5,7 @@ import pytest
 from apps.vault.errors import ScopeError
 from apps.vault.models import Document
 from apps.vault.scope import WHOLE_VAULT, Scope
-from conftest import make_category, make_document
+from tests.helpers.documents import make_category, make_document
 
 pytestmark = pytest.mark.django_db
 

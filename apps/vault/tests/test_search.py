@@ -9,7 +9,8 @@ from apps.vault.search import live
 from apps.vault.search.query import search as search_chunks
 from apps.vault.tests.chunks import add_chunks, retire, use_embedded_model
 from apps.vault.tokenize import highlight
-from conftest import assert_only_owner_can_reach, make_category, make_document
+from tests.helpers.documents import make_category, make_document
+from tests.helpers.isolation import assert_only_owner_can_reach
 
 API = "/api/v1/vault/search"
 PAGE = "/vault/search/"

@@ -6,7 +6,7 @@ import pytest
 from apps.vault import selftest, tasks
 from apps.vault.models import SelfTest
 from apps.vault.tests import files
-from apps.vault.tests.conftest import upload
+from apps.vault.tests.helpers import upload
 
 pytestmark = pytest.mark.django_db
 

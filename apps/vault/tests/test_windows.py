@@ -15,7 +15,7 @@ from apps.vault.search.snapshot import Snapshot
 from apps.vault.tasks import reembed_chunks
 from apps.vault.tests.chunks import add_chunks, use_embedded_model
 from bench.retrieval_eval import answers, questions, sources, units
-from conftest import make_document
+from tests.helpers.documents import make_document
 
 
 @pytest.fixture(autouse=True)

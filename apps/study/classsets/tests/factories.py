@@ -3,11 +3,11 @@ a class document, to hand out in tests."""
 
 from django.utils import timezone
 
-from apps.study.conftest import add_chunks
 from apps.study.flashcards.decks import create_deck
 from apps.study.models import Lesson, Mindmap, Question, Quiz, Workshop
+from apps.study.tests.helpers import add_chunks
 from apps.vault.models import Document
-from conftest import make_document
+from tests.helpers.documents import make_document
 
 TREE = {"title": "Zelle", "children": [{"title": "Kern"}, {"title": "Mitochondrium"}]}
 

@@ -11,8 +11,8 @@ from apps.study.classsets.tests.factories import (
     make_quiz,
     make_workshop,
 )
-from apps.study.conftest import make_studied_document, questions, run_worker
 from apps.study.models import ClassSet, Lesson, Quiz
+from apps.study.tests.helpers import make_studied_document, questions, run_worker
 
 pytestmark = pytest.mark.django_db
 JSON = "application/json"
@@ -47,7 +47,7 @@ def test_a_class_quiz_being_made_is_handed_out_at_once_and_hidden_from_students(
     class_set = ClassSet.objects.get()
     teachers_page = tess_client.get(f"/study/quizzes/{quiz_id}/").content.decode()
 
-    assert class_set.quiz_id == quiz_id
+    assert (class_set.kind, class_set.item_id) == ("quiz", quiz_id)
     assert Quiz.objects.get(pk=quiz_id).status == "generating"
     assert students_view(alice_client, quiz_id) == {
         "api": 404,
@@ -102,7 +102,7 @@ def test_a_class_quiz_made_on_the_page_shows_its_card_to_the_teacher_only(
     make_studied_document(tess)
     model.answer(questions(5))
     sent = tess_client.post("/study/quizzes/", {**QUIZ, "for_class": "on"})
-    quiz = ClassSet.objects.get().quiz
+    quiz = ClassSet.objects.get().item
 
     assert sent.status_code == 302 and sent["Location"] == f"/study/quizzes/{quiz.pk}/"
     assert "Making a quiz" in tess_client.get(sent["Location"]).content.decode()

@@ -30,7 +30,7 @@ def test_page_and_api_hand_out_alike_and_refuse_alike(tess, tess_client, alice_c
     )
     student_page = alice_client.post("/study/class-sets/hand-out/", {"kind": "quiz", "item": 1})
 
-    page_set, api_set = ClassSet.objects.get(quiz=quiz), ClassSet.objects.get(deck=deck)
+    page_set, api_set = ClassSet.objects.for_item(quiz).get(), ClassSet.objects.for_item(deck).get()
     assert by_page.status_code == 302 and by_page["Location"] == f"/study/class-sets/{page_set.pk}/"
     assert str(page_set.due) == "2026-05-01"
     assert by_api.status_code == 201 and by_api.json()["id"] == api_set.pk

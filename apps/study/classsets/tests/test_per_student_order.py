@@ -7,7 +7,7 @@ import pytest
 
 from apps.study.classsets.tests.factories import in_shown_order
 from apps.study.models import ClassSet, Question, Quiz
-from conftest import client_for, make_user
+from tests.helpers.users import client_for, make_user
 
 pytestmark = pytest.mark.django_db
 JSON = "application/json"
@@ -117,7 +117,7 @@ def test_the_teachers_results_name_the_quizs_own_question(tess_client, alice_cli
     alice_client.post(
         f"/api/v1/study/quizzes/{quiz.pk}/attempts", {"answers": sent}, content_type=JSON
     )
-    class_set = quiz.class_sets.get()
+    class_set = ClassSet.objects.for_item(quiz).get()
 
     report = tess_client.get(f"/api/v1/study/class-sets/{class_set.pk}/results").json()
 

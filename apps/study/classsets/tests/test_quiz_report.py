@@ -9,7 +9,7 @@ import pytest
 
 from apps.study.classsets.tests.factories import in_shown_order, make_quiz
 from apps.study.models import ClassSet
-from conftest import client_for, make_user
+from tests.helpers.users import client_for, make_user
 
 pytestmark = pytest.mark.django_db
 JSON = "application/json"

@@ -17,7 +17,7 @@ from apps.study.classsets.tests.factories import (
 )
 from apps.study.models import ClassSet
 from apps.study.quizzes.models import edit_distance
-from conftest import client_for, make_user
+from tests.helpers.users import client_for, make_user
 
 pytestmark = pytest.mark.django_db
 JSON = "application/json"

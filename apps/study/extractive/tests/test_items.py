@@ -3,7 +3,7 @@
 import pytest
 
 from apps.study.extractive import cards, lessons, quizzes
-from apps.study.generator import Source
+from apps.study.retrieval import Source
 from apps.vault.keyterms import Vocabulary, same_family
 
 TEXTS = [
@@ -150,3 +150,34 @@ def test_overlapping_chunks_are_not_repeated():
     assert lessons.without_overlap(previous, "the shared tail of twenty-five chars and more") == (
         "and more"
     )
+
+
+def test_a_sentence_about_a_term_in_context_is_no_definition():
+    # bzip2's manual: "the first five actions" points back to a list, "normal and not intended
+    # …" says something about them; a card needs a term and what it is.
+    text = (
+        "The first five actions are normal and not intended to denote an error situation. "
+        "If no file names are specified, bzip2 compresses from standard input. "
+        "The result is the concatenation of the corresponding uncompressed files. "
+        "Compression is generally considerably better than that achieved by LZ77.\n"
+        "bzip2 is built on top of libbzip2, a library for handling compressed data. "
+        "libbzip2 is a flexible library for compressing and decompressing data."
+    )
+    made = cards_of(text, "actions actions names names result result Compression libbzip2")
+    definitions = {c["front"]: c["back"] for c in made if c["kind"] == "definition"}
+    assert definitions == {"libbzip2": "a flexible library for compressing and decompressing data"}
+
+
+def test_a_definition_lists_entry_is_carded_by_its_name_once():
+    # A manual's definition list: the entry's name on a line, the sentence that begins with
+    # it below; a heading above a sentence is no part of its term.
+    text = (
+        "reinstall\n    reinstall ist ein Alias für install --reinstall.\n\n"
+        "Top-level structure\nlibbzip2 is a flexible library for compressing data."
+    )
+    made = cards_of(text, "reinstall reinstall libbzip2 libbzip2 structure")
+    pairs = {card["front"]: card["back"] for card in made if card["kind"] == "definition"}
+    assert pairs == {
+        "reinstall": "ein Alias für install --reinstall",
+        "libbzip2": "a flexible library for compressing data",
+    }

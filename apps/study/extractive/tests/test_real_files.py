@@ -4,16 +4,16 @@ and every answer is a span of the chunk it cites."""
 
 import pytest
 
-from apps.study.conftest import generate
 from apps.study.flashcards.models import Deck
 from apps.study.mindmaps.models import Mindmap
 from apps.study.mindmaps.tree import walk
 from apps.study.quizzes.models import Quiz
+from apps.study.tests.helpers import generate
 from apps.study.workshops.models import Workshop
 from apps.vault.cloze import BLANK
 from apps.vault.keyterms import same_family
 from apps.vault.models import Chunk, Document
-from apps.vault.tests.conftest import closed_port_url, ingest, upload
+from apps.vault.tests.helpers import closed_port_url, ingest, upload
 
 from .corpus import make
 

@@ -3,10 +3,10 @@ so a request for 10 gets 10; the method can be chosen either way."""
 
 import pytest
 
-from apps.study.conftest import add_chunks, generate, mcq, run_worker
 from apps.study.flashcards.models import Deck
 from apps.study.quizzes.models import Quiz
-from conftest import make_document
+from apps.study.tests.helpers import add_chunks, generate, mcq, run_worker
+from tests.helpers.documents import make_document
 
 from .test_items import TEXTS
 

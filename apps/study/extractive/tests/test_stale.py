@@ -5,16 +5,16 @@ import pytest
 from django.utils import timezone
 
 from apps.study import stale
-from apps.study.conftest import generate
 from apps.study.flashcards import scheduling
 from apps.study.flashcards import stale as flashcards_stale
 from apps.study.flashcards.models import Card, CardReview, Deck
 from apps.study.mindmaps import stale as mindmaps_stale
 from apps.study.mindmaps.models import Mindmap
 from apps.study.quizzes.models import Quiz
+from apps.study.tests.helpers import generate
 from apps.study.workshops import stale as workshops_stale
 from apps.study.workshops.models import Workshop
-from apps.vault.tests.conftest import ingest, upload
+from apps.vault.tests.helpers import ingest, upload
 
 pytestmark = pytest.mark.django_db
 

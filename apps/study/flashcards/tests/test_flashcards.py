@@ -11,7 +11,7 @@ from apps.study.errors import DeckError
 from apps.study.flashcards import anki, csv_files, scheduling
 from apps.study.flashcards import decks as deck_making
 from apps.study.models import Card, CardReview, Deck
-from conftest import assert_only_owner_can_reach
+from tests.helpers.isolation import assert_only_owner_can_reach
 
 pytestmark = pytest.mark.django_db
 

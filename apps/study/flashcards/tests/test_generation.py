@@ -2,9 +2,9 @@
 
 import pytest
 
-from apps.study.conftest import add_chunks, generate, make_studied_document, run_worker
 from apps.study.models import Deck
-from conftest import make_document
+from apps.study.tests.helpers import add_chunks, generate, make_studied_document, run_worker
+from tests.helpers.documents import make_document
 
 pytestmark = pytest.mark.django_db
 

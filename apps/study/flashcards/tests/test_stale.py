@@ -5,10 +5,10 @@ import pytest
 from django.utils import timezone
 
 from apps.study import stale
-from apps.study.conftest import CELL_NOTES
 from apps.study.flashcards import scheduling
 from apps.study.flashcards import stale as flashcards_stale
 from apps.study.flashcards.models import CardReview, Deck
+from apps.study.tests.helpers import CELL_NOTES
 
 pytestmark = pytest.mark.django_db
 

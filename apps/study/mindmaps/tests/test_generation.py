@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from apps.study.conftest import generate, make_studied_document, run_worker
 from apps.study.models import Mindmap
+from apps.study.tests.helpers import generate, make_studied_document, run_worker
 
 pytestmark = pytest.mark.django_db
 

@@ -4,10 +4,10 @@ covers it now, and refreshing re-points only those nodes, keeping moves and fold
 import pytest
 
 from apps.study import stale
-from apps.study.conftest import CELL_NOTES
 from apps.study.mindmaps import stale as mindmaps_stale
 from apps.study.mindmaps.models import Mindmap
 from apps.study.mindmaps.tree import walk
+from apps.study.tests.helpers import CELL_NOTES
 
 pytestmark = pytest.mark.django_db
 

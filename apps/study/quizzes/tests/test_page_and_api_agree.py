@@ -4,8 +4,8 @@ the same message, and nothing is saved."""
 import pytest
 
 from apps.progress.models import Event
-from apps.study.conftest import make_studied_document, questions
 from apps.study.quizzes.generation import create_quiz
+from apps.study.tests.helpers import make_studied_document, questions
 
 
 @pytest.fixture

@@ -2,7 +2,9 @@ import json
 
 import pytest
 
-from apps.study.conftest import (
+from apps.study.models import Attempt, Quiz
+from apps.study.quizzes.generation import create_quiz
+from apps.study.tests.helpers import (
     generate,
     make_studied_document,
     mcq,
@@ -10,9 +12,7 @@ from apps.study.conftest import (
     run_worker,
     true_false,
 )
-from apps.study.models import Attempt, Quiz
-from apps.study.quizzes.generation import create_quiz
-from conftest import assert_only_owner_can_reach
+from tests.helpers.isolation import assert_only_owner_can_reach
 
 
 @pytest.fixture
@@ -238,3 +238,15 @@ def test_a_submitted_quiz_is_recorded_for_progress_with_the_missed_questions(
     assert missed.count() == 4
     assert missed.first().source_url.startswith("/study/sources/")
     assert EarnedBadge.objects.filter(user=alices_quiz.owner, badge__code="first_quiz").exists()
+
+
+def test_a_quiz_cut_from_the_text_says_so_in_plain_words(alice, alice_client, notes):
+    quiz = Quiz.objects.get(pk=notes.make(alice_client, "quizzes", num_questions=5))
+    header = alice_client.get(f"/study/quizzes/{quiz.pk}/").content.decode()
+    assert "made by from" not in header
+    assert "cut from the documents' text, no model wrote them" in header
+
+
+def test_a_quiz_a_model_wrote_names_the_model(alices_quiz, alice_client):
+    header = alice_client.get(f"/study/quizzes/{alices_quiz.pk}/").content.decode()
+    assert f"made by {alices_quiz.model} ({alices_quiz.backend})" in header

@@ -3,9 +3,9 @@ it now, and refreshing touches only those questions, keeping every score."""
 
 import pytest
 
-from apps.study.conftest import CELL_NOTES
 from apps.study.quizzes import stale as quizzes_stale
 from apps.study.quizzes.models import Quiz
+from apps.study.tests.helpers import CELL_NOTES
 
 pytestmark = pytest.mark.django_db
 

@@ -4,8 +4,8 @@ lesson not written yet cannot be completed, and the recap waits for the last les
 import pytest
 
 from apps.progress.models import Event
-from apps.study.conftest import make_studied_document, questions
 from apps.study.models import Quiz
+from apps.study.tests.helpers import make_studied_document, questions
 from apps.study.workshops.generation import create_workshop, write_lesson
 from apps.study.workshops.tests.test_workshops import LESSON, outline
 

@@ -4,7 +4,7 @@ answers it now, and refreshing touches only those lessons, keeping what was comp
 import pytest
 
 from apps.study import stale
-from apps.study.conftest import CELL_NOTES
+from apps.study.tests.helpers import CELL_NOTES
 from apps.study.workshops import stale as workshops_stale
 from apps.study.workshops.models import Workshop
 

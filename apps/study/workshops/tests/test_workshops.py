@@ -1,10 +1,10 @@
 import pytest
 
 from apps.study import generator
-from apps.study.conftest import generate, make_studied_document, questions, run_worker
 from apps.study.models import Lesson, Quiz, Workshop
+from apps.study.tests.helpers import generate, make_studied_document, questions, run_worker
 from apps.study.workshops import generation as workshop
-from conftest import assert_only_owner_can_reach
+from tests.helpers.isolation import assert_only_owner_can_reach
 
 
 def outline(count: int = 5) -> dict:

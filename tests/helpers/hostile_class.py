@@ -1,0 +1,188 @@
+"""A class with a few students who try to break things, played against the running app (daphne,
+the workers, Redis, a fake model server): the well-behaved students browse, take the quiz the
+teacher handed out and ask a question each; the attackers loop attachments of blank scanned
+pages, ask in many chats at once, re-ingest a document and send bodies over the upload limit.
+Used by tests/test_hostile_class.py (nothing lost, attackers refused) and
+bench/bench_hostile_class.py (the well-behaved students' figures with and without them)."""
+
+import io
+import socket
+import statistics
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+import requests
+from PIL import Image
+
+from apps.llm.tests.fake_ollama import part
+
+PASSWORD = "learns-in-class-2026"
+ANSWER_WORDS = 40
+# The fair-share limits the class runs with (docs/classroom.md#a-fair-share-of-the-machine).
+LIMITS = {
+    "RATE_LIMIT_CHAT_QUESTIONS": "20/m",
+    "CHAT_ANSWERS_IN_PROGRESS": "2",
+    "RATE_LIMIT_ATTACHMENTS": "4/m",
+    "RATE_LIMIT_REINGEST": "2/m",
+    "MAX_UPLOAD_MB": "2",
+}
+PAGES = ["/", "/chat/", "/study/", "/vault/"]
+
+
+def names(prefix: str, count: int) -> list[str]:
+    return [f"{prefix}{number}" for number in range(1, count + 1)]
+
+
+def setup_code(students: list[str], attackers: list[str]) -> str:
+    """`manage.py shell` code: the accounts and a three-question quiz the teacher handed out."""
+    return f"""
+from apps.accounts.models import User
+from apps.study.classsets.models import ClassSet
+from apps.study.models import Question, Quiz
+tess = User.objects.get(username="tess")
+for name in {students + attackers!r}:
+    User.objects.create_user(name, password="{PASSWORD}")
+quiz = Quiz.objects.create(owner=tess, title="Cells", difficulty="beginner", types=["mcq"],
+                           requested=3)
+for i, (text, options, correct) in enumerate([
+    ("What makes ATP?", ["Nucleus", "Mitochondrion", "Ribosome", "Vacuole"], 1),
+    ("Do plant cells have walls?", ["Yes", "No"], 0),
+    ("Where is the DNA?", ["Ribosome", "Nucleus", "Membrane", "Vacuole"], 1),
+]):
+    kind = "mcq" if len(options) == 4 else "true_false"
+    Question.objects.create(quiz=quiz, position=i, kind=kind, text=text, options=options,
+                            correct_index=correct)
+ClassSet.objects.hand_out(tess, quiz)
+"""
+
+
+def talk(body: dict) -> list[dict]:
+    """The fake model's script: an answer of ANSWER_WORDS words, nothing to think about."""
+    return [] if body.get("think") else [part(f"word{i} ") for i in range(ANSWER_WORDS)]
+
+
+def blank_scan() -> bytes:
+    """A PDF of one blank scanned page: OCR reads nothing from it."""
+    buffer = io.BytesIO()
+    Image.new("L", (1240, 1754), 255).save(buffer, "PDF", resolution=150)
+    return buffer.getvalue()
+
+
+class Student:
+    """A browser-like session (the login form's cookie, CSRF header for writes)."""
+
+    def __init__(self, url: str, username: str) -> None:
+        self.url, self.username = url, username
+        self.http = requests.Session()
+        self.http.get(url + "/accounts/login/", timeout=30)
+        form = {"username": username, "password": PASSWORD}
+        form["csrfmiddlewaretoken"] = self.http.cookies["csrftoken"]
+        self.http.post(url + "/accounts/login/", data=form, timeout=30)
+        assert "sessionid" in self.http.cookies, f"{username} could not log in"
+        self.http.headers["X-CSRFToken"] = self.http.cookies["csrftoken"]
+
+    def get(self, path: str) -> requests.Response:
+        return self.http.get(self.url + path, timeout=60)
+
+    def post(self, path: str, **kwargs) -> requests.Response:
+        return self.http.post(self.url + path, timeout=60, **kwargs)
+
+
+@dataclass
+class Learned:
+    """What a well-behaved student did, and how long it took."""
+
+    page_seconds: list[float] = field(default_factory=list)
+    answer_seconds: float = 0.0
+    answer: dict = field(default_factory=dict)
+    attempt: int = 0  # the quiz attempt's status code
+
+
+def learn(url: str, username: str) -> Learned:
+    student, learned = Student(url, username), Learned()
+    for path in PAGES:
+        started = time.monotonic()
+        assert student.get(path).status_code == 200, path
+        learned.page_seconds.append(time.monotonic() - started)
+    (handed,) = student.get("/api/v1/study/class-sets").json()
+    quiz = student.get(f"/api/v1/study/quizzes/{handed['item_id']}").json()
+    answers = [0] * len(quiz["questions"])
+    learned.attempt = student.post(
+        f"/api/v1/study/quizzes/{quiz['id']}/attempts", json={"answers": answers}
+    ).status_code
+    thread = student.post("/api/v1/chat/sessions", json={"title": "Cells"}).json()["id"]
+    started = time.monotonic()
+    with student.post(
+        f"/api/v1/chat/sessions/{thread}/messages", json={"content": "What makes ATP?"}, stream=True
+    ) as stream:
+        assert stream.status_code == 200, stream.text
+        for _ in stream.iter_lines():
+            pass
+    learned.answer_seconds = time.monotonic() - started
+    learned.answer = student.get(f"/api/v1/chat/sessions/{thread}").json()["messages"][-1]
+    return learned
+
+
+def oversized_body(url: str) -> int:
+    """The status of an upload announcing 2 GB, of which 1 MiB is sent before the answer."""
+    address = urlsplit(url)
+    head = (
+        "POST /api/v1/vault/documents HTTP/1.1\r\n"
+        f"Host: {address.netloc}\r\nContent-Type: application/octet-stream\r\n"
+        f"Content-Length: {2 * 1024**3}\r\n\r\n"
+    )
+    with socket.create_connection((address.hostname, address.port), timeout=30) as sock:
+        sock.sendall(head.encode())
+        try:
+            for _ in range(16):
+                sock.sendall(b"x" * 65536)
+        except OSError:
+            pass  # refused and closed before all of it was sent
+        answer = sock.recv(65536)
+    return int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/") else 0
+
+
+def attack(url: str, username: str, stop: threading.Event, rounds: int = 6) -> Counter:
+    """Loop every abuse until `stop`, at least `rounds` times (past every limit); the statuses
+    each kind got, as ("chat", 429): count."""
+    student, seen = Student(url, username), Counter()
+    scan = blank_scan()
+    notes = {"file": ("notes.md", b"# Cells\n\nMitochondria make ATP.\n" * 50)}
+    document = student.post("/api/v1/vault/documents", files=notes).json()["id"]
+    threads = [
+        student.post("/api/v1/chat/sessions", json={"title": "Flood"}).json()["id"]
+        for _ in range(10)
+    ]
+    done = 0
+    while done < rounds or not stop.is_set():
+        done += 1
+        for thread in threads:  # many chats at once
+            asked = student.post(
+                f"/api/v1/chat/sessions/{thread}/messages",
+                json={"content": "Write a very long essay"},
+                stream=True,
+            )
+            seen["chat", asked.status_code] += 1
+            asked.close()  # the answer is written all the same
+        attached = student.post(
+            f"/chat/{threads[0]}/attachments/", files={"file": ("scan.pdf", scan)}
+        )
+        seen["attachment", attached.status_code] += 1
+        again = student.post(f"/api/v1/vault/documents/{document}/reingest")
+        seen["reingest", again.status_code] += 1
+        seen["oversized", oversized_body(url)] += 1
+        stop.wait(0.2)
+    return seen
+
+
+def summary(learned: list[Learned]) -> dict:
+    pages = sorted(second for one in learned for second in one.page_seconds)
+    answers = sorted(one.answer_seconds for one in learned)
+    return {
+        "page p95 ms": 1000 * pages[min(len(pages) - 1, round(0.95 * (len(pages) - 1)))],
+        "answer median s": statistics.median(answers),
+        "answer max s": answers[-1],
+    }

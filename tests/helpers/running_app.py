@@ -1,0 +1,143 @@
+"""The app as `make run` starts it, for end-to-end tests: daphne and the Celery workers of the
+Procfile as separate processes on loopback, on a DATA_DIR of its own."""
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.helpers.services import ROOT, celery_workers, free_port, spawn, stop, wait_until
+from tests.postgres import database_env
+
+TEACHER = ("tess", "tess-teaches-2026")
+# daphne as the Procfile starts it (cognivault_site/serve.py: bodies over the upload limit
+# refused at their headers); daphne's own arguments follow.
+WEB_SERVER = [sys.executable, "-m", "cognivault_site.serve"]
+
+# Each app gets a Redis database of its own (broker, results, channel layer), so one app's
+# workers never take another's tasks; 7 is test_vault_durability's.
+_databases = itertools.count(16)
+
+
+@dataclass
+class RunningApp:
+    url: str
+    env: dict[str, str]
+    data_dir: Path
+
+    def manage(self, *args: str) -> str:
+        return subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+
+    def get_json(self, path: str) -> dict:
+        with urllib.request.urlopen(self.url + path, timeout=10) as response:
+            return json.load(response)
+
+
+def another_web_server(app: RunningApp, port: int) -> subprocess.Popen:
+    """One more daphne for `app` (same DATA_DIR, same Redis) on `port`, once it answers."""
+    daphne = [*WEB_SERVER, "-b", "127.0.0.1", "-p", str(port)]
+    log = app.data_dir / "logs" / f"web-{port}.log"
+    env = {**app.env, "PORT": str(port)}
+    process = spawn([*daphne, "cognivault_site.asgi:application"], env, log)
+    url = f"http://127.0.0.1:{port}/api/v1/health"
+    wait_until(lambda: urllib.request.urlopen(url, timeout=5), timeout=60, what="daphne")
+    return process
+
+
+def worker_command(queue: str, port: int) -> list:
+    """A Celery worker of the Procfile's: `celery` for jobs, `chat` for answers and study
+    generation (threads)."""
+    command = [Path(sys.executable).parent / "celery", "-A", "cognivault_site", "worker"]
+    if queue == "chat":
+        return [
+            *command,
+            "-Q",
+            "chat,study",
+            "--pool=threads",
+            "--concurrency=4",
+            "-n",
+            f"chat-{port}@%h",
+        ]
+    return [*command, "-Q", "celery", "--concurrency=1", "-n", f"test-{port}@%h"]
+
+
+@contextmanager
+def app_running(
+    redis_url: str,
+    data_dir: Path,
+    *,
+    model_url: str | None = None,
+    setup: str = "",
+    worker: bool = True,
+    queues: tuple[str, ...] = ("celery", "chat"),
+    settings_module: str = "cognivault_site.settings",
+) -> Iterator[RunningApp]:
+    """daphne (and the Celery workers, for jobs and for chat answers, as `make run` starts them
+    from the Procfile) on `data_dir`, migrated, with the teacher account; `model_url` points
+    the app at a (fake) Ollama server, `setup` is Python run in `manage.py shell` before the
+    app starts, `queues` the workers it starts, `settings_module` the settings it runs with.
+    On PostgreSQL each app has a database of its own."""
+    port = free_port()
+    redis_url = f"{redis_url.rsplit('/', 1)[0]}/{next(_databases)}"
+    env = {
+        **os.environ,
+        "DATA_DIR": str(data_dir),
+        "REDIS_URL": redis_url,
+        "HOST": "127.0.0.1",
+        "PORT": str(port),
+        "DJANGO_SUPERUSER_USERNAME": TEACHER[0],
+        "DJANGO_SUPERUSER_PASSWORD": TEACHER[1],
+        "DJANGO_SETTINGS_MODULE": settings_module,
+        **database_env(),
+    }
+    if model_url:
+        env |= {"OLLAMA_HOST": model_url, "LLM_BACKEND": "ollama", "EMBEDDING_BACKEND": "ollama"}
+    app = RunningApp(f"http://127.0.0.1:{port}", env, data_dir)
+    app.manage("migrate", "--noinput")
+    app.manage("createsuperuser", "--noinput", "--email", "tess@example.org")
+    if setup:
+        app.manage("shell", "-c", setup)
+    logs = data_dir / "logs"
+    logs.mkdir()
+    daphne = [
+        *WEB_SERVER,
+        "-b",
+        "127.0.0.1",
+        "-p",
+        str(port),
+        "cognivault_site.asgi:application",
+    ]
+    processes = [spawn(daphne, env, logs / "web.log")]
+    if worker:
+        for queue in queues:
+            log = logs / ("worker.log" if queue == "celery" else f"{queue}.log")
+            processes.append(spawn(worker_command(queue, port), env, log))
+    try:
+        if worker:
+            names = {"celery": f"test-{port}@", "chat": f"chat-{port}@"}
+            wait_until(
+                lambda: all(
+                    any(name.startswith(names[queue]) for name in celery_workers(redis_url))
+                    for queue in queues
+                ),
+                timeout=90,
+                what=f"the Celery workers ({', '.join(queues)})",
+            )
+        wait_until(lambda: app.get_json("/api/v1/health"), timeout=60, what="daphne")
+        yield app
+    finally:
+        for process in processes:
+            stop(process)
