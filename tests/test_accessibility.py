@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from apps.study.flashcards import decks
 
+ROOT = Path(__file__).resolve().parent.parent
 CSS = (Path(__file__).resolve().parent.parent / "static" / "css" / "app.css").read_text()
 TEXT_COLOURS = ["--text", "--muted", "--accent", "--danger", "--ok", "--warn"]
 
@@ -57,3 +58,14 @@ def test_the_classroom_qr_code_is_an_image_with_a_name(tess_client):
     page = tess_client.get("/accounts/classroom/").content.decode()
     qr = re.search(r'<div class="qr"[^>]*>', page)[0]
     assert 'role="img"' in qr and "aria-label=" in qr
+
+
+def test_a_table_wider_than_the_screen_can_be_scrolled_from_the_keyboard():
+    """Its scrolling box takes the focus (axe-core's scrollable-region-focusable, at 390 px)."""
+    boxes = [
+        (template.name, box)
+        for template in (ROOT / "templates").rglob("*.html")
+        for box in re.findall(r'<div class="table-scroll"[^>]*>', template.read_text())
+    ]
+    assert boxes
+    assert all('tabindex="0"' in box for _, box in boxes), boxes
