@@ -50,7 +50,7 @@ def test_the_class_loses_nothing_while_three_students_attack_and_are_refused(hos
         assert one.answer["status"] == "done" and one.answer["content"] == everything
     recorded = hostile_class.manage("shell", "--no-imports", "-c", RECORDED_ATTEMPTS)
     assert recorded.split() == sorted(STUDENTS)
-    for statuses in seen:  # each attacker: six rounds or more, past every limit
+    for statuses in seen:  # each attacker: ten rounds or more, past every limit
         assert statuses["chat", 429] > statuses["chat", 200] > 0
         assert statuses["attachment", 429] > 0 and statuses["reingest", 429] > 0
         assert {status for kind, status in statuses if kind == "oversized"} == {413}
