@@ -1,11 +1,10 @@
 """The REST API under /api/v1/: each app's router, session or Bearer-token auth, JSON errors."""
 
 import json
-from collections.abc import Callable
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.http.multipartparser import MultiPartParserError
 from ninja import NinjaAPI, Schema
 from ninja.errors import HttpError, ValidationError
@@ -299,28 +298,3 @@ api.add_router("/study/", decks_router)
 api.add_router("/study/", mindmaps_router)
 api.add_router("/study/", class_sets_router)
 api.add_router("/chat/", chat_router)
-
-
-class JsonErrorsMiddleware:
-    """What answers under /api/ before any operation runs is JSON too: a path the API does not
-    have (Django's 404 page) or a method its route does not take (ninja's plain-text 405)."""
-
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        response = self.get_response(request)
-        if (
-            not request.path.startswith("/api/")
-            or response.status_code not in (404, 405)
-            or response.get("Content-Type", "").startswith("application/json")
-        ):
-            return response
-        if response.status_code == 404:
-            return JsonResponse({"detail": "Not Found"}, status=404)
-        allowed = response["Allow"]
-        refused = JsonResponse(
-            {"detail": f"{request.method} is not allowed here, only {allowed}."}, status=405
-        )
-        refused["Allow"] = allowed
-        return refused

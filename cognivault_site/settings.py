@@ -110,8 +110,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    # Under /api/: a path or method no route has answers JSON like every other error.
-    "cognivault_site.api.JsonErrorsMiddleware",
+    # Under /api/: a method a route does not take answers JSON like every other error.
+    "cognivault_site.errors.JsonErrorsMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # The time zone the browser reports (a `tz` cookie), so pages show local times.
@@ -213,6 +213,8 @@ WHITENOISE_USE_FINDERS = True
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
+# A failed CSRF check under /api/ answers JSON like every other API error.
+CSRF_FAILURE_VIEW = "cognivault_site.errors.csrf_failure"
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"

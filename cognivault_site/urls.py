@@ -4,6 +4,7 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from apps.accounts.views import home
+from cognivault_site import errors
 from cognivault_site.api import api
 
 admin.site.site_header = "CogniVault administration"
@@ -22,3 +23,9 @@ urlpatterns = [
     # Browsers ask for /favicon.ico whatever the page links; every page links this one.
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
 ]
+
+# Django's own refusals: JSON under /api/, the pages' templates elsewhere.
+handler400 = errors.bad_request
+handler403 = errors.permission_denied
+handler404 = errors.page_not_found
+handler500 = errors.server_error

@@ -167,20 +167,6 @@ def test_a_request_of_too_many_files_is_a_json_400(alice_client, settings):
     assert response.json() == {"detail": "At most 100 files per request."}
 
 
-def test_a_path_the_api_does_not_have_is_a_json_404(alice_client):
-    for url in ["/api/v1/nothing-here", "/api/v1/vault/documents/"]:
-        response = alice_client.get(url)
-        assert response.status_code == 404
-        assert response.json() == {"detail": "Not Found"}
-
-
-def test_a_method_a_route_does_not_take_is_a_json_405_naming_the_ones_it_does(alice_client):
-    response = alice_client.put("/api/v1/chat/sessions", {}, content_type="application/json")
-    assert response.status_code == 405
-    assert sorted(response["Allow"].split(", ")) == ["GET", "POST"]
-    assert "PUT" in response.json()["detail"]
-
-
 @pytest.mark.parametrize("url", ["/api/v1/vault/documents", "/api/v1/chat/sessions"])
 def test_a_multipart_body_that_cannot_be_read_is_a_json_400(alice_client, url):
     response = alice_client.post(url, b"--", content_type="multipart/form-data")

@@ -1,8 +1,11 @@
-"""What the web server itself refuses, before a view runs (cognivault_site/serve.py), still gets
-an answer with a status and a message: JSON `{"detail": ...}` under /api/, text elsewhere."""
+"""What the web server itself (cognivault_site/serve.py) or Django refuses, before a view runs,
+still gets an answer with a status and a message: JSON `{"detail": ...}` under /api/, text or
+the page elsewhere."""
 
 import json
 import socket
+import urllib.error
+import urllib.request
 from urllib.parse import urlsplit
 
 import pytest
@@ -94,3 +97,23 @@ def test_a_multipart_body_that_cannot_be_read_gets_a_json_answer_from_the_app(
     assert status.split()[1] in {"400", "422"}, status
     assert headers["content-type"] == "application/json; charset=utf-8"
     assert json.loads(answer)["detail"]
+
+
+def refusal_for_host(app, path: str, host: str) -> urllib.error.HTTPError:
+    request = urllib.request.Request(app.url + path, headers={"Host": host})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=10)
+    return refused.value
+
+
+def test_a_host_the_app_does_not_answer_to_gets_a_json_400_under_the_api_and_a_page_elsewhere(
+    app,
+):
+    refused = refusal_for_host(app, "/api/v1/health", "evil.example")
+    assert refused.code == 400
+    assert refused.headers["Content-Type"] == "application/json"
+    assert "ALLOWED_HOSTS" in json.load(refused)["detail"]
+
+    refused = refusal_for_host(app, "/accounts/login/", "evil.example")
+    assert refused.code == 400
+    assert refused.headers["Content-Type"].startswith("text/html")
