@@ -1,5 +1,6 @@
-// Chat: small progressive enhancements only. Enter sends, the conversation follows new text,
-// and the microphone records audio for speech-to-text. Everything else is htmx.
+// Chat: small progressive enhancements only. Enter sends, the focus survives the socket's
+// swaps, the conversation follows new text, and the microphone records audio for
+// speech-to-text. Everything else is htmx.
 (function () {
   "use strict";
 
@@ -9,6 +10,21 @@
     if (field.id === "question" && event.key === "Enter" && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
       field.form.requestSubmit();
+    }
+  });
+
+  // A frame from the socket replaces fragments out of band (the question box, emptied once
+  // the question is taken): the focus goes back to the field of the same id, as htmx does for
+  // its own swaps, so the keyboard stays where the next question is typed.
+  var focusedId = null;
+  document.addEventListener("htmx:wsBeforeMessage", function () {
+    focusedId = document.activeElement && document.activeElement.id;
+  });
+  document.addEventListener("htmx:wsAfterMessage", function () {
+    var field = focusedId && document.getElementById(focusedId);
+    var lost = !document.activeElement || document.activeElement === document.body;
+    if (field && lost) {
+      field.focus({ preventScroll: true });
     }
   });
 

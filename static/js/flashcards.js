@@ -25,10 +25,11 @@
     }
   });
 
-  // After an answer the next card arrives by htmx: give it the focus for the keyboard.
-  document.addEventListener("htmx:afterSwap", function (event) {
-    const card = event.detail.target && document.querySelector("#study-card .flashcard");
-    if (card) card.focus();
+  // After an answer the next card arrives by htmx: give it the focus for the keyboard, or,
+  // once none is left, the heading saying so (the answered card's button is gone).
+  document.addEventListener("htmx:afterSwap", function () {
+    const next = document.querySelector("#study-card .flashcard, #study-card h2");
+    if (next) next.focus();
   });
 
   document.addEventListener("keydown", function (event) {
@@ -37,6 +38,8 @@
     const card = document.querySelector("#study-card .flashcard");
     if (!card) return;
     const key = event.key.toLowerCase();
+    // Space and Enter on a focused button or link press it; elsewhere Space turns the card.
+    if (key === " " && event.target.closest("button, a, summary")) return;
     if (key === " " || key === "enter" && event.target === card) {
       event.preventDefault();
       flip(card);

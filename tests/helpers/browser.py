@@ -24,3 +24,33 @@ def log_in(browser, app: RunningApp, username: str, password: str, **context_opt
     page.get_by_role("button", name="Log in").click()
     page.wait_for_url(lambda url: "/accounts/login/" not in url)
     return page
+
+
+# True when the focused element shows a ring of its own or on a part of it (the flashcard
+# draws its ring on its faces): an outline or a box shadow, while it matches :focus-visible.
+FOCUS_RING_SHOWN = """element => {
+  const ring = part => {
+    const style = getComputedStyle(part);
+    return (style.outlineStyle !== "none" && parseFloat(style.outlineWidth) > 0)
+      || style.boxShadow !== "none";
+  };
+  return element.matches(":focus-visible")
+    && (ring(element) || [...element.querySelectorAll("*")].some(ring));
+}"""
+
+
+def is_focused(locator) -> bool:
+    return locator.evaluate("element => element === document.activeElement")
+
+
+def tab_to(page, locator, *, backwards: bool = False, presses: int = 60) -> None:
+    """Press Tab (Shift+Tab when `backwards`) until `locator` (found by its role and accessible
+    name, as a screen reader names it) has the focus; it must show a visible focus ring."""
+    key = "Shift+Tab" if backwards else "Tab"
+    for _ in range(presses):
+        page.keyboard.press(key)
+        if is_focused(locator):
+            assert locator.evaluate(FOCUS_RING_SHOWN), f"no visible focus ring on {locator}"
+            return
+    focused = page.evaluate("document.activeElement.outerHTML.slice(0, 200)")
+    raise AssertionError(f"{presses} × {key} never reached {locator}; the focus is on {focused}")
