@@ -88,10 +88,9 @@ llama-from-source: $(VENV)/.installed
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install --no-deps --no-cache-dir \
 	  --no-binary llama-cpp-python llama-cpp-python==$(LLAMA_CPP_VERSION)
 
+# `prepare` migrates, writes the certificate and creates the first teacher in one Django start.
 run: setup
-	$(PY) manage.py migrate --noinput
-	$(PY) manage.py tls_certificate
-	$(PY) manage.py bootstrap
+	$(PY) manage.py prepare
 	mkdir -p $(DATA_DIR)/redis
 	@if $(PY) -c "import redis,os; redis.Redis.from_url(os.environ['REDIS_URL'], socket_timeout=1).ping()" 2>/dev/null; \
 	then echo "Redis answers at $(REDIS_URL)."; exec $(VENV)/bin/honcho start -c chat=$(CHAT_PROCESSES) web worker chat; \
