@@ -65,6 +65,7 @@ fi
 phase "Debian packages (system-packages)" make system-packages
 phase "Python packages (.venv/.installed)" make .venv/.installed
 phase "model data (.venv/.models)" make .venv/.models
+phase "axe-core (node_modules)" make node_modules/.installed
 printf '%-36s %7.1f s\n' "make setup in all" "$TOTAL"
 first_page
 rm -rf "$RUN_DATA"
