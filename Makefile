@@ -61,9 +61,9 @@ system-packages:
 # Exact versions from requirements.lock, the set the suite last passed with; `make lock`
 # re-resolves it from pyproject.toml's ranges (then run `make test` before committing both).
 # uv (the lock's version, bootstrapped with the venv's pip) installs them, pip itself included:
-# it downloads and unpacks in parallel, the same packages in a minute where pip took six
-# (docs/deployment.md#dependencies-and-upgrades). Compiled to bytecode as pip does, so the
-# processes of the first `make run` do not each compile what they import.
+# it downloads and unpacks in parallel, the same packages in about 20 s where pip took five
+# minutes (docs/deployment.md#dependencies-and-upgrades). Compiled to bytecode as pip does, so
+# the processes of `make run` do not each compile what they import.
 PIP_VERSION := 26.3
 UV_VERSION := $(shell sed -n 's/^uv==//p' requirements.lock)
 UV_PIP := $(VENV)/bin/uv pip install --quiet --compile-bytecode --python $(PY)
