@@ -2,7 +2,7 @@
 FROM python:3.11-slim-bookworm
 
 # The run-time part of the Makefile's APT_PACKAGES (Redis is its own service; Chromium and
-# espeak-ng are for the tests): Tesseract (OCR), Cairo (cairosvg, imported when the app starts),
+# espeak-ng are for the tests): Tesseract (OCR), Cairo (cairosvg, for mindmap exports),
 # DejaVu (Unicode PDF exports) and the C++ toolchain for the one-time llama-cpp-python build.
 RUN apt-get update \
     && apt-get install -y --no-install-recommends tesseract-ocr tesseract-ocr-deu tesseract-ocr-eng \

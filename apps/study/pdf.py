@@ -2,8 +2,6 @@
 
 from pathlib import Path
 
-from fpdf import FPDF
-
 # Debian's fonts-dejavu-core; without it the PDF falls back to a Latin-1 core font.
 DEJAVU = Path("/usr/share/fonts/truetype/dejavu")
 SIZES = {1: 18, 2: 15, 3: 12}
@@ -11,6 +9,10 @@ SIZES = {1: 18, 2: 15, 3: 12}
 
 class Document:
     def __init__(self, title: str) -> None:
+        # fpdf2 (with fontTools) loads here, on the first export, not at start-up
+        # (docs/deployment.md#start-up-time).
+        from fpdf import FPDF
+
         self.pdf = FPDF(format="A4")
         self.pdf.set_title(title)
         self.pdf.set_creator("CogniVault")

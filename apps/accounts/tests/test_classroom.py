@@ -112,3 +112,20 @@ def test_bootstrap_creates_the_first_teacher_once(db, capsys):
     call_command("bootstrap")
     assert "password:" not in capsys.readouterr().out
     assert User.objects.filter(is_staff=True).count() == 1
+
+
+def test_prepare_migrates_writes_the_certificate_and_creates_the_first_teacher_once(
+    db, settings, capsys
+):
+    from django.core.management import call_command
+
+    call_command("prepare", verbosity=0)
+    first = capsys.readouterr().out
+    assert "password:" in first
+    assert "Certificate SHA-256 fingerprint" in first
+    assert (settings.DATA_DIR / "tls" / "cert.pem").is_file()
+    assert User.objects.filter(is_staff=True).count() == 1
+
+    call_command("prepare", verbosity=0)
+    assert "password:" not in capsys.readouterr().out
+    assert User.objects.filter(is_staff=True).count() == 1

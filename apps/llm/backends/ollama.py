@@ -5,11 +5,9 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 import numpy as np
-import ollama
 from django.conf import settings
 
 from apps.llm.backends import (
@@ -23,6 +21,9 @@ from apps.llm.backends import (
     Thinking,
     ToolCall,
 )
+
+if TYPE_CHECKING:
+    import ollama
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ def has_model(pulled: list[str], wanted: str) -> bool:
     return wanted in pulled
 
 
-_clients: dict[tuple, ollama.Client] = {}
+_clients: dict[tuple, "ollama.Client"] = {}
 _dims: dict[tuple[str, str], int] = {}
 
 
@@ -84,6 +85,11 @@ class OllamaBackend:
         self.host = settings.OLLAMA_HOST
         key = (self.host, settings.OLLAMA_TIMEOUT, settings.OLLAMA_CONNECT_TIMEOUT)
         if key not in _clients:
+            # The client (httpx and its command line's libraries) loads with the first backend,
+            # not at start-up (docs/deployment.md#start-up-time).
+            import httpx
+            import ollama
+
             timeout = httpx.Timeout(
                 settings.OLLAMA_TIMEOUT, connect=settings.OLLAMA_CONNECT_TIMEOUT
             )
@@ -111,6 +117,8 @@ class OllamaBackend:
 
     def _retrying(self, call, retries: int | None = None):
         """Run `call`, retrying connection errors with exponential backoff."""
+        import httpx
+
         retries = settings.OLLAMA_RETRIES if retries is None else retries
         for attempt in itertools.count():
             try:
@@ -224,6 +232,9 @@ class _mapped_errors:
         raise mapped from error
 
     def mapped(self, error: BaseException) -> BaseException | None:
+        import httpx
+        import ollama
+
         if isinstance(error, ModelUnavailable | ModelError):
             return error
         if isinstance(error, ollama.ResponseError):

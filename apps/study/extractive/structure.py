@@ -6,8 +6,6 @@ on. Titles are the documents' own words; the only labels we add say where ("Page
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-import pymupdf
-
 from apps.vault.keyterms import Kind, Term, Vocabulary, same_family
 from apps.vault.models import Chunk, Document
 from apps.vault.sentences import fold, sentences
@@ -107,6 +105,9 @@ def _section_headings(rows: list[Row]) -> list[tuple[int, str, int]]:
 
 
 def _pdf_headings(document: Document, rows: list[Row]) -> list[tuple[int, str, int]]:
+    # PyMuPDF loads on the first outline read, not at start-up (docs/deployment.md#start-up-time).
+    import pymupdf
+
     try:
         with pymupdf.open(document.path) as pdf:
             toc = pdf.get_toc(simple=True)

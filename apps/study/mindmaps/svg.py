@@ -2,7 +2,6 @@
 
 from collections.abc import Collection
 
-import cairosvg
 from django.template.loader import render_to_string
 
 from apps.study.mindmaps.layout import LINE_HEIGHT, Drawing, draw
@@ -68,13 +67,19 @@ def export_scale(drawing: Drawing, largest: float) -> float:
     return min(2.0, largest / max(drawing.view_box[2], drawing.view_box[3]))
 
 
+# cairosvg (Cairo, fontTools, Pillow) loads on the first export, not at start-up
+# (docs/deployment.md#start-up-time).
 def to_png(mindmap) -> bytes:
+    import cairosvg
+
     drawing = drawing_for(mindmap)
     svg = render_svg(mindmap, drawing).encode()
     return cairosvg.svg2png(bytestring=svg, scale=export_scale(drawing, MAX_EXPORT_PIXELS))
 
 
 def to_pdf(mindmap) -> bytes:
+    import cairosvg
+
     drawing = drawing_for(mindmap)
     svg = render_svg(mindmap, drawing).encode()
     # PDF viewers refuse pages past 200 inches (14,400 pt); 1 px is 0.75 pt.

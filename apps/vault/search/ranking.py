@@ -5,8 +5,8 @@ import bisect
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 
-import faiss
 import numpy as np
 
 from apps.vault.tokenize import can_expand, query_terms, tokenize
@@ -28,6 +28,16 @@ FEEDBACK_CHUNKS = 3
 FEEDBACK_TERMS = 10
 FEEDBACK_WEIGHT = 0.5
 MIN_FEEDBACK_TERM = 3  # shorter words are not added, nor identifiers and numbers
+
+
+def faiss_library() -> ModuleType:
+    """faiss, imported by the first search rather than at start-up
+    (docs/deployment.md#start-up-time), scanning on the calling thread alone: memory-bound
+    scans on a small machine are faster on one thread than on faiss's default two."""
+    import faiss
+
+    faiss.omp_set_num_threads(1)
+    return faiss
 
 
 @dataclass(frozen=True)
@@ -63,6 +73,7 @@ class Retrieval:
             return np.zeros(0, np.int64)
         query = np.asarray(vector, np.float32).reshape(1, self.dim)
         params, bits = None, None
+        faiss = faiss_library()
         if allowed is not None:
             bits = np.packbits(allowed[self.vector_rows], bitorder="little")
             selector = faiss.IDSelectorBitmap(len(self.vector_rows), faiss.swig_ptr(bits))

@@ -5,26 +5,29 @@ import copy
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
-import faiss
 import numpy as np
-from scipy import sparse
 
 from apps.vault.search import ranking
 from apps.vault.search.ranking import Retrieval
 from apps.vault.tokenize import tokenize
 
-# Memory-bound scans on a small machine: one thread is faster than faiss's default two.
-faiss.omp_set_num_threads(1)
+# faiss and SciPy load with the first index, not at start-up (docs/deployment.md#start-up-time).
+if TYPE_CHECKING:
+    import faiss
+    from scipy import sparse
+
 ENCODE_BATCH = 4096  # added chunks encoded to float16 at a time
 
 
-def dense_index(dim: int, rows: int = 0) -> faiss.IndexScalarQuantizer:
+def dense_index(dim: int, rows: int = 0) -> "faiss.IndexScalarQuantizer":
     """A dense index of `rows` zeroed float16 rows, scored by inner product in float32.
 
     Half precision halves the memory and the file of the float32 vectors the database keeps;
     the ranking it gives is the float32 one at recall@7 ≥ 0.99 (docs/retrieval.md#half-precision).
     """
+    faiss = ranking.faiss_library()
     index = faiss.IndexScalarQuantizer(
         dim, faiss.ScalarQuantizer.QT_fp16, faiss.METRIC_INNER_PRODUCT
     )
@@ -34,11 +37,12 @@ def dense_index(dim: int, rows: int = 0) -> faiss.IndexScalarQuantizer:
     return index
 
 
-def stored_rows(index: faiss.IndexScalarQuantizer) -> np.ndarray:
+def stored_rows(index: "faiss.IndexScalarQuantizer") -> np.ndarray:
     """The index's rows as a writable float16 view of its storage (valid while it lives)."""
     if not index.ntotal:
         return np.zeros((0, index.d), np.float16)
     size = index.ntotal * index.code_size
+    faiss = ranking.faiss_library()
     return faiss.rev_swig_ptr(index.codes.data(), size).view(np.float16).reshape(-1, index.d)
 
 
@@ -57,9 +61,9 @@ class Snapshot(Retrieval):
         dim: int,
         ids: np.ndarray,
         document_ids: np.ndarray,
-        dense: faiss.IndexScalarQuantizer,
+        dense: "faiss.IndexScalarQuantizer",
         starts: np.ndarray,
-        postings: sparse.csc_matrix,
+        postings: "sparse.csc_matrix",
         doc_len: np.ndarray,
         vocab: list[str],
     ) -> None:
@@ -97,6 +101,8 @@ class Snapshot(Retrieval):
 
     @classmethod
     def empty(cls, generation: int, model: str, dim: int) -> "Snapshot":
+        from scipy import sparse
+
         return cls(
             generation=generation,
             model=model,
@@ -174,9 +180,11 @@ class Snapshot(Retrieval):
 
     def _postings_with(
         self, keep: np.ndarray, add: Sequence[tuple[int, int, str, np.ndarray]]
-    ) -> tuple[sparse.csc_matrix, list[str], list[int]]:
+    ) -> tuple["sparse.csc_matrix", list[str], list[int]]:
         """The kept rows' postings followed by the added texts', the vocabulary grown by their
         new terms, and the added texts' lengths in terms."""
+        from scipy import sparse
+
         vocab = list(self.vocab)
         term_ids = dict(self.term_ids)
         rows, cols, counts = array("i"), array("i"), array("f")

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import numpy as np
 from django.conf import settings
-from scipy import sparse
 
 from apps.vault.models import Chunk, IndexState
 from apps.vault.search.snapshot import Snapshot, dense_index, stored_rows
@@ -89,6 +88,8 @@ def load(directory: Path) -> Snapshot | None:
     path = directory / FILE_NAME
     if not path.exists():
         return None
+    from scipy import sparse  # loads with the first index (docs/deployment.md#start-up-time)
+
     try:
         with np.load(path, allow_pickle=False) as stored:
             meta = json.loads(stored["meta"].tobytes())
