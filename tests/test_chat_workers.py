@@ -8,114 +8,26 @@ import json
 import os
 import re
 import signal
-import subprocess
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 
-from apps.llm.tests.fake_ollama import FakeOllama, part
-from tests.helpers.running_app import RunningApp, another_web_server, worker_command
-from tests.helpers.services import celery_workers, free_port, stop, wait_until
+from apps.llm.tests.fake_ollama import FakeOllama
+from tests.helpers.chat_classroom import (
+    ALICE,
+    ASK,
+    BOB,
+    CAROL,
+    FINAL,
+    SETUP,
+    WORDS,
+    Classroom,
+    many_words,
+)
+from tests.helpers.services import free_port, stop
 from tests.wsclient import WebSocket, log_in
 
 pytestmark = pytest.mark.services
-
-WORDS = 300
-ALICE = ("alice", "alice-studies-2026")
-BOB = ("bob", "bob-studies-2026")
-CAROL = ("carol", "carol-floods-2026")
-SETUP = f"""
-from apps.accounts.models import User
-for name, password in [{ALICE!r}, {BOB!r}, {CAROL!r}]:
-    User.objects.create_user(name, password=password)
-"""
-FINAL = r'class="message assistant (done|stopped|failed)" hx-swap-oob'
-ASK = json.dumps({"action": "ask", "content": "Talk a lot"})
-
-
-def many_words(body: dict) -> list[dict]:
-    return [] if body.get("think") else [part(f"word{i} ") for i in range(WORDS)]
-
-
-@dataclass
-class Classroom:
-    app: RunningApp
-    model: FakeOllama
-    cookie: str = ""
-    token: str = ""
-    processes: list[subprocess.Popen] = field(default_factory=list)
-    chat_worker: subprocess.Popen | None = None
-
-    def start_web(self, port: int) -> subprocess.Popen:
-        process = another_web_server(self.app, port)
-        self.processes.append(process)
-        return process
-
-    def start_chat_worker(self) -> None:
-        port = int(self.app.env["PORT"])
-        log = self.app.data_dir / "logs" / "chat.log"
-        with open(log, "a") as out:  # a session of its own: killed with all its threads
-            self.chat_worker = subprocess.Popen(
-                worker_command("chat", port),
-                cwd=Path(__file__).resolve().parent.parent,
-                env=self.app.env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        redis_url = self.app.env["REDIS_URL"]
-        wait_until(
-            lambda: any(name.startswith("chat-") for name in celery_workers(redis_url)),
-            timeout=90,
-            what="the chat worker",
-        )
-
-    def kill_chat_worker(self) -> None:
-        os.killpg(self.chat_worker.pid, signal.SIGKILL)
-        self.chat_worker.wait()
-
-    def request(self, method: str, path: str, body: dict | None, token: str):
-        return urllib.request.Request(
-            self.app.url + "/api/v1" + path,
-            data=json.dumps(body).encode() if body is not None else None,
-            method=method,
-            headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
-        )
-
-    def api(self, method: str, path: str, body: dict | None = None, token: str = "") -> dict:
-        request = self.request(method, path, body, token or self.token)
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return json.load(response) if response.status != 204 else {}
-
-    def token_for(self, username: str, password: str) -> str:
-        login = {"username": username, "password": password}
-        return self.api("POST", "/auth/token", login)["token"]
-
-    def new_thread(self, token: str = "") -> int:
-        return self.api("POST", "/chat/sessions", {"title": "Workers"}, token)["id"]
-
-    def answer(self, thread_id: int, token: str = "") -> dict:
-        return self.api("GET", f"/chat/sessions/{thread_id}", token=token)["messages"][-1]
-
-    def ask(self, thread_id: int, token: str) -> tuple[int, str]:
-        """Ask through the NDJSON API; the status and Retry-After (the answer is written
-        whether or not its stream is read)."""
-        path = f"/chat/sessions/{thread_id}/messages"
-        request = self.request("POST", path, {"content": "Talk a lot"}, token)
-        try:
-            with urllib.request.urlopen(request, timeout=10) as response:
-                return response.status, ""
-        except urllib.error.HTTPError as refused:
-            return refused.code, refused.headers.get("Retry-After", "")
-
-    def socket(self, url: str, thread_id: int) -> WebSocket:
-        socket = WebSocket(url, f"/ws/chat/{thread_id}/", self.cookie)
-        socket.receive()  # the conversation as it is
-        return socket
 
 
 @pytest.fixture(scope="module")
@@ -168,12 +80,16 @@ def test_a_web_server_killed_mid_answer_and_started_again_shows_the_answer_conti
     socket = classroom.socket(url, thread_id)
     socket.send_json(ASK)
     socket.receive_until(r"word10 ")
+    # The model slows down while no web server runs, so the answer is still being written when
+    # one is back, however long a busy machine takes to start it.
+    classroom.model.delay = 1.0
     web.send_signal(signal.SIGKILL)
     web.wait()
 
     classroom.start_web(port)
     again = WebSocket(url, f"/ws/chat/{thread_id}/", classroom.cookie)
     shown = again.receive()
+    classroom.model.delay = 0.05
     frames = again.receive_until(FINAL, timeout=60)
     again.close()
 

@@ -12,8 +12,8 @@ import psutil
 import pytest
 
 from apps.llm.tests.fake_ollama import FakeOllama
+from tests.helpers.chat_classroom import ALICE, ASK, FINAL, SETUP, WORDS, Classroom, many_words
 from tests.helpers.services import free_port, stop, wait_until
-from tests.test_chat_workers import ALICE, ASK, FINAL, SETUP, WORDS, Classroom, many_words
 from tests.wsclient import log_in
 
 pytestmark = pytest.mark.services

@@ -8,17 +8,9 @@ from apps.vault.models import Document, IngestRun
 from apps.vault.tests import files
 from tests.helpers.documents import make_category
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_broker")]
 API = "/api/v1/vault"
 HTMX = {"HTTP_HX_REQUEST": "true"}
-
-
-@pytest.fixture(autouse=True)
-def no_broker(django_capture_on_commit_callbacks, monkeypatch):
-    """Runs are created here; their Celery chain is tested elsewhere, so nothing is sent."""
-    sent = []
-    monkeypatch.setattr("apps.vault.tasks.enqueue", lambda *args: sent.append(args))
-    return sent
 
 
 def as_file(path, name=None):

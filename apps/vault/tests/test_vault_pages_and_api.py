@@ -8,17 +8,9 @@ from apps.vault.models import Category, Document, IngestRun
 from tests.helpers.documents import make_category, make_document
 from tests.helpers.isolation import assert_only_owner_can_reach
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_broker")]
 API = "/api/v1/vault"
 HTMX = {"HTTP_HX_REQUEST": "true"}
-
-
-@pytest.fixture(autouse=True)
-def no_broker(django_capture_on_commit_callbacks, monkeypatch):
-    """Runs are created here; their Celery chain is tested elsewhere, so nothing is sent."""
-    sent = []
-    monkeypatch.setattr("apps.vault.tasks.enqueue", lambda *args: sent.append(args))
-    return sent
 
 
 def test_ingest_starts_a_run_and_reports_its_steps(alice_client, alice):

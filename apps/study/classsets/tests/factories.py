@@ -9,6 +9,7 @@ from apps.study.tests.helpers import add_chunks
 from apps.vault.models import Document
 from tests.helpers.documents import make_document
 
+JSON = "application/json"
 TREE = {"title": "Zelle", "children": [{"title": "Kern"}, {"title": "Mitochondrium"}]}
 
 
@@ -97,3 +98,17 @@ def shown_place(client, quiz, position: int, choice: int) -> dict:
     shown = client.get(f"/api/v1/study/quizzes/{quiz.pk}").json()["questions"]
     [place] = [i for i, row in enumerate(shown) if row["question"] == question.text]
     return {"position": place, "choice": shown[place]["options"].index(question.options[choice])}
+
+
+def hand_out(client, kind: str, item_id: int, **fields):
+    """Hands an item out through the API, as the teacher logged in on `client`."""
+    body = {"kind": kind, "item_id": item_id, **fields}
+    return client.post("/api/v1/study/class-sets", body, content_type=JSON)
+
+
+def answer(client, quiz, answers: list):
+    """Submits `answers` (one per question in the quiz's own order) through the API, as the
+    student logged in on `client` sends them: in their own order of questions and options."""
+    sent = in_shown_order(client, quiz, list(answers))
+    url = f"/api/v1/study/quizzes/{quiz.pk}/attempts"
+    return client.post(url, {"answers": sent}, content_type=JSON)

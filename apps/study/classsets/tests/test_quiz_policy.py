@@ -7,22 +7,13 @@ import pytest
 import time_machine
 
 from apps.progress.models import LocalZone
-from apps.study.classsets.tests.factories import in_shown_order, make_quiz
+from apps.study.classsets.tests.factories import answer, hand_out, in_shown_order, make_quiz
 from apps.study.models import Attempt, ClassSet
 
 pytestmark = pytest.mark.django_db
 JSON = "application/json"
 SETS = "/api/v1/study/class-sets"
-
-
-def hand_out(client, quiz, **fields):
-    return client.post(SETS, {"kind": "quiz", "item_id": quiz.pk, **fields}, content_type=JSON)
-
-
-def answer(client, quiz, answers=(1, 0, 1)):
-    sent = in_shown_order(client, quiz, list(answers))
-    url = f"/api/v1/study/quizzes/{quiz.pk}/attempts"
-    return client.post(url, {"answers": sent}, content_type=JSON)
+RIGHT = [1, 0, 1]  # make_quiz's right answers
 
 
 @pytest.fixture
@@ -33,7 +24,7 @@ def quiz(tess):
 def test_a_quiz_is_handed_out_with_one_attempt_graded_first_and_answers_after_the_due_date(
     tess_client, alice_client, quiz
 ):
-    made = hand_out(tess_client, quiz)
+    made = hand_out(tess_client, "quiz", quiz.pk)
 
     assert made.status_code == 201
     body = made.json()
@@ -45,10 +36,10 @@ def test_a_quiz_is_handed_out_with_one_attempt_graded_first_and_answers_after_th
 def test_a_second_attempt_beyond_the_one_allowed_is_refused_with_a_sentence(
     tess_client, alice_client, quiz
 ):
-    hand_out(tess_client, quiz)
-    first = answer(alice_client, quiz)
+    hand_out(tess_client, "quiz", quiz.pk)
+    first = answer(alice_client, quiz, RIGHT)
 
-    again = answer(alice_client, quiz)
+    again = answer(alice_client, quiz, RIGHT)
 
     assert first.status_code == 201
     assert again.status_code == 409
@@ -64,20 +55,20 @@ def test_a_second_attempt_beyond_the_one_allowed_is_refused_with_a_sentence(
 def test_a_teacher_allows_a_number_of_attempts_or_unlimited(
     tess, tess_client, alice_client, bob_client, quiz
 ):
-    hand_out(tess_client, quiz, attempts=2)
-    assert [answer(alice_client, quiz).status_code for _ in range(3)] == [201, 201, 409]
+    hand_out(tess_client, "quiz", quiz.pk, attempts=2)
+    assert [answer(alice_client, quiz, RIGHT).status_code for _ in range(3)] == [201, 201, 409]
 
     other = make_quiz(tess)
-    hand_out(tess_client, other, attempts=None)
-    assert [answer(bob_client, other).status_code for _ in range(4)] == [201] * 4
+    hand_out(tess_client, "quiz", other.pk, attempts=None)
+    assert [answer(bob_client, other, RIGHT).status_code for _ in range(4)] == [201] * 4
     listed = {s["item_id"]: s for s in bob_client.get(SETS).json()}
     assert listed[other.pk]["attempts"] is None and listed[other.pk]["attempts_left"] is None
 
 
 def test_a_policy_that_does_not_fit_is_refused(tess_client, quiz):
-    assert hand_out(tess_client, quiz, attempts=0).status_code == 422
-    assert hand_out(tess_client, quiz, grading="highest").status_code == 422
-    assert hand_out(tess_client, quiz, reveal="sometimes").status_code == 422
+    assert hand_out(tess_client, "quiz", quiz.pk, attempts=0).status_code == 422
+    assert hand_out(tess_client, "quiz", quiz.pk, grading="highest").status_code == 422
+    assert hand_out(tess_client, "quiz", quiz.pk, reveal="sometimes").status_code == 422
     assert not ClassSet.objects.exists()
 
 
@@ -102,10 +93,10 @@ DUE = "2026-04-15"  # the fixture clock's day (UTC, the site's time zone in test
 
 
 def test_no_attempt_starts_after_the_due_date(tess_client, alice_client, quiz):
-    hand_out(tess_client, quiz, due=DUE)
+    hand_out(tess_client, "quiz", quiz.pk, due=DUE)
 
     with time_machine.travel(datetime(2026, 4, 16, 0, 1, tzinfo=UTC), tick=False):
-        refused = answer(alice_client, quiz)
+        refused = answer(alice_client, quiz, RIGHT)
         page = alice_client.get(f"/study/quizzes/{quiz.pk}/", follow=True).content.decode()
 
     assert refused.status_code == 409
@@ -120,7 +111,7 @@ def test_an_attempt_started_before_the_due_date_finishes_within_the_grace_period
     tess_client, alice_client, bob_client, quiz, settings
 ):
     settings.CLASS_SET_GRACE_MINUTES = 10
-    hand_out(tess_client, quiz, due=DUE)
+    hand_out(tess_client, "quiz", quiz.pk, due=DUE)
     with time_machine.travel(datetime(2026, 4, 15, 23, 55, tzinfo=UTC), tick=False):
         alice_client.get(f"/study/quizzes/{quiz.pk}/")
         bob_client.get(f"/study/quizzes/{quiz.pk}/")
@@ -140,7 +131,7 @@ def test_an_attempt_started_before_the_due_date_finishes_within_the_grace_period
 def test_students_see_the_attempts_left_the_due_date_and_when_answers_show(
     tess_client, alice_client, quiz, midday
 ):
-    hand_out(tess_client, quiz, attempts=2, due="2026-04-20")
+    hand_out(tess_client, "quiz", quiz.pk, attempts=2, due="2026-04-20")
 
     player = alice_client.get(f"/study/quizzes/{quiz.pk}/").content.decode()
     listing = alice_client.get("/study/class-sets/").content.decode()
@@ -172,10 +163,10 @@ def test_a_students_own_time_zone_does_not_move_the_due_date(
     alice, tess_client, alice_client, quiz
 ):
     LocalZone.objects.create(user=alice, name="Pacific/Pago_Pago")  # still the 15th there
-    hand_out(tess_client, quiz, due=DUE)
+    hand_out(tess_client, "quiz", quiz.pk, due=DUE)
 
     with time_machine.travel(datetime(2026, 4, 16, 0, 1, tzinfo=UTC), tick=False):
         alice_client.get("/study/class-sets/")  # her zone is active for her requests
-        refused = answer(alice_client, quiz)
+        refused = answer(alice_client, quiz, RIGHT)
 
     assert refused.status_code == 409

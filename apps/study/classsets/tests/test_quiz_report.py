@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from apps.study.classsets.tests.factories import in_shown_order, make_quiz
+from apps.study.classsets.tests.factories import answer, make_quiz
 from apps.study.models import ClassSet
 from tests.helpers.users import client_for, make_user
 
@@ -18,10 +18,8 @@ JSON = "application/json"
 CLASS = {"alice": [1, 0, 1], "bob": [1, 0, 0], "carla": [0, 1, 1], "dave": [0, 1, 0]}
 
 
-def answer(client, quiz, answers):
-    url = f"/api/v1/study/quizzes/{quiz.pk}/attempts"
-    sent = in_shown_order(client, quiz, answers)
-    reply = client.post(url, {"answers": sent}, content_type=JSON)
+def answered(client, quiz, answers):
+    reply = answer(client, quiz, answers)
     assert reply.status_code == 201, reply.content
     return reply
 
@@ -44,7 +42,7 @@ def quiz(tess):
 def class_of_four(db, quiz):
     class_set = ClassSet.objects.hand_out(quiz.owner, quiz)
     for username, answers in CLASS.items():
-        answer(client_for(make_user(username)), quiz, answers)
+        answered(client_for(make_user(username)), quiz, answers)
     return class_set
 
 
@@ -56,7 +54,7 @@ def test_a_students_score_is_graded_by_the_policy_with_every_attempt_listed(
 ):
     class_set = ClassSet.objects.hand_out(quiz.owner, quiz, attempts=None, grading=grading)
     for answers in ([0, 0, 0], [1, 0, 1], [1, 1, 1]):  # 33 %, 100 %, 67 %
-        answer(alice_client, quiz, answers)
+        answered(alice_client, quiz, answers)
 
     [alice] = report(tess_client, class_set)["students"]
     page = tess_client.get(f"/study/class-sets/{class_set.pk}/").content.decode()

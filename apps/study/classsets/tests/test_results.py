@@ -7,8 +7,8 @@ import io
 import pytest
 
 from apps.study.classsets.tests.factories import (
+    answer,
     class_passages,
-    in_shown_order,
     make_deck,
     make_mindmap,
     make_quiz,
@@ -21,13 +21,6 @@ from tests.helpers.users import client_for, make_user
 
 pytestmark = pytest.mark.django_db
 JSON = "application/json"
-
-
-def answer(client, quiz, answers):
-    """Answers in the quiz's own order, sent in the order the student's client shows."""
-    url = f"/api/v1/study/quizzes/{quiz.pk}/attempts"
-    sent = in_shown_order(client, quiz, answers)
-    return client.post(url, {"answers": sent}, content_type=JSON)
 
 
 def results(client, class_set) -> dict:

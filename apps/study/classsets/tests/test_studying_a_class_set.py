@@ -6,6 +6,7 @@ import pytest
 
 from apps.progress.models import Event
 from apps.study.classsets.tests.factories import (
+    answer,
     class_passages,
     in_shown_order,
     make_deck,
@@ -24,18 +25,6 @@ from apps.study.models import (
 
 pytestmark = pytest.mark.django_db
 JSON = "application/json"
-
-
-def hand_out(client, kind: str, item_id: int, **fields):
-    body = {"kind": kind, "id": item_id, **fields}
-    return client.post("/api/v1/study/class-sets", body, content_type=JSON)
-
-
-def answer(client, quiz, answers):
-    """Answers in the quiz's own order, sent in the order the student's client shows."""
-    url = f"/api/v1/study/quizzes/{quiz.pk}/attempts"
-    sent = in_shown_order(client, quiz, answers)
-    return client.post(url, {"answers": sent}, content_type=JSON)
 
 
 @pytest.fixture
