@@ -410,6 +410,8 @@ def report(app: App, database: str, results: dict, stages, cpu: dict, wall: floa
     print_cpu(cpu, wall)
     for line in results["dropped"][:5]:
         print(f"- dropped: {line}")
+    for line in results["refused"][:5]:
+        print(f"- refused: {line}")
 
 
 def login_row(results: dict, method: str) -> str:
@@ -445,6 +447,8 @@ def lesson_rows(app: App, results: dict) -> list[str]:
     return [
         f"| sockets dropped | {len(results['dropped'])} of {results['sockets']} "
         f"| {TARGETS['sockets dropped']} |",
+        f"| socket handshakes refused or reset (tried again, as the page does) "
+        f"| {len(results['refused'])} | |",
         f"| answers lost (asked, the final answer never on the socket) | {len(lost)} of "
         f"{len(questions)} ({done_on_socket} done on the socket, {not_done} failed or stopped; "
         f"of the lost, {lost_saved} done in the database) | {TARGETS['answers lost']} |",

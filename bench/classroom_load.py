@@ -55,6 +55,7 @@ class Results:
     login_failures: dict[str, int] = field(default_factory=dict)
     questions: list[Question] = field(default_factory=list)
     sockets: int = 0
+    refused: list[str] = field(default_factory=list)  # socket handshakes refused, tried again
     dropped: list[str] = field(default_factory=list)
     study: dict[str, int] = field(default_factory=dict)  # "quiz ready", "deck failed", ...
     attempts: dict[str, int] = field(default_factory=dict)  # class quiz: status code -> count
@@ -111,12 +112,25 @@ class Student(HttpUser):
             ("/study/decks/", "decks"),
         ]
         self.plan_lesson(plan["seconds"])
-        cookie = "; ".join(f"{name}={value}" for name, value in self.client.cookies.items())
-        ws_url = self.host.replace("http", "ws", 1) + f"/ws/chat/{self.thread}/"
-        self.socket = websocket.create_connection(ws_url, cookie=cookie, origin=self.host)
+        self.socket = self.open_socket()
         results.sockets += 1
         students.append(self)
         self.reader = gevent.spawn(self.read)
+
+    def open_socket(self) -> websocket.WebSocket:
+        """The chat page's socket; as the page's htmx socket does, a handshake the server
+        refuses or drops (daphne gives up on one its app has not accepted within 5 s) is tried
+        again, here after 1, 2, 4, then every 8 s for about a minute. Each refusal is counted."""
+        cookie = "; ".join(f"{name}={value}" for name, value in self.client.cookies.items())
+        ws_url = self.host.replace("http", "ws", 1) + f"/ws/chat/{self.thread}/"
+        for wait in (1, 2, 4, *[8] * 7, 0):
+            try:
+                return websocket.create_connection(ws_url, cookie=cookie, origin=self.host)
+            except (websocket.WebSocketException, OSError) as error:
+                results.refused.append(f"{self.username}: {error!r}")
+                if not wait:
+                    raise StopUser() from error
+                gevent.sleep(wait)
 
     def plan_lesson(self, seconds: float) -> None:
         """Questions spread over the lesson, one at a time; the generations and the class quiz
