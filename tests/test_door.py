@@ -181,7 +181,7 @@ class Entering:
         await self.app(scope, receive, send)
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
 async def test_a_rate_limited_reingest_is_refused_at_the_door_with_djangos_answer(
     door_redis, settings
 ):
