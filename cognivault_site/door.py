@@ -41,7 +41,7 @@ def caller(scope: dict) -> bytes | None:
     """The caller's API token or session cookie, as sent; None for an anonymous request."""
     cookies = b""
     for name, value in scope.get("headers", ()):
-        if name == b"authorization":
+        if name == b"authorization" and value.strip():
             return b"authorization " + value
         if name == b"cookie":
             cookies += b"; " + value

@@ -143,10 +143,15 @@ async def test_an_api_token_is_a_caller_of_its_own(door_redis, moment):
 async def test_a_request_without_session_or_token_always_goes_in(door_redis, moment):
     app = refusing()
     door = Door(app)
-    for headers in ([], [(b"cookie", b"csrftoken=abc")], [(b"cookie", b"sessionid=")]):
+    for headers in (
+        [],
+        [(b"cookie", b"csrftoken=abc")],
+        [(b"cookie", b"sessionid=")],
+        [(b"authorization", b"")],
+    ):
         await call(door, headers=headers)
         await call(door, headers=headers)
-    assert app.calls == 6
+    assert app.calls == 8
 
 
 @pytest.mark.parametrize(
