@@ -292,7 +292,8 @@ WORKER_QUEUES = [
 # The cache holds the rate-limit counters, the rendered document pickers (apps/vault/forms.py)
 # and each person's study figures (apps/progress/activity.py), shared by every web process.
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    # Django's Redis cache, its connections kept between requests (cognivault_site/cache.py).
+    "default": {"BACKEND": "cognivault_site.cache.SharedPoolRedisCache", "LOCATION": REDIS_URL}
 }
 
 # The layer's receive is a blocking pop of 5 s on Redis; the socket must wait longer than that,

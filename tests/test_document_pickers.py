@@ -58,7 +58,7 @@ def test_the_chosen_documents_stay_checked_when_the_form_comes_back(alice):
 def test_a_picker_is_drawn_without_its_cache_while_redis_is_down(alice, alice_client, settings):
     settings.CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "cognivault_site.cache.SharedPoolRedisCache",
             "LOCATION": f"redis://127.0.0.1:{free_port()}/0",  # nothing listens there
         }
     }

@@ -252,7 +252,7 @@ def test_with_redis_down_the_limit_is_not_checked_rather_than_a_500(alice_client
         closed = sock.getsockname()[1]
     settings.CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "cognivault_site.cache.SharedPoolRedisCache",
             "LOCATION": f"redis://127.0.0.1:{closed}/0",
         }
     }

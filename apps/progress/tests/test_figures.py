@@ -108,7 +108,7 @@ def test_the_dashboard_is_counted_without_its_cache_while_redis_is_down(
     tracking.record_message(alice, at=datetime.now(UTC) - timedelta(minutes=5))
     settings.CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "cognivault_site.cache.SharedPoolRedisCache",
             "LOCATION": f"redis://127.0.0.1:{free_port()}/0",  # nothing listens there
         }
     }
