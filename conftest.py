@@ -27,6 +27,8 @@ from tests.helpers.users import client_for, make_user
 def pytest_configure(config) -> None:
     if os.environ.get("TEST_DATABASE", "sqlite") != "postgres":
         return
+    if config.getoption("numprocesses", None) and not hasattr(config, "workerinput"):
+        return  # xdist's controller runs no test: each of its workers starts its own cluster
     postgres.cluster = postgres.Cluster().start()
     # Django read its settings before this file, and its connection handler shares this dict:
     # the database is swapped in place (as pytest-django does for xdist) and the SQLite
@@ -50,6 +52,14 @@ def _postgres_test_database(request):
     request.getfixturevalue("django_db_setup")
     yield
     postgres.cluster.end_sessions(like="test_%")
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """`make test` runs the suite in processes: each file's tests together, and in the order
+    pytest-django needs (tests/scheduling.py)."""
+    from tests.scheduling import FileRunScheduling
+
+    return FileRunScheduling(config, log)
 
 
 def pytest_unconfigure(config) -> None:
