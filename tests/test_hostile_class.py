@@ -11,7 +11,16 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from apps.llm.tests.fake_ollama import FakeOllama
-from tests.helpers.hostile_class import ANSWER_WORDS, LIMITS, attack, learn, names, setup_code, talk
+from tests.helpers.hostile_class import (
+    ANSWER_WORDS,
+    LIMITS,
+    arm,
+    attack,
+    learn,
+    names,
+    setup_code,
+    talk,
+)
 
 pytestmark = pytest.mark.services
 
@@ -36,7 +45,8 @@ def hostile_class(start_app):
 def test_the_class_loses_nothing_while_three_students_attack_and_are_refused(hostile_class):
     url, stop = hostile_class.url, threading.Event()
     with ThreadPoolExecutor(len(ATTACKERS) + len(STUDENTS)) as pool:
-        attacks = [pool.submit(attack, url, name, stop) for name in ATTACKERS]
+        armed = pool.map(arm, [url] * len(ATTACKERS), ATTACKERS)
+        attacks = [pool.submit(attack, attacker, stop) for attacker in armed]
         learned = [pool.submit(learn, url, name) for name in STUDENTS]
         try:
             learned = [future.result(timeout=300) for future in learned]

@@ -147,21 +147,35 @@ def oversized_body(url: str) -> int:
     return int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/") else 0
 
 
-def attack(url: str, username: str, stop: threading.Event, rounds: int = 10) -> Counter:
-    """Loop every abuse until `stop`, at least `rounds` times (past every limit); the statuses
-    each kind got, as ("chat", 429): count."""
-    student, seen = Student(url, username), Counter()
-    scan = blank_scan()
+@dataclass
+class Attacker:
+    """A student set to attack: signed in, with a document to re-ingest and ten chats."""
+
+    student: Student
+    document: int
+    threads: list[int]
+    scan: bytes
+
+
+def arm(url: str, username: str) -> Attacker:
+    student = Student(url, username)
     notes = {"file": ("notes.md", b"# Cells\n\nMitochondria make ATP.\n" * 50)}
     document = student.post("/api/v1/vault/documents", files=notes).json()["id"]
     threads = [
         student.post("/api/v1/chat/sessions", json={"title": "Flood"}).json()["id"]
         for _ in range(10)
     ]
+    return Attacker(student, document, threads, blank_scan())
+
+
+def attack(attacker: Attacker, stop: threading.Event, rounds: int = 10) -> Counter:
+    """Loop every abuse until `stop`, at least `rounds` times (past every limit); the statuses
+    each kind got, as ("chat", 429): count."""
+    student, seen = attacker.student, Counter()
     done = 0
     while done < rounds or not stop.is_set():
         done += 1
-        for thread in threads:  # many chats at once
+        for thread in attacker.threads:  # many chats at once
             asked = student.post(
                 f"/api/v1/chat/sessions/{thread}/messages",
                 json={"content": "Write a very long essay"},
@@ -170,12 +184,12 @@ def attack(url: str, username: str, stop: threading.Event, rounds: int = 10) -> 
             seen["chat", asked.status_code] += 1
             asked.close()  # the answer is written all the same
         attached = student.post(
-            f"/chat/{threads[0]}/attachments/", files={"file": ("scan.pdf", scan)}
+            f"/chat/{attacker.threads[0]}/attachments/", files={"file": ("scan.pdf", attacker.scan)}
         )
         seen["attachment", attached.status_code] += 1
-        again = student.post(f"/api/v1/vault/documents/{document}/reingest")
+        again = student.post(f"/api/v1/vault/documents/{attacker.document}/reingest")
         seen["reingest", again.status_code] += 1
-        seen["oversized", oversized_body(url)] += 1
+        seen["oversized", oversized_body(student.url)] += 1
         stop.wait(0.2)
     return seen
 

@@ -5,6 +5,7 @@ the teacher out; one address guessing at many accounts is locked too; a teacher 
 import pytest
 from django.test import Client
 
+from apps.accounts.tests.counting_hasher import counting_hashes
 from tests.helpers.users import PASSWORD, client_for
 
 pytestmark = pytest.mark.django_db
@@ -48,6 +49,17 @@ def test_the_same_username_and_address_are_locked_after_the_limit(alice, setting
     assert response.status_code == 429
     assert "Too many failed logins" in response.json()["detail"]
     assert response["Retry-After"] == "900"  # the 15 minutes the message names
+
+
+def test_a_refused_login_while_locked_hashes_no_password(alice, settings):
+    hasher = counting_hashes(settings)
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        log_in("10.0.0.7", "alice", "guess")
+    hasher.calls = 0
+
+    assert log_in("10.0.0.7", "alice", PASSWORD).status_code == 429
+    assert log_in_page("10.0.0.7", "alice", "another guess").status_code == 429
+    assert hasher.calls == 0  # a flood of guesses while locked costs no CPU for hashing
 
 
 def test_a_login_between_guesses_does_not_wipe_the_guesses_at_another_account(
