@@ -54,12 +54,22 @@ def _postgres_test_database(request):
     postgres.cluster.end_sessions(like="test_%")
 
 
-def pytest_xdist_make_scheduler(config, log):
-    """`make test` runs the suite in processes: each file's tests together, and in the order
-    pytest-django needs (tests/scheduling.py)."""
-    from tests.scheduling import FileRunScheduling
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items) -> None:
+    """In `make test`'s processes, after pytest-django's ordering: the database tests named so
+    they run together in one process (tests/scheduling.py)."""
+    if hasattr(config, "workerinput"):
+        from tests.scheduling import mark_database_tests
 
-    return FileRunScheduling(config, log)
+        mark_database_tests(items)
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """`make test` runs the suite in processes: the database tests in one, in order; the others
+    by file (tests/scheduling.py)."""
+    from tests.scheduling import DatabaseFirstScheduling
+
+    return DatabaseFirstScheduling(config, log)
 
 
 def pytest_unconfigure(config) -> None:

@@ -1,40 +1,30 @@
 """How `make test` shares the suite between its processes (pytest-xdist, docs/testing.md).
 
-Each test file goes to one process as a whole, so a module's running app starts once. But
-pytest-django orders the tests in three runs: those in a rolled-back transaction first, then
-those that commit (they leave the database empty when they end, and refill it when they start),
-then those without a database. A process that ran one file's committing tests and then another
-file's ordinary tests would run those on an empty database. So each file's part of each run is a
-unit of its own, and the units are handed out in the suite's order: every process runs all the
-ordinary tests it gets before any committing one.
+The tests that use the database run in one process, in pytest-django's order, exactly as in a
+run without processes: those in a rolled-back transaction first, then those that commit (they
+empty the database when they end and refill it when they start, so no ordinary test may follow
+one). They are fast. The others, which start servers, workers and browsers, are handed out by
+file, so a module's running app starts once; both processes take them.
 """
 
 from xdist.scheduler import LoadScopeScheduling
 
+DATABASE = "@database"
 
-class FileRunScheduling(LoadScopeScheduling):
+
+def mark_database_tests(items) -> None:
+    """In each process, after pytest-django ordered the tests: name the database tests so the
+    scheduler (in the controlling process, which sees only names) keeps them together."""
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        if item.get_closest_marker("django_db") or {"db", "transactional_db"} & set(fixtures):
+            item._nodeid = item.nodeid + DATABASE
+
+
+class DatabaseFirstScheduling(LoadScopeScheduling):
     def __init__(self, config, log=None) -> None:
         super().__init__(config, log)
-        self.unit_of: dict[str, str] = {}
-
-    def schedule(self) -> None:
-        if self.collection is None and self.collection_is_completed:
-            self.unit_of = units(next(iter(self.registered_collections.values())))
-            self.config.option.loadscopereorder = False  # by size would mix the runs
-        super().schedule()
+        config.option.loadscopereorder = False  # the suite's order, not the units' sizes
 
     def _split_scope(self, nodeid: str) -> str:
-        return self.unit_of[nodeid]
-
-
-def units(collection: list[str]) -> dict[str, str]:
-    """Each test's unit: its file and which stretch of the suite's order the file is in (a file's
-    tests of one run stay together in pytest-django's stable sort)."""
-    unit_of, stretches, previous = {}, {}, None
-    for nodeid in collection:
-        path = nodeid.split("::", 1)[0]
-        if path != previous:
-            stretches[path] = stretches.get(path, -1) + 1
-            previous = path
-        unit_of[nodeid] = f"{path}#{stretches[path]}"
-    return unit_of
+        return DATABASE if nodeid.endswith(DATABASE) else nodeid.split("::", 1)[0]
