@@ -102,17 +102,14 @@ run: setup
 	then echo "Redis answers at $(REDIS_URL)."; exec $(VENV)/bin/honcho start -c chat=$(CHAT_PROCESSES) web worker chat; \
 	else echo "Starting Redis for $(REDIS_URL)."; exec $(VENV)/bin/honcho start -c chat=$(CHAT_PROCESSES) redis web worker chat; fi
 
-# The suite in TEST_PROCESSES processes (pytest-xdist; tests/scheduling.py keeps each file's tests
-# together): most of its time is waiting on the servers, browsers and workers it starts.
-TEST_PROCESSES ?= 2
 test: setup
-	$(PY) -m pytest -n $(TEST_PROCESSES)
+	$(PY) -m pytest
 
 # The suite against PostgreSQL: the tests start a throwaway cluster of Debian's server (in a
 # temporary directory, on a free port) and give every app they start a database of its own.
 # PYTEST_ARGS narrows it, e.g. PYTEST_ARGS='-m "not browser"'.
 test-postgres: setup
-	TEST_DATABASE=postgres $(PY) -m pytest -n $(TEST_PROCESSES) $(PYTEST_ARGS)
+	TEST_DATABASE=postgres $(PY) -m pytest $(PYTEST_ARGS)
 
 # Each bench/bench_<area>.py prints its own table (medians and ratios).
 bench: setup

@@ -27,8 +27,6 @@ from tests.helpers.users import client_for, make_user
 def pytest_configure(config) -> None:
     if os.environ.get("TEST_DATABASE", "sqlite") != "postgres":
         return
-    if config.getoption("numprocesses", None) and not hasattr(config, "workerinput"):
-        return  # xdist's controller runs no test: each of its workers starts its own cluster
     postgres.cluster = postgres.Cluster().start()
     # Django read its settings before this file, and its connection handler shares this dict:
     # the database is swapped in place (as pytest-django does for xdist) and the SQLite
@@ -52,24 +50,6 @@ def _postgres_test_database(request):
     request.getfixturevalue("django_db_setup")
     yield
     postgres.cluster.end_sessions(like="test_%")
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(config, items) -> None:
-    """In `make test`'s processes, after pytest-django's ordering: the database tests named so
-    they run together in one process (tests/scheduling.py)."""
-    if hasattr(config, "workerinput"):
-        from tests.scheduling import mark_database_tests
-
-        mark_database_tests(items)
-
-
-def pytest_xdist_make_scheduler(config, log):
-    """`make test` runs the suite in processes: the database tests in one, in order; the others
-    by file (tests/scheduling.py)."""
-    from tests.scheduling import DatabaseFirstScheduling
-
-    return DatabaseFirstScheduling(config, log)
 
 
 def pytest_unconfigure(config) -> None:
