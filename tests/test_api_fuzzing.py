@@ -83,6 +83,10 @@ def schemathesis(app: RunningApp, token: str, workdir: Path) -> subprocess.Compl
             # do from two threads at once ("AST constructor recursion depth mismatch").
             "--workers",
             "1",
+            # Its default of 10 s is a bug report for an app on a machine busy with other work
+            # (seen in a run at load average 20); a hang still ends the test (timeout below).
+            "--request-timeout",
+            "60",
         ],
         cwd=workdir,  # where it keeps its cache: each run starts afresh
         env={
