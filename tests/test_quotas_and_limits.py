@@ -158,6 +158,7 @@ def web(monkeypatch):
     fake.stop()
 
 
+@pytest.mark.usefixtures("midday")  # a minute's rate window must not turn mid-test
 def test_uploads_past_the_rate_get_429_with_a_message_in_the_api(
     alice_client, bob_client, settings
 ):
@@ -176,6 +177,7 @@ def test_uploads_past_the_rate_get_429_with_a_message_in_the_api(
     assert bob_client.post("/api/v1/vault/documents", {"file": text_file()}).status_code == 201
 
 
+@pytest.mark.usefixtures("midday")  # a minute's rate window must not turn mid-test
 def test_uploads_past_the_rate_get_a_message_in_the_page(alice_client, settings):
     settings.RATE_LIMIT_UPLOADS = "1/h"
     alice_client.post("/vault/upload/", {"files": [text_file("a.txt")]}, **HTMX)
@@ -193,6 +195,7 @@ def test_uploads_past_the_rate_get_a_message_in_the_page(alice_client, settings)
     assert list(Document.objects.values_list("filename", flat=True)) == ["a.txt"]
 
 
+@pytest.mark.usefixtures("midday")  # a minute's rate window must not turn mid-test
 def test_url_imports_past_the_rate_get_429(alice_client, settings, web):
     settings.RATE_LIMIT_URL_IMPORTS = "1/m"
     web.page("/article", "<html><body><p>" + "Cells divide. " * 40 + "</p></body></html>")
@@ -235,6 +238,7 @@ def test_reingestions_past_the_rate_get_429_in_the_api_and_the_page(
     assert bob_client.post(f"/api/v1/vault/documents/{own.pk}/reingest").status_code == 202
 
 
+@pytest.mark.usefixtures("midday")  # a minute's rate window must not turn mid-test
 def test_an_empty_rate_turns_the_limit_off(alice_client, settings):
     settings.RATE_LIMIT_UPLOADS = ""
     for n in range(5):
@@ -246,6 +250,7 @@ def test_an_empty_rate_turns_the_limit_off(alice_client, settings):
         )
 
 
+@pytest.mark.usefixtures("midday")  # a minute's rate window must not turn mid-test
 def test_with_redis_down_the_limit_is_not_checked_rather_than_a_500(alice_client, settings):
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

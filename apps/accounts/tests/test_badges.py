@@ -164,6 +164,7 @@ def test_repeated_bad_cards_lock_the_address_out(carded, settings):
     assert scan(badges.token_for(carded), address="10.0.0.67")[1].status_code == 302
 
 
+@pytest.mark.usefixtures("midday")  # a minute's rate window must not turn mid-test
 def test_card_scans_are_rate_limited_per_address(carded, settings):
     settings.RATE_LIMIT_BADGES = "2/m"
     token = badges.token_for(carded)

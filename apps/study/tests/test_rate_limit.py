@@ -23,6 +23,7 @@ GENERATORS = {
 
 
 @pytest.mark.parametrize("kind", GENERATORS)
+@pytest.mark.usefixtures("midday")  # a minute's rate window must not turn mid-test
 def test_generating_past_the_rate_is_refused_alike_on_the_page_and_in_the_api(
     kind, alice, alice_client, bob_client, settings
 ):
@@ -45,6 +46,7 @@ def test_generating_past_the_rate_is_refused_alike_on_the_page_and_in_the_api(
     assert bob_client.post(api_path, body, content_type="application/json").status_code == 400
 
 
+@pytest.mark.usefixtures("midday")  # a minute's rate window must not turn mid-test
 def test_a_deck_brought_as_cards_is_not_a_generation(alice_client, settings):
     settings.RATE_LIMIT_GENERATION = "1/m"
     body = {"title": "Cells", "cards": [{"front": "Cell", "back": "The unit of life."}]}

@@ -53,6 +53,7 @@ def test_the_api_answers_202_at_once_and_the_worker_makes_the_quiz(
         ("/api/v1/study/mindmaps", {}, Mindmap),
     ],
 )
+@pytest.mark.usefixtures("midday")  # a minute's rate window must not turn mid-test
 def test_a_call_retried_with_the_same_idempotency_key_starts_nothing_new(
     alice,
     alice_client,
@@ -124,6 +125,7 @@ def test_a_form_sent_twice_makes_one_item(
     assert f'value="{token}"' not in fresh  # the next form shown is a new request
 
 
+@pytest.mark.usefixtures("midday")  # a minute's rate window must not turn mid-test
 def test_an_empty_scope_and_the_rate_limit_are_refused_before_anything_is_queued(
     alice, alice_client, model, settings, django_capture_on_commit_callbacks
 ):

@@ -138,6 +138,7 @@ def test_no_kind_of_class_item_reaches_students_before_it_is_ready(
     assert len(alice_client.get("/api/v1/study/class-sets").json()) == 1
 
 
+@pytest.mark.usefixtures("midday")  # a minute's rate window must not turn mid-test
 def test_only_a_teacher_asks_for_the_class_and_is_refused_before_the_rate_limit(
     alice, alice_client, settings, django_capture_on_commit_callbacks
 ):
@@ -185,6 +186,7 @@ def test_the_first_student_to_open_an_unwritten_class_lesson_has_a_worker_write_
     assert len(model.chats) == 1
 
 
+@pytest.mark.usefixtures("midday")  # a minute's rate window must not turn mid-test
 def test_a_student_opening_class_lessons_on_the_page_is_held_to_their_rate_limit(
     tess, alice_client, bob_client, settings, model
 ):
