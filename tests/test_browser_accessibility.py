@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.browser import log_in
-from tests.helpers.running_app import TEACHER
+from tests.helpers.running_app import TEACHER, class_document_seed
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 
@@ -26,13 +26,9 @@ from apps.study.classsets.models import ClassSet
 from apps.study.flashcards.decks import create_deck
 from apps.study.mindmaps.models import Mindmap
 from apps.study.models import Question, Quiz
-from apps.vault.models import Chunk, Document
 tess = User.objects.get(username="{TEACHER[0]}")
 sam = User.objects.create_user("{STUDENT[0]}", password="{STUDENT[1]}")
-doc = Document.objects.create(owner=tess, filename="biologie.pdf", format="pdf", sha256="0" * 64,
-                              stored_name="1-biologie.pdf", status="done", scope="class")
-chunks = [Chunk.objects.create(document=doc, document_sha256=doc.sha256, ordinal=i, page=i + 1,
-                               text=f"Passage {{i}}: die DNA liegt im Zellkern.") for i in range(2)]
+{class_document_seed("biologie.pdf", 2)}
 quiz = Quiz.objects.create(owner=tess, title="Zellbiologie", difficulty="beginner",
                            types=["mcq"], requested=2)
 Question.objects.create(quiz=quiz, position=0, kind="mcq", text="Wo liegt die DNA?",

@@ -10,7 +10,7 @@ import pytest
 
 from apps.study.tests.helpers import StudyModel, questions
 from tests.helpers.browser import log_in
-from tests.helpers.running_app import TEACHER
+from tests.helpers.running_app import TEACHER, class_document_seed
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 
@@ -20,14 +20,10 @@ from django.utils import timezone
 from apps.accounts.models import User
 from apps.study.flashcards.decks import create_deck
 from apps.study.models import Question, Quiz
-from apps.vault.models import Chunk, Document
 tess = User.objects.get(username="tess")
 for name in ("alice", "bob"):
     User.objects.create_user(name, password="{PASSWORD}")
-doc = Document.objects.create(owner=tess, filename="biologie.txt", format="txt", sha256="0" * 64,
-                              stored_name="1-biologie.txt", status="done", scope="class")
-chunks = [Chunk.objects.create(document=doc, document_sha256=doc.sha256, ordinal=i, page=i + 1,
-                               text=f"Passage {{i}}: die DNA liegt im Zellkern.") for i in range(3)]
+{class_document_seed("biologie.txt", 3)}
 quiz = Quiz.objects.create(owner=tess, title="Zellbiologie", difficulty="beginner",
                            types=["mcq"], requested=3)
 for i, (text, options, correct) in enumerate([

@@ -46,6 +46,20 @@ class RunningApp:
             return json.load(response)
 
 
+def class_document_seed(filename: str, passages: int) -> str:
+    """Lines of a running app's setup script (`start_app(setup=...)`, after `tess` is read): a
+    class document of hers, `doc`, already read, with `passages` chunks, `chunks`."""
+    kind = filename.rsplit(".", 1)[-1]
+    return f"""
+from apps.vault.models import Chunk, Document
+doc = Document.objects.create(owner=tess, filename="{filename}", format="{kind}", sha256="0" * 64,
+                              stored_name="1-{filename}", status="done", scope="class")
+chunks = [Chunk.objects.create(document=doc, document_sha256=doc.sha256, ordinal=i, page=i + 1,
+                               text=f"Passage {{i}}: die DNA liegt im Zellkern.")
+          for i in range({passages})]
+"""
+
+
 def another_web_server(app: RunningApp, port: int) -> subprocess.Popen:
     """One more daphne for `app` (same DATA_DIR, same Redis) on `port`, once it answers."""
     daphne = [*WEB_SERVER, "-b", "127.0.0.1", "-p", str(port)]
