@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from apps.study import background, kinds, tasks
+from apps.study import kinds, tasks
 from apps.study.generated import INTERRUPTED
 from apps.study.models import Deck, Lesson, Mindmap, Quiz
 from apps.study.quizzes.generation import fill_quiz, start_quiz
@@ -97,10 +97,10 @@ def test_anything_unexpected_in_the_worker_ends_the_item_failed(alice, model, mo
         raise RuntimeError("a bug")
 
     monkeypatch.setitem(kinds.KINDS, "mindmap", replace(kinds.get("mindmap"), fill=broken))
-    background.run("mindmap", mindmap.pk, worker="study@here")
+    tasks.make("mindmap", mindmap.pk, worker="study@here")
 
     mindmap.refresh_from_db()
-    assert (mindmap.status, mindmap.error) == ("failed", background.UNEXPECTED)
+    assert (mindmap.status, mindmap.error) == ("failed", tasks.UNEXPECTED)
 
 
 def quiz_taken_by(owner, worker: str, silent_for: float) -> Quiz:
@@ -174,7 +174,7 @@ def test_a_worker_that_finishes_after_its_item_was_interrupted_keeps_nothing(
         fill_quiz(quiz)
 
     monkeypatch.setitem(kinds.KINDS, "quiz", replace(kinds.get("quiz"), fill=settled_meanwhile))
-    background.run("quiz", quiz.pk, worker="study@slow")
+    tasks.make("quiz", quiz.pk, worker="study@slow")
 
     quiz.refresh_from_db()
     assert model.chats  # the model did answer...
@@ -195,10 +195,10 @@ def test_a_retried_item_keeps_only_what_its_new_worker_makes(alice, model, monke
     monkeypatch.setitem(
         kinds.KINDS, "quiz", replace(kinds.get("quiz"), fill=interrupted_and_retried_meanwhile)
     )
-    background.run("quiz", quiz.pk, worker="study@slow")
+    tasks.make("quiz", quiz.pk, worker="study@slow")
     monkeypatch.undo()
     assert not quiz.questions.exists()  # the slow worker's questions were not kept
-    background.run("quiz", quiz.pk, worker="study@new")
+    tasks.make("quiz", quiz.pk, worker="study@new")
 
     quiz.refresh_from_db()
     assert quiz.status == "ready" and quiz.questions.count() == 5
@@ -231,7 +231,7 @@ def test_the_worker_beats_while_the_model_works(alice, settings, monkeypatch):
             time.sleep(0.05)  # until the heartbeat thread has written a beat
 
     monkeypatch.setitem(kinds.KINDS, "quiz", replace(kinds.get("quiz"), fill=slow_model))
-    background.run("quiz", quiz.pk, worker="study@here")
+    tasks.make("quiz", quiz.pk, worker="study@here")
 
     quiz.refresh_from_db()
     assert quiz.worker == "study@here" and quiz.heartbeat_at > quiz.created_at
@@ -275,7 +275,7 @@ def test_a_lesson_interrupted_while_its_worker_wrote_it_stays_interrupted(
         fill_lesson(lesson)
 
     monkeypatch.setitem(kinds.KINDS, "lesson", replace(kinds.get("lesson"), fill=settled_meanwhile))
-    background.run("lesson", lesson.pk, worker="study@slow")
+    tasks.make("lesson", lesson.pk, worker="study@slow")
 
     lesson.refresh_from_db()
     assert (lesson.status, lesson.error, lesson.content) == ("failed", INTERRUPTED, "")
