@@ -172,6 +172,15 @@ AUTHENTICATION_BACKENDS = [
     # Login cards (apps/accounts/badges.py): after axes, whose lockout then applies to them too.
     "apps.accounts.badges.BadgeBackend",
 ]
+# Django's hashers, the first (which makes new hashes) computed below the pages' priority
+# (apps/accounts/hashers.py).
+PASSWORD_HASHERS = [
+    "apps.accounts.hashers.LowPriorityPBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.BCryptSHA256PasswordHasher",
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
+]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
@@ -374,7 +383,7 @@ RATE_LIMIT_GENERATION = env_str("RATE_LIMIT_GENERATION", "10/m")
 RATE_LIMIT_CHAT_QUESTIONS = env_str("RATE_LIMIT_CHAT_QUESTIONS", "20/m")
 RATE_LIMIT_ATTACHMENTS = env_str("RATE_LIMIT_ATTACHMENTS", "30/h")
 RATE_LIMIT_REINGEST = env_str("RATE_LIMIT_REINGEST", "10/h")
-CHAT_ANSWERS_IN_PROGRESS = env_int("CHAT_ANSWERS_IN_PROGRESS", 2)
+CHAT_ANSWERS_IN_PROGRESS = env_int("CHAT_ANSWERS_IN_PROGRESS", 1)
 # Login card scans per address (the card's page and its Log in button count one each).
 RATE_LIMIT_BADGES = env_str("RATE_LIMIT_BADGES", "30/m")
 # Chat attachments never sent with a question are deleted after this many hours.

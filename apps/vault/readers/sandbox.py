@@ -18,6 +18,8 @@ from apps.vault.readers.common import ExtractionError, Progress, noop, short
 from apps.vault.readers.formats import extract
 
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
+# Reading a file (OCR above all) is background work: it takes the CPU pages and answers leave.
+NICENESS = 10
 
 
 def die_with_parent() -> None:
@@ -32,6 +34,7 @@ def start_child(path: Path, fmt: str, *, timeout: float, memory_mb: int) -> subp
 
     def limit_child() -> None:
         die_with_parent()
+        os.nice(NICENESS)
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         # A backstop for an orphan whose worker was killed before its timer could fire.
