@@ -12,7 +12,7 @@ are left a few seconds to finish before the class is alone again.
 The parts are the real ones, as `make run` starts them (`app_running` of
 tests/helpers/running_app.py): a Redis server, daphne, the jobs worker, the chat workers (the
 tests' 4 threads and CHAT_CONCURRENCY more), and a fake Ollama server on loopback.
-Sizes: HOSTILE_STUDENTS (5) students a round, HOSTILE_ROUNDS (3) rounds of each kind,
+Sizes: HOSTILE_STUDENTS (27) students a round, HOSTILE_ROUNDS (3) rounds of each kind,
 HOSTILE_ATTACKERS (3), HOSTILE_MODEL_DELAY (0.05 s a word, 20 tokens/s).
 """
 
@@ -52,7 +52,7 @@ from tests.helpers.services import (  # noqa: E402
     wait_until,
 )
 
-STUDENTS = int(os.environ.get("HOSTILE_STUDENTS", "5"))
+STUDENTS = int(os.environ.get("HOSTILE_STUDENTS", "27"))
 ROUNDS = int(os.environ.get("HOSTILE_ROUNDS", "3"))
 ATTACKERS = int(os.environ.get("HOSTILE_ATTACKERS", "3"))
 MODEL_DELAY = float(os.environ.get("HOSTILE_MODEL_DELAY", "0.05"))

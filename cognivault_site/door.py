@@ -3,7 +3,8 @@ refuses a signed-in caller with a 429 and `Retry-After` (a rate limit, answers i
 lockout), the refusal is remembered in Redis for the caller (a hash of their session cookie or
 API token) and the route (method and path, from htmx or not) until Retry-After. The caller's
 next requests to that route get the same answer, with the seconds left, from here: in daphne's
-event loop, before any session, database query or view runs.
+event loop, before any session, database query or view runs, and a second late, so a script that
+ignores Retry-After cannot keep the web process busy with refusals.
 
 Requests without a session or token are not remembered: an address can be a whole classroom's,
 and a lockout is per username and address (apps/accounts/lockout.py), which the route alone does
@@ -30,6 +31,10 @@ MAX_BODY = 256 * 1024
 REDIS_TIMEOUT = 0.5
 # ...and not asked again for this long, so a hung Redis delays one request, not every one.
 DOWN_SECONDS = 5
+# A caller asking again before Retry-After waits this long for the refusal (at most until
+# Retry-After): a script looping on a refused route asks about once a second instead of as fast
+# as the server answers, and the wait costs the event loop nothing.
+SLOW_REFUSAL_SECONDS = 1.0
 # The response's own headers, not the refusal's: a cookie set for that one response, the length
 # and wait (set again), the date and server (added by daphne).
 NOT_KEPT = {b"set-cookie", b"content-length", b"retry-after", b"date", b"server"}
@@ -84,7 +89,9 @@ class Door:
         refusal = await self.redis("GET", key)
         if refusal:
             refusal = json.loads(refusal)
-            if refusal["until"] > time.time():
+            left = refusal["until"] - time.time()
+            if left > 0:
+                await asyncio.sleep(min(left, SLOW_REFUSAL_SECONDS))
                 return await replay(refusal, send)
         await self.app(scope, receive, self.watching(key, send))
 

@@ -13,7 +13,7 @@ from channels.testing import HttpCommunicator
 
 from apps.accounts.models import ApiToken
 from cognivault_site.asgi import django_asgi_app
-from cognivault_site.door import Door, door_key
+from cognivault_site.door import SLOW_REFUSAL_SECONDS, Door, door_key
 from tests.helpers.documents import make_document
 from tests.helpers.users import make_user
 
@@ -91,6 +91,24 @@ async def test_a_refused_caller_is_refused_again_without_the_app(door_redis, mom
     assert again[1][b"retry-after"] == b"30"
     assert again[1][b"content-type"] == b"application/json; charset=utf-8"
     assert again[1][b"content-length"] == str(len(again[2])).encode()
+
+
+async def test_a_caller_asking_again_waits_a_second_at_most_until_retry_after(
+    door_redis, moment, monkeypatch
+):
+    waits = []
+
+    async def wait(seconds: float) -> None:
+        waits.append(seconds)
+
+    monkeypatch.setattr("cognivault_site.door.asyncio.sleep", wait)
+    app = refusing()
+    door = Door(app)
+    await call(door)  # the app's own refusal is not slowed
+    await call(door)
+    moment.shift(timedelta(seconds=29.5))
+    await call(door)
+    assert waits == [SLOW_REFUSAL_SECONDS, pytest.approx(0.5)] and app.calls == 1
 
 
 async def test_the_refusal_given_again_sets_no_cookie(door_redis, moment):
@@ -192,7 +210,7 @@ class Entering:
 # test of the suite's order, so no test after it needs them back.
 @pytest.mark.django_db(transaction=True)
 async def test_a_rate_limited_reingest_is_refused_at_the_door_with_djangos_answer(
-    door_redis, settings
+    door_redis, settings, moment
 ):
     settings.RATE_LIMIT_REINGEST = "0/h"  # every re-ingestion over the limit
     alice = await sync_to_async(make_user)("alice")
@@ -206,7 +224,7 @@ async def test_a_rate_limited_reingest_is_refused_at_the_door_with_djangos_answe
     for _ in range(2):
         communicator = HttpCommunicator(door, "POST", path, headers=headers)
         communicator.scope |= {"client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 8000)}
-        answers.append(await communicator.get_response())
+        answers.append(await communicator.get_response(timeout=10))  # the door's second late
     assert django.calls == 1
     first, again = answers
     assert again["status"] == first["status"] == 429

@@ -24,7 +24,7 @@ ANSWER_WORDS = 40
 # The fair-share limits the class runs with (docs/classroom.md#a-fair-share-of-the-machine).
 LIMITS = {
     "RATE_LIMIT_CHAT_QUESTIONS": "20/m",
-    "CHAT_ANSWERS_IN_PROGRESS": "2",
+    "CHAT_ANSWERS_IN_PROGRESS": "1",
     # Per hour: the counters are fixed windows, and a slow run's rounds split by a minute's
     # boundary never passed 4 a minute (seen on PostgreSQL). Ten rounds put 5 in one window.
     "RATE_LIMIT_ATTACHMENTS": "4/h",
