@@ -14,15 +14,14 @@ DATA_DIR ?= $(CURDIR)/var
 # behind one interpreter lock when a class asks at once.
 CHAT_PROCESSES ?= 2
 CHAT_CONCURRENCY ?= 16
-# Web server (daphne) processes sharing PORT and HTTPS_PORT: one on two cores, where the workers
-# and Redis need the other core; more where the machine has the cores (docs/deployment.md).
-WEB_PROCESSES ?= 1
 # The port Redis listens on when `make run` has to start it itself.
 REDIS_PORT := $(shell echo "$(REDIS_URL)" | sed -nE 's#^redis://[^/]*:([0-9]+).*#\1#p')
 # honcho gives each process its own $$PORT (each chat worker takes it into its name), so the
 # Procfile reads the web port as WEB_PORT.
 export WEB_PORT := $(PORT)
 export HOST PORT HTTPS_PORT REDIS_URL DATA_DIR REDIS_PORT CHAT_PROCESSES CHAT_CONCURRENCY
+# Web server (daphne) processes sharing PORT and HTTPS_PORT; unset, one per core on Linux
+# (cognivault_site/settings.py, docs/deployment.md).
 export WEB_PROCESSES
 
 # Debian packages the app uses: Redis (jobs), Tesseract (OCR), Chromium (browser tests),

@@ -43,7 +43,8 @@ QUESTIONS = int(os.environ.get("CLASSROOM_QUESTIONS", "3"))  # per student
 MODEL_DELAY = float(os.environ.get("CLASSROOM_MODEL_DELAY", "0.05"))  # 20 tokens/s
 CHAT_PROCESSES = int(os.environ.get("CHAT_PROCESSES", "2"))  # as `make run`
 CHAT_CONCURRENCY = int(os.environ.get("CHAT_CONCURRENCY", "16"))
-WEB_PROCESSES = int(os.environ.get("WEB_PROCESSES", "1"))  # daphnes on the one port, as `make run`
+# daphnes on the one port: as `make run`, one per core (cognivault_site/settings.py)
+WEB_PROCESSES = int(os.environ.get("WEB_PROCESSES") or len(os.sched_getaffinity(0)))
 DATABASES = os.environ.get("BENCH_DATABASE", "sqlite,postgres" if SCHOOL else "sqlite").split(",")
 RAMP = {
     "start": float(os.environ.get("CLASSROOM_RAMP_START", "10")),  # pages/s
@@ -129,6 +130,7 @@ class App:
             "DATA_DIR": str(self.scratch / "data"),
             "HOST": "127.0.0.1",
             "PORT": str(self.web_port),
+            "WEB_PROCESSES": str(WEB_PROCESSES),
             "REDIS_URL": f"redis://127.0.0.1:{self.redis_port}/0",
             "OLLAMA_HOST": f"http://127.0.0.1:{self.model_port}",
             "LLM_BACKEND": "ollama",

@@ -64,8 +64,12 @@ DEBUG = env_bool("DEBUG", False)
 HOST = env_str("HOST", "0.0.0.0")
 PORT = env_int("PORT", 8000)
 HTTPS_PORT = env_int("HTTPS_PORT", 8443)
-# daphne processes sharing PORT and HTTPS_PORT (cognivault_site/serve.py); 1 on two cores.
-WEB_PROCESSES = env_int("WEB_PROCESSES", 1)
+# daphne processes sharing PORT and HTTPS_PORT (cognivault_site/serve.py): one per core this
+# process may use, where the kernel spreads connections among them (Linux); one elsewhere
+# (docs/deployment.md#more-than-one-web-process).
+WEB_PROCESSES = env_int(
+    "WEB_PROCESSES", len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+)
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", machine_hosts())
 CSRF_TRUSTED_ORIGINS = env_list(

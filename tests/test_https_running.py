@@ -32,6 +32,7 @@ def tls_app(redis_url, tmp_path):
         "PORT": str(port),
         "HTTPS_PORT": str(https_port),
         "DJANGO_SETTINGS_MODULE": "cognivault_site.settings",
+        "WEB_PROCESSES": "1",
         **database_env(),
     }
 

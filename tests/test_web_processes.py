@@ -53,10 +53,9 @@ def port_of(url: str) -> int:
 
 @pytest.fixture(scope="module")
 def classroom(start_app) -> Iterator[Classroom]:
-    with FakeOllama(many_words) as model, pytest.MonkeyPatch.context() as patch:
+    with FakeOllama(many_words) as model:
         model.delay = 0.01
-        patch.setenv("WEB_PROCESSES", "2")
-        with start_app(model_url=model.url, setup=SETUP) as app:
+        with start_app(model_url=model.url, setup=SETUP, web_processes=2) as app:
             room = Classroom(app, model)
             room.cookie = log_in(app.url, *ALICE)
             room.token = room.api(

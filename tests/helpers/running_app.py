@@ -98,12 +98,14 @@ def app_running(
     worker: bool = True,
     queues: tuple[str, ...] = ("celery", "chat"),
     settings_module: str = "cognivault_site.settings",
+    web_processes: int = 1,
 ) -> Iterator[RunningApp]:
     """daphne (and the Celery workers, for jobs and for chat answers, as `make run` starts them
     from the Procfile) on `data_dir`, migrated, with the teacher account; `model_url` points
     the app at a (fake) Ollama server, `setup` is Python run in `manage.py shell` before the
-    app starts, `queues` the workers it starts, `settings_module` the settings it runs with.
-    On PostgreSQL each app has a database of its own."""
+    app starts, `queues` the workers it starts, `settings_module` the settings it runs with,
+    `web_processes` the daphnes sharing its port. On PostgreSQL each app has a database of its
+    own."""
     port = free_port()
     redis_url = f"{redis_url.rsplit('/', 1)[0]}/{next(_databases)}"
     env = {
@@ -115,6 +117,7 @@ def app_running(
         "DJANGO_SUPERUSER_USERNAME": TEACHER[0],
         "DJANGO_SUPERUSER_PASSWORD": TEACHER[1],
         "DJANGO_SETTINGS_MODULE": settings_module,
+        "WEB_PROCESSES": str(web_processes),
         **database_env(),
     }
     if model_url:
