@@ -24,6 +24,10 @@ from apps.chat.models import Message, Thread
 log = logging.getLogger(__name__)
 
 BATCH_SECONDS = 0.1  # tokens are pushed together, at most every 100 ms (the first at once)
+# ...and less often when this process writes many answers at once: its frames stay near this
+# many a second in all, which the web processes relay one at a time beside the pages
+# (docs/architecture.md#the-socket-path-who-writes-an-answer).
+FRAMES_PER_SECOND = 40
 SAVE_SECONDS = 0.5  # the partial answer is saved at most this often
 SNAPSHOT_SECONDS = 2.0  # ...and sent whole at most this often
 HEARTBEAT_SECONDS = 2.0  # a silent model still gets a heartbeat this often
@@ -104,6 +108,24 @@ def stop(thread: Thread) -> None:
         group.close()
 
 
+class _Writing:
+    """How many answers this process is writing, for the pace of their frames."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.lock = threading.Lock()
+
+    def add(self, step: int) -> None:
+        with self.lock:
+            self.count += step
+
+    def frame_seconds(self) -> float:
+        return max(BATCH_SECONDS, self.count / FRAMES_PER_SECOND)
+
+
+writing = _Writing()
+
+
 class Answer:
     """One answer being written: the agent's events in, pushes and saves out."""
 
@@ -137,13 +159,15 @@ class Answer:
     def run(self) -> None:
         producer = threading.Thread(target=self._produce, name=f"answer-{self.answer_id}")
         producer.start()
+        writing.add(1)
         now = time.monotonic()
         last_flush = last_event = last_save = last_stop_check = now
         waiting_shown = False
         try:
             while True:
+                batch = writing.frame_seconds()
                 try:
-                    event = self.events.get(timeout=BATCH_SECONDS)
+                    event = self.events.get(timeout=batch)
                 except queue.Empty:
                     event = None
                 now = time.monotonic()
@@ -154,7 +178,7 @@ class Answer:
                 if event is _DONE:
                     break
                 if event is None:
-                    if now - last_flush >= BATCH_SECONDS:
+                    if now - last_flush >= batch:
                         self._flush()
                         last_flush = now
                     silent = now - last_event > settings.CHAT_WAITING_SECONDS
@@ -166,7 +190,7 @@ class Answer:
                         waiting_shown = False
                         self._status("")
                     last_event = now
-                    if self._handle(event) or now - last_flush >= BATCH_SECONDS:
+                    if self._handle(event) or now - last_flush >= batch:
                         self._flush()
                         last_flush = now
                 if now - last_save >= (SAVE_SECONDS if self.unsaved else HEARTBEAT_SECONDS):
@@ -177,6 +201,7 @@ class Answer:
             log.exception("relaying answer %s failed", self.answer_id)
             self.cancel.set()
         finally:
+            writing.add(-1)
             producer.join()  # after "end" only progress tracking is left; else it has stopped
             if not self.finished:
                 self._finish()

@@ -1,16 +1,24 @@
 """Answers written by chat workers: stop from another socket, a page that joins mid-answer, an
-answer whose worker went silent, a message delivered twice, a worker that starts again."""
+answer whose worker went silent, a message delivered twice, a worker that starts again, and
+the pace of the frames when a worker writes many answers at once."""
 
 import asyncio
+import threading
+import time
+from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
+from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.utils import timezone
 
 from apps.chat import answering, tasks
+from apps.chat.agent import Event
+from apps.chat.conversation import group_for
 from apps.chat.models import INTERRUPTED, Message, Thread
 from apps.chat.routing import websocket_urlpatterns
 from apps.chat.tests.helpers import frames_until_final, open_socket
@@ -211,3 +219,55 @@ def test_the_api_stops_an_answer_no_worker_took_yet(chat_worker, alice, alice_cl
     assert alice_client.post(f"/api/v1/chat/sessions/{alice_thread.pk}/stop").status_code == 204
     answer.refresh_from_db()
     assert answer.status == Message.Status.STOPPED
+
+
+def steady_words(answer_id: int, cancel) -> Iterator[Event]:
+    """A model writing 60 words over about 1.2 s."""
+    for number in range(60):
+        time.sleep(0.02)
+        yield Event("text", f"w{number} ")
+
+
+def words_pushed(threads: list[Thread]) -> list[list[str]]:
+    """Write an answer in each thread at once, as a worker's threads do; the text of each frame
+    each thread's page received."""
+    layer = get_channel_layer()
+
+    async def join() -> list[str]:
+        pages = [await layer.new_channel() for _ in threads]
+        for thread, page in zip(threads, pages, strict=True):
+            await layer.group_add(group_for(thread.pk), page)
+        return pages
+
+    async def read(page: str) -> list[str]:
+        texts = []
+        while not (message := await layer.receive(page)).get("final"):
+            texts += [line["data"] for line in message["lines"] if line["type"] == "text"]
+        return texts
+
+    async def read_all(pages: list[str]) -> list[list[str]]:
+        return [await read(page) for page in pages]
+
+    pages = async_to_sync(join)()
+    writers = [
+        threading.Thread(
+            target=answering.Answer(thread.ask("Go", {}, "").pk, thread.pk, steady_words).run
+        )
+        for thread in threads
+    ]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join(timeout=30)
+    return async_to_sync(read_all)(pages)
+
+
+def test_many_answers_at_once_go_out_in_fewer_frames_each_with_every_word(chat_worker, alice):
+    [alone] = words_pushed([Thread.objects.create(owner=alice)])
+    at_once = words_pushed([Thread.objects.create(owner=alice) for _ in range(20)])
+    every_word = "".join(f"w{number} " for number in range(60))
+    assert "".join(alone) == every_word
+    assert all("".join(texts) == every_word for texts in at_once)
+    # Alone a frame every 100 ms; 20 answers at once share the process's 40 frames a second.
+    assert len(alone) >= 8
+    assert max(len(texts) for texts in at_once) <= len(alone) / 2
