@@ -264,10 +264,11 @@ def words_pushed(threads: list[Thread]) -> list[list[str]]:
 
 def test_many_answers_at_once_go_out_in_fewer_frames_each_with_every_word(chat_worker, alice):
     [alone] = words_pushed([Thread.objects.create(owner=alice)])
-    at_once = words_pushed([Thread.objects.create(owner=alice) for _ in range(20)])
+    at_once = words_pushed([Thread.objects.create(owner=alice) for _ in range(30)])
     every_word = "".join(f"w{number} " for number in range(60))
     assert "".join(alone) == every_word
     assert all("".join(texts) == every_word for texts in at_once)
-    # Alone a frame every 100 ms; 20 answers at once share the process's 40 frames a second.
+    # Alone a frame every 100 ms; a class's 30 answers at once share the process's 40 frames a
+    # second (one every 0.75 s each), however slowly the machine runs them.
     assert len(alone) >= 8
     assert max(len(texts) for texts in at_once) <= len(alone) / 2
