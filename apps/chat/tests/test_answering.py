@@ -259,6 +259,7 @@ def words_pushed(threads: list[Thread]) -> list[list[str]]:
         writer.start()
     for writer in writers:
         writer.join(timeout=30)
+        assert not writer.is_alive(), "an answer was still being written after 30 s"
     return async_to_sync(read_all)(pages)
 
 
