@@ -462,8 +462,9 @@ def lesson_rows(app: App, results: dict) -> list[str]:
         f"{f' ({others})' if others else ''} | all |",
         f'| "database is locked" in the logs | {app.count_in_logs("database is locked")} '
         f"| {TARGETS['database is locked']} |",
-        f"| pushes dropped by a full channel (channel layer) "
-        f"| {app.count_in_logs('over capacity')} | 0 |",
+        # Redis cuts off a subscriber whose unread pushes pass its output buffer's limit.
+        f"| web processes cut off by Redis for falling behind on pushes "
+        f"| {app.count_in_logs('output buffer limits')} | 0 |",
     ]
 
 

@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 import dj_database_url
+from redis.connection import parse_url
 
 from cognivault_site.network import machine_hosts
 
@@ -309,15 +310,18 @@ CACHES = {
     "default": {"BACKEND": "cognivault_site.cache.SharedPoolRedisCache", "LOCATION": REDIS_URL}
 }
 
-# The layer's receive is a blocking pop of 5 s on Redis; the socket must wait longer than that,
-# or every idle websocket fails with a read timeout (redis-py 8 defaults socket_timeout to 5 s).
-# Everything pushed to one web process's sockets waits in one Redis key, and past `capacity`
-# the layer drops what comes next (logging it at INFO only): its default of 100 lost answers'
-# new turns and final frames when a class asked at once. Messages still expire after 60 s.
+# What the chat workers push reaches the web processes through Redis pub/sub: a web process
+# subscribes its sockets' groups and Redis streams every push to it on one connection, where
+# the list-based layer took four round trips a message and let a school's frames wait a minute
+# (docs/architecture.md). A push nobody subscribes to is gone, as with the lists: a page that
+# (re)connects starts from the saved answer. Pub/sub channels belong to the whole Redis server,
+# not to one database, so the prefix carries the database's number: installs (and test apps) on
+# other databases of the same server never hear each other's pushes.
+REDIS_DATABASE = parse_url(REDIS_URL).get("db", 0)
 CHANNEL_LAYERS = {
     "default": {
-        "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}], "capacity": 10_000},
+        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+        "CONFIG": {"hosts": [REDIS_URL], "prefix": f"cognivault-{REDIS_DATABASE}"},
     }
 }
 
@@ -355,11 +359,9 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     # faiss announces at INFO which CPU build it loaded, in every process.
-    # channels_redis says only at INFO that it dropped a message for a full channel.
     "loggers": {
         "axes": {"level": "WARNING"},
         "faiss": {"level": "WARNING"},
-        "channels_redis": {"level": "INFO"},
     },
 }
 

@@ -4,12 +4,15 @@ them. Which process holds a connection is read from the operating system (the pr
 the server end of the client's socket), not from anything the app says."""
 
 import http.client
+import json
 import signal
 import socket
+import urllib.request
 from collections.abc import Iterator
 
 import psutil
 import pytest
+from redis import Redis
 
 from apps.llm.tests.fake_ollama import FakeOllama
 from tests.helpers.chat_classroom import ALICE, ASK, FINAL, SETUP, WORDS, Classroom, many_words
@@ -114,6 +117,26 @@ def test_an_answer_asked_through_one_web_process_streams_to_a_socket_on_the_othe
     answer = classroom.answer(thread_id)
     assert answer["status"] == "done"
     assert answer["content"] == "".join(f"word{i} " for i in range(WORDS))
+
+
+def test_an_api_stream_that_ended_leaves_no_subscription_in_redis(classroom):
+    """An API stream subscribes a channel of its own in its web process. Once the answer is in,
+    the channel is let go, or a server that runs for a term would keep one per answer asked."""
+    redis = Redis.from_url(classroom.app.env["REDIS_URL"])
+    before = set(redis.pubsub_channels("*specific.*"))
+    thread_id = classroom.new_thread()
+    path = f"/chat/sessions/{thread_id}/messages"
+    request = classroom.request("POST", path, {"content": "Talk a lot"}, classroom.token)
+    with urllib.request.urlopen(request, timeout=60) as response:
+        lines = [json.loads(line) for line in response.read().splitlines()]
+
+    text = "".join(line["data"] for line in lines if line["type"] == "text")
+    assert text == "".join(f"word{i} " for i in range(WORDS))
+    wait_until(
+        lambda: set(redis.pubsub_channels("*specific.*")) <= before,
+        timeout=10,
+        what="the stream's channel unsubscribed",
+    )
 
 
 def test_sigterm_to_the_launcher_stops_every_web_process(classroom):

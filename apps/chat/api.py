@@ -13,6 +13,7 @@ from django.shortcuts import get_object_or_404
 from ninja import Field, File, Router, Schema, Status
 from ninja.errors import HttpError
 from ninja.files import UploadedFile
+from redis.exceptions import RedisError
 
 from apps.accounts.api import ErrorOut, Id, Said, said
 from apps.chat import answering, tasks, turns
@@ -156,13 +157,14 @@ async def ndjson(thread_id: int, answer_id: int) -> AsyncIterator[bytes]:
     channel = await layer.new_channel()
     group = group_for(thread_id)
     await layer.group_add(group, channel)
+    # One receive, kept through the silences: the pub/sub layer lets go of a channel when its
+    # receive is cancelled, and drops what arrives for it until the next one.
+    receiving = asyncio.ensure_future(layer.receive(channel))
     try:
         await database_sync_to_async(tasks.enqueue)(answer_id)
         while True:
-            try:
-                async with asyncio.timeout(settings.CHAT_STALE_SECONDS / 2):
-                    message = await layer.receive(channel)
-            except TimeoutError:
+            done, _ = await asyncio.wait({receiving}, timeout=settings.CHAT_STALE_SECONDS / 2)
+            if not done:
                 # Silence: a worker that died leaves the answer interrupted, and says so; an
                 # answer stopped before any worker took it just ends.
                 answer = Message.objects.filter(pk=answer_id)
@@ -174,6 +176,8 @@ async def ndjson(thread_id: int, answer_id: int) -> AsyncIterator[bytes]:
                     yield json.dumps(end).encode() + b"\n"
                     return
                 continue
+            message = receiving.result()
+            receiving = asyncio.ensure_future(layer.receive(channel))
             if message.get("answer_id") != answer_id:
                 continue
             for line in message["lines"]:
@@ -182,6 +186,20 @@ async def ndjson(thread_id: int, answer_id: int) -> AsyncIterator[bytes]:
                 return
     finally:
         await layer.group_discard(group, channel)
+        await let_go(layer, channel, receiving)
+
+
+async def let_go(layer, channel: str, receiving: asyncio.Task) -> None:
+    """Unsubscribe the stream's channel. The pub/sub layer does so only for a receive cancelled
+    while it waits: one cancelled before it ran, or one that got a message, leaves it."""
+    while True:
+        await asyncio.sleep(0)  # the receive's first step: it waits for a message
+        receiving.cancel()
+        try:
+            await receiving
+        except (asyncio.CancelledError, RedisError, OSError):  # let go, or Redis is gone
+            return
+        receiving = asyncio.ensure_future(layer.receive(channel))
 
 
 @router.post(

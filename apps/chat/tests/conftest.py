@@ -14,7 +14,7 @@ from apps.vault.models import Chunk, Document
 from tests.helpers.documents import make_document
 
 # The app's channel layer as configured, read before a test swaps in the in-memory one.
-APP_LAYER = configured.CHANNEL_LAYERS["default"]["CONFIG"]
+APP_LAYER = configured.CHANNEL_LAYERS["default"]
 
 
 @pytest.fixture
@@ -22,16 +22,8 @@ def chat_worker(settings, redis_url, monkeypatch):
     """Answers written as a chat worker writes them, behind a real Redis channel layer; only
     the queue is left out: `tasks.enqueue` runs the task's body in a thread of this process.
     Yields the threads (joined at the end, before the database is emptied)."""
-    settings.CHANNEL_LAYERS = {
-        "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {
-                **APP_LAYER,
-                "hosts": [redis_url],
-                "prefix": f"test-{uuid.uuid4().hex[:8]}",
-            },
-        }
-    }
+    config = {**APP_LAYER["CONFIG"], "hosts": [redis_url], "prefix": f"test-{uuid.uuid4().hex[:8]}"}
+    settings.CHANNEL_LAYERS = {"default": {**APP_LAYER, "CONFIG": config}}
     threads: list[threading.Thread] = []
 
     def enqueue(answer_id: int) -> None:

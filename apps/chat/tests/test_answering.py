@@ -232,12 +232,19 @@ def words_pushed(threads: list[Thread]) -> list[list[str]]:
     """Write an answer in each thread at once, as a worker's threads do; the text of each frame
     each thread's page received."""
     layer = get_channel_layer()
+    writers = [
+        threading.Thread(
+            target=answering.Answer(thread.ask("Go", {}, "").pk, thread.pk, steady_words).run
+        )
+        for thread in threads
+    ]
 
-    async def join() -> list[str]:
-        pages = [await layer.new_channel() for _ in threads]
-        for thread, page in zip(threads, pages, strict=True):
-            await layer.group_add(group_for(thread.pk), page)
-        return pages
+    def write_all() -> None:
+        for writer in writers:
+            writer.start()
+        for writer in writers:
+            writer.join(timeout=30)
+            assert not writer.is_alive(), "an answer was still being written after 30 s"
 
     async def read(page: str) -> list[str]:
         texts = []
@@ -245,22 +252,15 @@ def words_pushed(threads: list[Thread]) -> list[list[str]]:
             texts += [line["data"] for line in message["lines"] if line["type"] == "text"]
         return texts
 
-    async def read_all(pages: list[str]) -> list[list[str]]:
+    async def push_and_read() -> list[list[str]]:
+        # In one event loop, as in a web process: the layer's subscriptions are its loop's.
+        pages = [await layer.new_channel() for _ in threads]
+        for thread, page in zip(threads, pages, strict=True):
+            await layer.group_add(group_for(thread.pk), page)
+        await asyncio.to_thread(write_all)
         return [await read(page) for page in pages]
 
-    pages = async_to_sync(join)()
-    writers = [
-        threading.Thread(
-            target=answering.Answer(thread.ask("Go", {}, "").pk, thread.pk, steady_words).run
-        )
-        for thread in threads
-    ]
-    for writer in writers:
-        writer.start()
-    for writer in writers:
-        writer.join(timeout=30)
-        assert not writer.is_alive(), "an answer was still being written after 30 s"
-    return async_to_sync(read_all)(pages)
+    return async_to_sync(push_and_read)()
 
 
 def test_many_answers_at_once_go_out_in_fewer_frames_each_with_every_word(chat_worker, alice):
