@@ -166,8 +166,15 @@ DATABASES = {
         },
     }
 }
+# PostgreSQL's connections come from a pool in each process (Django's, psycopg_pool): daphne runs
+# each request in a context of its own, where a connection kept for later was never used again
+# and a school's pages left hundreds open until PostgreSQL refused more (docs/deployment.md).
+DATABASE_POOL_SIZE = env_int("DATABASE_POOL_SIZE", 20)
 if os.environ.get("DATABASE_URL"):
-    DATABASES["default"] = dj_database_url.parse(os.environ["DATABASE_URL"], conn_max_age=60)
+    DATABASES["default"] = dj_database_url.parse(os.environ["DATABASE_URL"])
+    if DATABASES["default"]["ENGINE"].endswith("postgresql"):
+        pool = {"min_size": 2, "max_size": DATABASE_POOL_SIZE, "timeout": 30}
+        DATABASES["default"]["OPTIONS"] = {"pool": pool}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "accounts.User"
