@@ -3,18 +3,14 @@ import uuid
 
 import numpy as np
 import pytest
-from django.conf import settings as configured
 
 from apps.chat import answering, tasks
 from apps.chat.models import Thread
-from apps.chat.tests.helpers import CHUNK_TEXT
+from apps.chat.tests.helpers import CHUNK_TEXT, app_layer
 from apps.chat.tests.model_script import EMBEDDING, chat_script
 from apps.llm.tests.fake_ollama import FakeOllama
 from apps.vault.models import Chunk, Document
 from tests.helpers.documents import make_document
-
-# The app's channel layer as configured, read before a test swaps in the in-memory one.
-APP_LAYER = configured.CHANNEL_LAYERS["default"]
 
 
 @pytest.fixture
@@ -22,8 +18,7 @@ def chat_worker(settings, redis_url, monkeypatch):
     """Answers written as a chat worker writes them, behind a real Redis channel layer; only
     the queue is left out: `tasks.enqueue` runs the task's body in a thread of this process.
     Yields the threads (joined at the end, before the database is emptied)."""
-    config = {**APP_LAYER["CONFIG"], "hosts": [redis_url], "prefix": f"test-{uuid.uuid4().hex[:8]}"}
-    settings.CHANNEL_LAYERS = {"default": {**APP_LAYER, "CONFIG": config}}
+    settings.CHANNEL_LAYERS = {"default": app_layer(redis_url, f"test-{uuid.uuid4().hex[:8]}")}
     threads: list[threading.Thread] = []
 
     def enqueue(answer_id: int) -> None:

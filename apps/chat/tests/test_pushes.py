@@ -4,26 +4,25 @@ class asking at once pushes hundreds of frames before daphne has relayed the fir
 import uuid
 
 import pytest
-from django.conf import settings as configured
 from django.utils.module_loading import import_string
+
+from apps.chat.tests.helpers import app_layer
 
 pytestmark = pytest.mark.asyncio
 
-# The app's channel layer as configured, read before a test swaps in the in-memory one.
-APP_LAYER = configured.CHANNEL_LAYERS["default"]
 ANSWERS = 30
 FRAMES = 20  # an answer's first words, each its own push
 
 
-def app_layer(redis_url: str, prefix: str):
-    backend = import_string(APP_LAYER["BACKEND"])
-    return backend(**{**APP_LAYER["CONFIG"], "hosts": [redis_url], "prefix": prefix})
+def layer(redis_url: str, prefix: str):
+    configured = app_layer(redis_url, prefix)
+    return import_string(configured["BACKEND"])(**configured["CONFIG"])
 
 
 async def test_a_web_process_behind_by_a_class_of_answers_loses_no_frame(redis_url):
     prefix = uuid.uuid4().hex[:8]
     # A web process and a chat worker, each with its own connections.
-    web, worker = app_layer(redis_url, prefix), app_layer(redis_url, prefix)
+    web, worker = layer(redis_url, prefix), layer(redis_url, prefix)
     # The sockets of one web process, each in its thread's group.
     pages = [await web.new_channel() for _ in range(ANSWERS)]
     for thread, page in enumerate(pages):
