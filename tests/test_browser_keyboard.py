@@ -60,6 +60,28 @@ def test_a_student_asks_a_question_takes_a_quiz_and_reviews_a_card_from_the_keyb
     page.context.close()
 
 
+def test_a_key_press_right_after_the_next_question_arrives_keeps_its_focus(browser, keyboard_app):
+    """The next question takes the focus on its choice when it is swapped in, not a moment later:
+    a student (or a busy browser, which handles key presses before timers) already on to the
+    next control keeps the focus there."""
+    page = log_in(browser, keyboard_app, *STUDENT)
+    page.goto("/study/quizzes/")
+    tab_to(page, page.get_by_role("link", name="Cell biology"))
+    page.keyboard.press("Enter")
+    page.get_by_text("Question 1 of 2").wait_for()
+    # As a Tab press handled in the task after the swap: the focus moves to "Submit quiz".
+    page.evaluate("""() => document.addEventListener("htmx:afterSwap", () => setTimeout(() =>
+        document.querySelector("#quiz-player button.primary").focus()), {once: true})""")
+    tab_to(page, page.get_by_role("radio", name="Ribosome"))
+    page.keyboard.press("ArrowDown")
+    tab_to(page, page.get_by_role("button", name="Next"))
+    page.keyboard.press("Enter")
+    page.get_by_text("Question 2 of 2 · 1 answered").wait_for()
+    page.wait_for_timeout(200)
+    expect(page.get_by_role("button", name="Submit quiz")).to_be_focused()
+    page.context.close()
+
+
 def ask_a_question(page) -> None:
     page.goto("/chat/")
     tab_to(page, page.get_by_role("button", name="New chat").first)
