@@ -31,10 +31,6 @@ MAX_BODY = 256 * 1024
 REDIS_TIMEOUT = 0.5
 # ...and not asked again for this long, so a hung Redis delays one request, not every one.
 DOWN_SECONDS = 5
-# A caller asking again before Retry-After waits this long for the refusal (at most until
-# Retry-After): a script looping on a refused route asks about once a second instead of as fast
-# as the server answers, and the wait costs the event loop nothing.
-SLOW_REFUSAL_SECONDS = 1.0
 # The response's own headers, not the refusal's: a cookie set for that one response, the length
 # and wait (set again), the date and server (added by daphne).
 NOT_KEPT = {b"set-cookie", b"content-length", b"retry-after", b"date", b"server"}
@@ -91,7 +87,8 @@ class Door:
             refusal = json.loads(refusal)
             left = refusal["until"] - time.time()
             if left > 0:
-                await asyncio.sleep(min(left, SLOW_REFUSAL_SECONDS))
+                # The wait (settings.SLOW_REFUSAL_SECONDS) costs the event loop nothing.
+                await asyncio.sleep(min(left, settings.SLOW_REFUSAL_SECONDS))
                 return await replay(refusal, send)
         await self.app(scope, receive, self.watching(key, send))
 

@@ -399,6 +399,10 @@ RATE_LIMIT_REINGEST = env_str("RATE_LIMIT_REINGEST", "10/h")
 CHAT_ANSWERS_IN_PROGRESS = env_int("CHAT_ANSWERS_IN_PROGRESS", 1)
 # Login card scans per address (the card's page and its Log in button count one each).
 RATE_LIMIT_BADGES = env_str("RATE_LIMIT_BADGES", "30/m")
+# A signed-in caller asking a refused route again before Retry-After waits this long for the
+# refusal (at most until Retry-After), at the door (cognivault_site/door.py): a script looping on
+# it asks about once a second instead of as fast as the server answers.
+SLOW_REFUSAL_SECONDS = 1.0
 # Chat attachments never sent with a question are deleted after this many hours.
 CHAT_UNSENT_ATTACHMENT_HOURS = env_int("CHAT_UNSENT_ATTACHMENT_HOURS", 24)
 # How long /api/v1/health reuses its Redis, worker and model checks.

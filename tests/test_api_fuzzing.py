@@ -47,10 +47,9 @@ def token_for(app: RunningApp, username: str, password: str) -> str:
 def tokens(start_app):
     """A teacher's and a student's token for an app whose model answers at once (with nothing
     usable for the study generators, which then answer 502)."""
-    fast = "tests.fast_passwords"
     with (
         FakeOllama() as model,
-        start_app(model_url=model.url, settings_module=fast) as app,
+        start_app(model_url=model.url, settings_module="tests.fuzzing_settings") as app,
     ):
         teacher = token_for(app, *TEACHER)
         [student] = post_json(app, "/api/v1/accounts/students", {"usernames": ["sam"]}, teacher)
