@@ -101,14 +101,16 @@ run: setup
 	then echo "Redis answers at $(REDIS_URL)."; exec $(VENV)/bin/honcho start -c chat=$(CHAT_PROCESSES) web worker chat; \
 	else echo "Starting Redis for $(REDIS_URL)."; exec $(VENV)/bin/honcho start -c chat=$(CHAT_PROCESSES) redis web worker chat; fi
 
+# The suite as two pytest sessions at once, the end-to-end tests in TEST_PROCESSES processes of
+# their own (tests/run_suite.py). PYTEST_ARGS narrows it, e.g. PYTEST_ARGS='-m "not browser"'.
+TEST_PROCESSES ?= 2
 test: setup
-	$(PY) -m pytest
+	$(PY) tests/run_suite.py --processes $(TEST_PROCESSES) $(PYTEST_ARGS)
 
 # The suite against PostgreSQL: the tests start a throwaway cluster of Debian's server (in a
 # temporary directory, on a free port) and give every app they start a database of its own.
-# PYTEST_ARGS narrows it, e.g. PYTEST_ARGS='-m "not browser"'.
 test-postgres: setup
-	TEST_DATABASE=postgres $(PY) -m pytest $(PYTEST_ARGS)
+	TEST_DATABASE=postgres $(PY) tests/run_suite.py --processes $(TEST_PROCESSES) $(PYTEST_ARGS)
 
 # Each bench/bench_<area>.py prints its own table (medians and ratios).
 bench: setup

@@ -27,6 +27,8 @@ from tests.helpers.users import client_for, make_user
 def pytest_configure(config) -> None:
     if os.environ.get("TEST_DATABASE", "sqlite") != "postgres":
         return
+    if config.getoption("numprocesses", None) and not hasattr(config, "workerinput"):
+        return  # xdist's controller runs no test: each of its workers starts its own cluster
     postgres.cluster = postgres.Cluster().start()
     # Django read its settings before this file, and its connection handler shares this dict:
     # the database is swapped in place (as pytest-django does for xdist) and the SQLite
