@@ -20,6 +20,13 @@ TEACHER = ("tess", "tess-teaches-2026")
 # refused at their headers); daphne's own arguments follow.
 WEB_SERVER = [sys.executable, "-m", "cognivault_site.serve"]
 
+# Before an app starts: its database migrated and the teacher (DJANGO_SUPERUSER_* of its env).
+PREPARE = """
+from django.core.management import call_command
+call_command("migrate", interactive=False, verbosity=0)
+call_command("createsuperuser", interactive=False, email="tess@example.org", verbosity=0)
+"""
+
 # Each app gets a Redis database of its own (broker, results, channel layer), so one app's
 # workers never take another's tasks; 7 is test_vault_durability's.
 _databases = itertools.count(16)
@@ -123,10 +130,7 @@ def app_running(
     if model_url:
         env |= {"OLLAMA_HOST": model_url, "LLM_BACKEND": "ollama", "EMBEDDING_BACKEND": "ollama"}
     app = RunningApp(f"http://127.0.0.1:{port}", env, data_dir)
-    app.manage("migrate", "--noinput")
-    app.manage("createsuperuser", "--noinput", "--email", "tess@example.org")
-    if setup:
-        app.manage("shell", "-c", setup)
+    app.manage("shell", "-c", PREPARE + setup)  # one Django start-up for all three
     logs = data_dir / "logs"
     logs.mkdir()
     daphne = [
