@@ -33,7 +33,7 @@ def outcome(codes: list[int]) -> int:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     parser.add_argument("--processes", type=int, default=2, help="end-to-end test processes")
     parser.add_argument("-m", dest="marks", help="a marker expression narrowing both sessions")
     options, args = parser.parse_known_args()
