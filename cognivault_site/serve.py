@@ -27,6 +27,8 @@ from django.template.loader import render_to_string
 from twisted.internet import reactor, tcp
 from twisted.web.http import HTTPChannel, _GenericHTTPChannelProtocol
 
+from cognivault_site import warmup
+
 MiB = 1024 * 1024
 # One upload of up to 100 files (apps/vault/uploads.py) is multipart: boundaries, each part's
 # headers and file name, the CSRF field. A mebibyte covers them many times over.
@@ -220,6 +222,8 @@ def main() -> None:
         sys.exit(launch(settings.WEB_PROCESSES))
     # daphne's Server.run builds its HTTP factory from this name, with no setting to change it.
     daphne.server.HTTPFactory = BoundedHTTPFactory
+    # Once it listens, off the event loop: the first pages a class asks for find it ready.
+    reactor.callWhenRunning(reactor.callInThread, warmup.warm_up)
     CommandLineInterface.entrypoint()
 
 

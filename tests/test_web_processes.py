@@ -91,6 +91,15 @@ def test_requests_to_the_one_port_are_answered_by_both_web_processes(classroom):
     assert seen == {process.pid for process in processes}
 
 
+def test_each_web_process_prepares_its_pages_once_it_listens(classroom):
+    log = classroom.app.data_dir / "logs" / "web.log"  # both daphnes write to it
+    wait_until(
+        lambda: log.read_text().count("Web process ready for pages") == 2,
+        timeout=60,
+        what="both web processes' warm-up (cognivault_site/warmup.py)",
+    )
+
+
 def test_an_answer_asked_through_one_web_process_streams_to_a_socket_on_the_other(classroom):
     processes = web_processes(port_of(classroom.app.url))
     thread_id = classroom.new_thread()

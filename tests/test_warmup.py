@@ -1,0 +1,59 @@
+"""A web process prepares what pages need as soon as it listens (cognivault_site/warmup.py), so
+that a class's first logins and pages do not pay for it."""
+
+import gc
+import os
+import subprocess
+import sys
+
+from django.template import engines
+from django.template.base import Template
+
+from cognivault_site.warmup import page_templates, warm_up
+
+
+def test_after_warming_up_no_page_template_is_compiled_again(monkeypatch):
+    engine = engines["django"]
+    engine.engine.template_loaders[0].reset()  # as in a process that never rendered a page
+    try:
+        warm_up()
+    finally:
+        gc.unfreeze()  # this test process's objects stay collectable
+    compiled = []
+    compile_nodelist = Template.compile_nodelist
+    monkeypatch.setattr(
+        Template, "compile_nodelist", lambda self: compiled.append(self) or compile_nodelist(self)
+    )
+
+    names = page_templates()
+    for name in names:
+        engine.get_template(name)
+
+    assert "base.html" in names and "chat/thread.html" in names and len(names) >= 40
+    assert compiled == []
+
+
+# A fresh interpreter, as a web process starts: Django set up, no request served yet.
+FRESH_PROCESS = """
+import gc, sys, django
+django.setup()
+from django.urls import get_resolver
+from cognivault_site.warmup import warm_up
+before = "apps.study.mindmaps.views" in sys.modules
+warm_up()
+imported = "apps.study.mindmaps.views" in sys.modules
+print(before, imported, get_resolver()._populated, gc.get_freeze_count() > 0)
+"""
+
+
+def test_warming_up_imports_every_view_builds_the_url_table_and_freezes_what_it_made(tmp_path):
+    ran = subprocess.run(
+        [sys.executable, "-c", FRESH_PROCESS],
+        env={**os.environ, "DATA_DIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    # Frozen: the garbage collector's full collections no longer walk the process's
+    # long-lived objects.
+    assert ran.stdout.split() == ["False", "True", "True", "True"]
