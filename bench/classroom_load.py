@@ -50,6 +50,10 @@ class Question:
 @dataclass
 class Results:
     times: dict[str, list[float]] = field(default_factory=dict)  # request name -> ms
+    # Of those, the requests that started while the class was logging in (its first
+    # `login_seconds`): the rush, when the pages wait longest.
+    rush: dict[str, list[float]] = field(default_factory=dict)
+    began: float = 0.0  # epoch seconds, when the first student started
     errors: dict[str, int] = field(default_factory=dict)
     logins: dict[str, list[float]] = field(default_factory=dict)  # method -> ms
     login_failures: dict[str, int] = field(default_factory=dict)
@@ -77,6 +81,8 @@ def on_request(name, response_time, exception, **kwargs) -> None:
         return
     if exception is None:
         results.times.setdefault(name, []).append(response_time)
+        if time.time() - response_time / 1000 < results.began + plan.get("login_seconds", 0):
+            results.rush.setdefault(name, []).append(response_time)
     else:
         results.errors[name] = results.errors.get(name, 0) + 1
 
@@ -277,6 +283,7 @@ def run_class() -> None:
     count = len(plan["students"])
     environment = Environment(user_classes=[Student], host=plan["url"], events=events)
     runner = environment.create_local_runner()
+    results.began = time.time()
     runner.start(count, spawn_rate=count / plan["login_seconds"])
     gevent.sleep(plan["seconds"])
     deadline = time.monotonic() + 60
