@@ -1,12 +1,12 @@
 """Password hashes below the pages' priority (docs/classroom.md#the-login-rush).
 
 A password hash is by design the most expensive thing a request does: PBKDF2 at Django's cost
-is a quarter to half a second of a core. When a class logs in at once, fifteen of them took both
-cores for seconds, and every page, login card and socket of the class waited behind them. Here
-the hash runs on a few threads of its own in Linux's idle scheduling class (SCHED_IDLE; on Linux
-a thread has its own policy), so a core runs a hash only when nothing else of the machine wants
-it, and whatever wakes up takes the core back at once. The hash itself is Django's, unchanged:
-the same algorithm name, so every stored password verifies as before.
+is half a second of a core. When a class logs in at once, fifteen of them took both cores for
+seconds, and every page, login card and socket of the class waited behind them. Here the hash
+runs on a few threads of its own at a lower scheduling priority (a higher nice value; on Linux
+the nice value belongs to a thread), so whatever else the process has to do goes first and the
+hashes take the CPU that is left. The hash itself is Django's, unchanged: the same algorithm
+name, so every stored password verifies as before.
 """
 
 import os
@@ -16,17 +16,19 @@ from concurrent.futures import ThreadPoolExecutor
 
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 
+# Added to the process's nice value for the hashing threads (19 is the lowest priority).
+NICENESS = 10
+
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
 
 def lower_this_threads_priority() -> None:
-    """Put the calling thread in the idle scheduling class. A nice value (+10, then +19) was
-    not enough: the hashes still took a share of a busy core, and a page's thread, woken by each
-    of its queries' answers, waited for them (docs/benchmarks.md#a-school-on-one-server). Only
-    Linux gives threads their own policy; elsewhere the hashes run at the process's priority."""
+    """Raise the calling thread's nice value by NICENESS. Only Linux gives threads their own
+    nice value; elsewhere the hashes run at the process's priority."""
     if sys.platform == "linux":
-        os.sched_setscheduler(threading.get_native_id(), os.SCHED_IDLE, os.sched_param(0))
+        thread = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, thread, os.getpriority(os.PRIO_PROCESS, thread) + NICENESS)
 
 
 def hashing_pool() -> ThreadPoolExecutor:
