@@ -1,7 +1,7 @@
 """Creating a class of 200 through the API (docs/classroom.md#creating-a-class): how long the
 teacher waits for the answer with every account, password and login card in it, and how long
 the jobs worker then takes until every password works. On the real processes of `make run`
-(bench_classroom.py's App), one class after the other, each on a quiet app: the next class is
+(bench/classroom_app.py), one class after the other, each on a quiet app: the next class is
 made once the last one's passwords are stored. Sizes: CLASS_SIZE (200), CLASS_RUNS (3).
 """
 
@@ -16,7 +16,7 @@ import requests
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.bench_classroom import App, percentile, teacher_session, wait_for  # noqa: E402
+from bench.classroom_app import App, percentile, teacher_session, wait_for  # noqa: E402
 
 SIZE = int(os.environ.get("CLASS_SIZE", "200"))
 RUNS = int(os.environ.get("CLASS_RUNS", "3"))
