@@ -181,8 +181,8 @@ AUTH_USER_MODEL = "accounts.User"
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
-    # Login cards (apps/accounts/badges.py): after axes, whose lockout then applies to them too.
-    "apps.accounts.badges.BadgeBackend",
+    # Login cards (apps/accounts/login_cards.py): after axes, whose lockout then applies to them too.
+    "apps.accounts.login_cards.BadgeBackend",
 ]
 # Django's hashers, the first (which makes new hashes) computed below the pages' priority
 # (apps/accounts/hashers.py).

@@ -97,11 +97,11 @@ def test_cookies_are_secure_over_tls_and_plain_on_this_machines_http(tls_app):
 
 
 CARD = """
-from apps.accounts import badges
+from apps.accounts import login_cards
 from apps.accounts.models import User
 student = User.objects.create_user("ada", password="x" * 12)
 student.issue_badge()
-print(badges.badge_url("", student))
+print(login_cards.badge_url("", student))
 """
 
 

@@ -14,7 +14,7 @@ from ninja.security import HttpBearer, SessionAuth
 from pydantic import AfterValidator
 from pydantic_core import PydanticCustomError
 
-from apps.accounts import badges, tasks
+from apps.accounts import login_cards, tasks
 from apps.accounts.forms import MAX_NAME_LENGTH, MAX_STUDENTS_PER_REQUEST, StudentListForm
 from apps.accounts.lan import bases
 from apps.accounts.models import ApiToken, StudentBatch, User
@@ -140,7 +140,11 @@ class BatchOut(Schema):
 def credentials(request: HttpRequest, created: list[tuple[User, str]]) -> list[dict]:
     base = bases(request)[0]  # this machine's addresses are read once, not per student
     return [
-        {"username": user.username, "password": password, "badge_url": badges.badge_url(base, user)}
+        {
+            "username": user.username,
+            "password": password,
+            "badge_url": login_cards.badge_url(base, user),
+        }
         for user, password in created
     ]
 
@@ -212,7 +216,10 @@ def issue_badge(request: HttpRequest, student_id: Id):
     require_teacher(request, STUDENTS_ONLY_FOR_TEACHERS)
     student = get_object_or_404(User.objects.students(), pk=student_id)
     student.issue_badge()
-    return {"username": student.username, "badge_url": badges.badge_url(bases(request)[0], student)}
+    return {
+        "username": student.username,
+        "badge_url": login_cards.badge_url(bases(request)[0], student),
+    }
 
 
 @router.delete(

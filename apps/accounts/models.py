@@ -28,7 +28,7 @@ def generate_password() -> str:
 
 
 def new_badge_key() -> str:
-    """The random part of a login card; the card carries it signed (apps/accounts/badges.py)."""
+    """The random part of a login card, which carries it signed (apps/accounts/login_cards.py)."""
     return secrets.token_urlsafe(16)
 
 

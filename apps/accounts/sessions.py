@@ -26,7 +26,9 @@ from django.utils import timezone
 log = logging.getLogger(__name__)
 
 SIGNED_OUT = "account.signed_out"  # the channel-layer message type; ChatConsumer handles it
-BADGE_BACKEND = "apps.accounts.badges.BadgeBackend"  # what a session opened by a login card notes
+BADGE_BACKEND = (
+    "apps.accounts.login_cards.BadgeBackend"  # what a session opened by a login card notes
+)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from apps.accounts import badges, lockout, ratelimits, sessions, tasks, tls
+from apps.accounts import lockout, login_cards, ratelimits, sessions, tasks, tls
 from apps.accounts.forms import StudentListForm, TokenForm
 from apps.accounts.lan import bases, join_urls
 from apps.accounts.middleware import SECTIONS
@@ -170,8 +170,8 @@ def badge_login(request: HttpRequest) -> HttpResponse:
     a link preview that fetches the address logs no one in (docs/classroom.md#login-cards).
     A card that fails counts as a failed login for the address and the student it names."""
     ratelimits.check(request, "RATE_LIMIT_BADGES", "login card scans")
-    token = (request.POST if request.method == "POST" else request.GET).get(badges.FIELD, "")
-    named, _ = badges.claimed(token)
+    token = (request.POST if request.method == "POST" else request.GET).get(login_cards.FIELD, "")
+    named, _ = login_cards.claimed(token)
     student = authenticate(request, badge=token, username=named.get_username() if named else None)
     if student is None:
         # A lockout is turned into its page by django-axes' middleware.
@@ -190,7 +190,9 @@ def badge_qr(request: HttpRequest, pk: int) -> HttpResponse:
     student = get_object_or_404(User.objects.students().exclude(badge_key=""), pk=pk)
     response = HttpResponse(content_type="image/svg+xml")
     # A whole SVG document (with its namespace, unlike svg_inline): an <img> shows no less.
-    segno.make(badges.badge_url(bases(request)[0], student)).save(response, kind="svg", scale=4)
+    segno.make(login_cards.badge_url(bases(request)[0], student)).save(
+        response, kind="svg", scale=4
+    )
     response["Cache-Control"] = "no-store"
     return response
 

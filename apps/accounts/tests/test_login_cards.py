@@ -5,7 +5,7 @@ import pytest
 from axes.models import AccessAttempt
 from django.test import Client
 
-from apps.accounts import badges, sessions
+from apps.accounts import login_cards, sessions
 from apps.accounts.models import NoBadgeForTeachers, User
 from apps.accounts.tests.counting_hasher import counting_hashes
 from apps.accounts.tests.test_password_ends_access import LanBrowser
@@ -41,7 +41,7 @@ def logged_in_as(browser: Client) -> str | None:
 
 
 def test_a_student_logs_in_by_scanning_their_card(carded):
-    browser, response = scan(badges.token_for(carded))
+    browser, response = scan(login_cards.token_for(carded))
 
     assert response.status_code == 302
     assert logged_in_as(browser) == "alice"
@@ -52,7 +52,7 @@ def test_a_student_logs_in_by_scanning_their_card(carded):
 def test_opening_the_cards_address_asks_first_and_logs_no_one_in(carded):
     browser = LanBrowser(REMOTE_ADDR=ADDRESS)
 
-    page = browser.get(card_path(badges.token_for(carded)))
+    page = browser.get(card_path(login_cards.token_for(carded)))
 
     assert page.status_code == 200
     assert "Log in as alice" in page.text and 'method="post"' in page.text
@@ -60,21 +60,21 @@ def test_opening_the_cards_address_asks_first_and_logs_no_one_in(carded):
 
 
 def test_the_card_url_uses_the_https_lan_address(carded, settings):
-    url = badges.badge_url("https://192.168.1.20:8443", carded)
+    url = login_cards.badge_url("https://192.168.1.20:8443", carded)
     assert url.startswith("https://192.168.1.20:8443/accounts/badge/?badge=")
 
 
 def test_a_badge_login_hashes_no_password(carded, settings):
     hasher = counting_hashes(settings)
 
-    browser, response = scan(badges.token_for(carded))
+    browser, response = scan(login_cards.token_for(carded))
 
     assert response.status_code == 302 and logged_in_as(browser) == "alice"
     assert hasher.calls == 0
 
 
 def test_a_revoked_card_is_refused_and_counts_as_a_failure(carded, tess_client):
-    token = badges.token_for(carded)
+    token = login_cards.token_for(carded)
     tess_client.post(f"/accounts/classroom/students/{carded.pk}/badge/revoke/")
 
     browser, response = scan(token)
@@ -88,7 +88,7 @@ def test_a_revoked_card_is_refused_and_counts_as_a_failure(carded, tess_client):
 
 
 def test_revoking_a_card_ends_the_sessions_it_opened_but_not_the_password_ones(carded):
-    by_card, _ = scan(badges.token_for(carded))
+    by_card, _ = scan(login_cards.token_for(carded))
     by_password = LanBrowser(REMOTE_ADDR="10.0.0.8")
     by_password.post("/accounts/login/", {"username": "alice", "password": PASSWORD})
 
@@ -99,7 +99,7 @@ def test_revoking_a_card_ends_the_sessions_it_opened_but_not_the_password_ones(c
 
 
 def test_a_new_card_stops_the_old_one(carded, tess_client):
-    old = badges.token_for(carded)
+    old = login_cards.token_for(carded)
     old_browser, _ = scan(old)
 
     cards = tess_client.post(f"/accounts/classroom/students/{carded.pk}/badge/")
@@ -109,21 +109,21 @@ def test_a_new_card_stops_the_old_one(carded, tess_client):
     carded.refresh_from_db()
     assert scan(old)[1].status_code == 403
     assert logged_in_as(old_browser) is None
-    browser, response = scan(badges.token_for(carded))
+    browser, response = scan(login_cards.token_for(carded))
     assert logged_in_as(browser) == "alice"
     assert carded.check_password(PASSWORD)  # the password stays
 
 
 def test_one_students_card_never_logs_in_another(carded, bob):
     bob.issue_badge()
-    token = badges.token_for(carded)
+    token = login_cards.token_for(carded)
     value, signature = token.rsplit(":", 1)
     _, key = value.split(".", 1)
     bobs_key = bob.badge_key
     tampered = [
         f"{bob.pk}.{key}:{signature}",  # alice's signed card, edited to name bob
         f"{bob.pk}.{bobs_key}:{signature}",  # bob's key under alice's signature
-        badges.SIGNER.sign(f"{bob.pk}.{key}")[:-1] + "x",
+        login_cards.SIGNER.sign(f"{bob.pk}.{key}")[:-1] + "x",
         f"{bob.pk}.{bobs_key}",
         "",
     ]
@@ -139,7 +139,7 @@ def test_a_card_over_plain_http_from_another_machine_goes_to_https_before_it_is_
 ):
     settings.ALLOWED_HOSTS = ["192.168.1.20"]
     settings.HTTPS_REDIRECT = True
-    token = badges.token_for(carded)
+    token = login_cards.token_for(carded)
     phone = Client(REMOTE_ADDR="192.168.1.57")
 
     page = phone.get(card_path(token), HTTP_HOST="192.168.1.20:8000")
@@ -161,13 +161,13 @@ def test_repeated_bad_cards_lock_the_address_out(carded, settings):
 
     assert locked.status_code == 429
     assert locked["Retry-After"] == "900"
-    assert scan(badges.token_for(carded), address="10.0.0.67")[1].status_code == 302
+    assert scan(login_cards.token_for(carded), address="10.0.0.67")[1].status_code == 302
 
 
 @pytest.mark.usefixtures("midday")  # a minute's rate window must not turn mid-test
 def test_card_scans_are_rate_limited_per_address(carded, settings):
     settings.RATE_LIMIT_BADGES = "2/m"
-    token = badges.token_for(carded)
+    token = login_cards.token_for(carded)
     browser = LanBrowser(REMOTE_ADDR=ADDRESS)
     browser.get(card_path(token))
     browser.get(card_path(token))
@@ -181,7 +181,7 @@ def test_card_scans_are_rate_limited_per_address(carded, settings):
 
 def test_the_log_in_button_needs_a_csrf_token(carded):
     browser = LanBrowser(REMOTE_ADDR=ADDRESS, enforce_csrf_checks=True)
-    response = browser.post("/accounts/badge/", {"badge": badges.token_for(carded)})
+    response = browser.post("/accounts/badge/", {"badge": login_cards.token_for(carded)})
     assert response.status_code == 403
     assert logged_in_as(browser) is None
 
@@ -194,7 +194,7 @@ def test_teachers_get_no_card(tess, tess_client):
     assert api.status_code == 404
     tess.badge_key = "forced"
     tess.save()
-    assert scan(badges.token_for(tess))[1].status_code == 403
+    assert scan(login_cards.token_for(tess))[1].status_code == 403
 
 
 def test_the_classroom_revokes_and_prints_cards_for_teachers_only(carded, tess_client, bob):
@@ -221,7 +221,7 @@ def test_the_revoke_button_needs_a_csrf_token(carded, tess):
 
 
 def test_the_api_prints_and_revokes_cards(carded, tess_client, alice_client):
-    old = badges.token_for(carded)
+    old = login_cards.token_for(carded)
 
     printed = tess_client.post(f"/api/v1/accounts/students/{carded.pk}/badge")
 
@@ -236,7 +236,7 @@ def test_the_api_prints_and_revokes_cards(carded, tess_client, alice_client):
 
 
 def test_students_without_a_card_get_theirs_printed_at_once(carded, bob, tess_client):
-    old = badges.token_for(carded)
+    old = login_cards.token_for(carded)
 
     cards = tess_client.post("/accounts/classroom/badges/")
 
