@@ -26,9 +26,7 @@ from django.utils import timezone
 log = logging.getLogger(__name__)
 
 SIGNED_OUT = "account.signed_out"  # the channel-layer message type; ChatConsumer handles it
-BADGE_BACKEND = (
-    "apps.accounts.login_cards.BadgeBackend"  # what a session opened by a login card notes
-)
+BADGE_BACKEND = "apps.accounts.login_cards.BadgeBackend"  # notes a session a login card opened
 
 
 @dataclass(frozen=True)
