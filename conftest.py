@@ -1,5 +1,5 @@
-"""Shared fixtures: the three people of every test (tess teaches, alice and bob study), a
-pinned clock, and a Redis server for the tests that need one. What tests import (factories,
+"""Shared fixtures: the three people of every test (tess teaches, alice and bob study), tess's
+class with alice and bob in it, a pinned clock, and a Redis server for the tests that need one. What tests import (factories,
 the isolation check) is in tests/helpers/.
 
 `TEST_DATABASE=postgres` runs the suite against a throwaway PostgreSQL cluster
@@ -17,8 +17,10 @@ from django.db import connections
 from django.test import Client
 
 from apps.accounts.models import User
+from apps.classes.models import SchoolClass
 from apps.llm.backends import ollama as ollama_backend
 from tests import postgres
+from tests.helpers.classes import make_class
 from tests.helpers.clock import MIDDAY
 from tests.helpers.services import redis_server
 from tests.helpers.users import client_for, make_user
@@ -103,6 +105,13 @@ def alice(db) -> User:
 @pytest.fixture
 def bob(db) -> User:
     return make_user("bob")
+
+
+@pytest.fixture
+def tess_class(tess, alice, bob) -> SchoolClass:
+    """Tess's class "7b": alice and bob are in it, so tess reaches them and their results on
+    what she hands out (docs/classroom.md#who-reaches-what)."""
+    return make_class(tess, [alice, bob])
 
 
 @pytest.fixture

@@ -15,6 +15,8 @@ from apps.accounts.api import router as accounts_router
 from apps.accounts.ratelimits import RateLimited
 from apps.chat.api import router as chat_router
 from apps.chat.errors import ChatError
+from apps.classes.api import router as classes_router
+from apps.classes.errors import ClassError
 from apps.llm.api import router as llm_router
 from apps.progress.api import router as progress_router
 from apps.study.api import router as study_router
@@ -203,7 +205,7 @@ for unreadable in (MultiPartParserError, RequestDataTooBig, TooManyFieldsSent, T
     api.add_exception_handler(unreadable, unreadable_request)
 
 
-AppError = ChatError | VaultError | StudyError | RateLimited
+AppError = ChatError | ClassError | VaultError | StudyError | RateLimited
 
 
 def app_error(request: HttpRequest, error: AppError) -> HttpResponse:
@@ -214,7 +216,7 @@ def app_error(request: HttpRequest, error: AppError) -> HttpResponse:
     return response
 
 
-for app_errors in (ChatError, VaultError, StudyError, RateLimited):
+for app_errors in (ChatError, ClassError, VaultError, StudyError, RateLimited):
     api.add_exception_handler(app_errors, app_error)
 
 
@@ -285,6 +287,7 @@ def get_health(request: HttpRequest):
 
 
 api.add_router("/", accounts_router)
+api.add_router("/", classes_router)
 # GET /vault/stats (the privacy figures) lives with the privacy audit in apps/llm.
 api.add_router("/", llm_router)
 api.add_router("/progress/", progress_router)

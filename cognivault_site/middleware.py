@@ -8,6 +8,8 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.http.request import split_domain_port
 
+CARD_PATH = "/accounts/badge/"  # a login card's address (apps/accounts/urls.py)
+
 
 class HttpResponseTemporaryRedirect(HttpResponseRedirect):
     status_code = 307  # keeps the method and body of a POST
@@ -45,7 +47,9 @@ class LanHttpsMiddleware:
     def redirect(request: HttpRequest) -> HttpResponse:
         # get_host() checks ALLOWED_HOSTS, so the redirect never points at a host we do not serve.
         domain, _port = split_domain_port(request.get_host())  # "[fe80::1]" keeps its brackets
-        target = f"https://{domain}:{settings.HTTPS_PORT}{request.get_full_path()}"
+        # A login card's key is never repeated in a Location: its page asks to scan again.
+        path = request.path if request.path == CARD_PATH else request.get_full_path()
+        target = f"https://{domain}:{settings.HTTPS_PORT}{path}"
         if request.method in ("GET", "HEAD"):
             return HttpResponseRedirect(target)
         return HttpResponseTemporaryRedirect(target)

@@ -19,7 +19,9 @@ import socket
 import subprocess
 import sys
 
+import daphne.cli
 import daphne.server
+from daphne.access import AccessLogGenerator
 from daphne.cli import CommandLineInterface
 from daphne.http_protocol import HTTPFactory, WebRequest
 from django.conf import settings
@@ -167,6 +169,21 @@ SHARED_PORTS = "--shared-ports"
 PR_SET_PDEATHSIG = 1
 
 
+# Addresses whose query is a secret (the card's route, apps/accounts/urls.py).
+SECRET_QUERIES = ("/accounts/badge/",)
+
+
+class CardlessAccessLog(AccessLogGenerator):
+    """daphne's access log without the query of a login card's address: the key it carries
+    logs a student in (docs/classroom.md#login-cards)."""
+
+    def __call__(self, protocol, action, details):
+        path = details.get("path") or ""
+        if path.startswith(SECRET_QUERIES) and "?" in path:
+            details = {**details, "path": path.split("?", 1)[0] + "?[left out]"}
+        super().__call__(protocol, action, details)
+
+
 def share_ports() -> None:
     """Listen on ports the other web processes listen on too: the kernel spreads the incoming
     connections among them. Killed with the launcher, so none lingers on the shared port."""
@@ -220,8 +237,10 @@ def main() -> None:
         share_ports()
     elif settings.WEB_PROCESSES > 1:
         sys.exit(launch(settings.WEB_PROCESSES))
-    # daphne's Server.run builds its HTTP factory from this name, with no setting to change it.
+    # daphne's Server.run builds its HTTP factory from this name, and its command line its
+    # access log, with no setting to change either.
     daphne.server.HTTPFactory = BoundedHTTPFactory
+    daphne.cli.AccessLogGenerator = CardlessAccessLog
     # Once it listens, off the event loop: the first pages a class asks for find it ready.
     reactor.callWhenRunning(reactor.callInThread, warmup.warm_up)
     CommandLineInterface.entrypoint()

@@ -100,6 +100,7 @@ INSTALLED_APPS = [
     "channels",
     "axes",
     "apps.accounts",
+    "apps.classes",
     "apps.chat",
     "apps.vault",
     "apps.study",
@@ -181,7 +182,7 @@ AUTH_USER_MODEL = "accounts.User"
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
-    # Login cards (apps/accounts/login_cards.py): after axes, whose lockout then applies to them too.
+    # Login cards (apps/accounts/login_cards.py): after axes, so its lockout applies to them too.
     "apps.accounts.login_cards.BadgeBackend",
 ]
 # Django's hashers, the first (which makes new hashes) computed below the pages' priority
@@ -399,6 +400,9 @@ RATE_LIMIT_REINGEST = env_str("RATE_LIMIT_REINGEST", "10/h")
 CHAT_ANSWERS_IN_PROGRESS = env_int("CHAT_ANSWERS_IN_PROGRESS", 1)
 # Login card scans per address (the card's page and its Log in button count one each).
 RATE_LIMIT_BADGES = env_str("RATE_LIMIT_BADGES", "30/m")
+# Class codes a student tries (apps/classes/rosters.py): a code is 7 of 31 characters, and
+# guessing one is this slow.
+RATE_LIMIT_CLASS_JOINS = env_str("RATE_LIMIT_CLASS_JOINS", "10/h")
 # A signed-in caller asking a refused route again before Retry-After waits this long for the
 # refusal (at most until Retry-After), at the door (cognivault_site/door.py): a script looping on
 # it asks about once a second instead of as fast as the server answers.

@@ -13,6 +13,7 @@ admin.site.site_title = "CogniVault"
 urlpatterns = [
     path("", home, name="home"),
     path("accounts/", include("apps.accounts.urls")),
+    path("classes/", include("apps.classes.urls")),
     path("chat/", include("apps.chat.urls")),
     path("vault/", include("apps.vault.urls")),
     path("study/", include("apps.study.urls")),

@@ -54,8 +54,8 @@ def test_a_flashcard_is_named_by_its_text_and_hides_its_back_until_flipped(alice
 
 
 @pytest.mark.django_db
-def test_the_classroom_qr_code_is_an_image_with_a_name(tess_client):
-    page = tess_client.get("/accounts/classroom/").content.decode()
+def test_the_classroom_qr_code_is_an_image_with_a_name(tess_class, tess_client):
+    page = tess_client.get(f"/classes/{tess_class.pk}/").content.decode()
     qr = re.search(r'<div class="qr"[^>]*>', page)[0]
     assert 'role="img"' in qr and "aria-label=" in qr
 

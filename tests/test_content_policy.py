@@ -70,7 +70,7 @@ def test_every_page_is_found(every_page):
         "anonymous /accounts/login/",
         "alice /vault/",
         "alice /study/",
-        "tess /accounts/classroom/",
+        "tess /classes/",
         "tess /api/v1/docs",
         "alice /privacy/",
         "tess /admin/",

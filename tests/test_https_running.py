@@ -100,8 +100,7 @@ CARD = """
 from apps.accounts import login_cards
 from apps.accounts.models import User
 student = User.objects.create_user("ada", password="x" * 12)
-student.issue_badge()
-print(login_cards.badge_url("", student))
+print(login_cards.badge_url("", student.new_card()))
 """
 
 

@@ -15,8 +15,9 @@ pytestmark = pytest.mark.django_db
 # Each page, opened a second time (the first fills the session and the caches). A study list
 # also runs one UPDATE that marks the generations whose worker went silent as interrupted.
 QUERIES = {
-    "settings": 5,
-    "classroom (teacher)": 7,  # with the lockouts of its students and the unfinished batches
+    "settings": 6,  # with the history of the student's login card
+    "classes (teacher)": 4,
+    "class (teacher)": 9,  # with the lockouts of its students and the unfinished batches
     "chat thread": 10,
     "knowledge base": 11,
     "knowledge base (teacher)": 11,

@@ -8,12 +8,14 @@ from datetime import datetime, timedelta
 
 from apps.accounts.models import User
 from apps.chat.models import Message, Thread
+from apps.classes.models import Enrolment, SchoolClass
 from apps.progress.models import Event, StudySession
 from apps.study.flashcards.models import Card, CardReview, Deck
 from apps.study.mindmaps.models import Mindmap
 from apps.study.quizzes.models import Attempt, Question, Quiz
 from apps.study.workshops.models import Lesson, Workshop
 from apps.vault.models import Category, Chunk, Document, IngestRun, IngestStep
+from tests.helpers.classes import make_class
 
 SENTENCES = [
     "Mitochondrien sind die Kraftwerke der Zelle und erzeugen ATP.",
@@ -34,6 +36,7 @@ class Vault:
     teacher: User
     students: list[User]
     categories: list[Category]
+    school_class: SchoolClass
     documents: int = 0
     chats: int = 0
     decks: int = 0
@@ -48,11 +51,12 @@ class Vault:
 def seed(
     now: datetime, *, documents: int = 1000, chats: int = 50, decks: int = 20, days: int = 90
 ) -> Vault:
-    """A teacher, three students and ten categories, then `add` the rest (and a fourth)."""
+    """A teacher, her class of three students and ten categories, then `add` the rest (and a
+    fourth student)."""
     teacher = User.objects.create_user("tess", password="x" * 12, is_staff=True)
     students = [User.objects.create_user(f"student{n}", password="x" * 12) for n in range(3)]
     categories = Category.objects.bulk_create(Category(name=f"Fach {n}") for n in range(10))
-    vault = Vault(teacher, students, categories)
+    vault = Vault(teacher, students, categories, make_class(teacher, students))
     add(vault, now, documents=documents, chats=chats, decks=decks, days=days)
     return vault
 
@@ -63,6 +67,7 @@ def add(vault: Vault, now: datetime, *, documents: int, chats: int, decks: int, 
     mindmaps; `days` of study for every student (going further back each time)."""
     username = f"student{len(vault.students)}"
     vault.students.append(User.objects.create_user(username, password="x" * 12))
+    vault.school_class.enrol(vault.students[-1:], Enrolment.Role.STUDENT)
     teacher, student = vault.teacher, vault.student
     owners = [teacher, student]
     first = vault.documents
@@ -293,7 +298,8 @@ def pages(vault: Vault, now: datetime) -> list[tuple[str, User, str]]:
     day = (now - timedelta(days=1)).date().isoformat()
     return [
         ("settings", student, "/accounts/settings/"),
-        ("classroom (teacher)", teacher, "/accounts/classroom/"),
+        ("classes (teacher)", teacher, "/classes/"),
+        ("class (teacher)", teacher, f"/classes/{vault.school_class.pk}/"),
         ("chat thread", student, f"/chat/{thread.pk}/"),
         ("knowledge base", student, "/vault/"),
         ("knowledge base (teacher)", teacher, "/vault/"),

@@ -1,13 +1,26 @@
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
 
-from apps.accounts.models import ApiToken, User
+from apps.accounts.models import ApiToken, CardEvent, User
 
 
 @admin.register(User)
 class CogniVaultUserAdmin(UserAdmin):
     list_display = ("username", "first_name", "last_name", "is_staff", "last_login")
     list_filter = ("is_staff", "is_active")
+
+
+@admin.register(CardEvent)
+class CardEventAdmin(admin.ModelAdmin):
+    """Login cards printed, revoked and used: who, when, by whom, from where."""
+
+    list_display = ("user", "kind", "at", "by", "address")
+    list_filter = ("kind",)
+    search_fields = ("user__username",)
+    readonly_fields = ("user", "kind", "at", "by", "address")
+
+    def has_add_permission(self, request) -> bool:
+        return False
 
 
 @admin.register(ApiToken)

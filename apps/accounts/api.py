@@ -1,5 +1,6 @@
-"""Personal API tokens and the teacher's student accounts, and what every router shares: the
-Bearer token, the teacher check, the id type and the error body."""
+"""Personal API tokens and the admin's teacher accounts, and what every router shares: the
+Bearer token, the teacher check, the id type and the error body. Student accounts belong to
+classes (apps/classes/api.py)."""
 
 from datetime import datetime
 from typing import Annotated, Any
@@ -14,10 +15,7 @@ from ninja.security import HttpBearer, SessionAuth
 from pydantic import AfterValidator
 from pydantic_core import PydanticCustomError
 
-from apps.accounts import login_cards, tasks
-from apps.accounts.forms import MAX_NAME_LENGTH, MAX_STUDENTS_PER_REQUEST, StudentListForm
-from apps.accounts.lan import bases
-from apps.accounts.models import ApiToken, StudentBatch, User
+from apps.accounts.models import ApiToken, User
 
 router = Router(tags=["accounts"])
 
@@ -87,7 +85,7 @@ def require_teacher(request: HttpRequest, refusal: str) -> User:
     return request.auth
 
 
-STUDENTS_ONLY_FOR_TEACHERS = "Only teachers can manage student accounts."
+ONLY_THE_ADMIN = "Only the admin adds teachers."
 
 
 class TokenIn(Schema):
@@ -106,55 +104,6 @@ class TokenOut(Schema):
     prefix: str
     created_at: datetime
     last_used_at: datetime | None
-
-
-# A name is one line of the classroom page's list: not blank, not too long.
-StudentName = Annotated[Said, said(MAX_NAME_LENGTH)]
-
-
-class StudentsIn(Schema):
-    usernames: list[StudentName] = Field(..., min_length=1, max_length=MAX_STUDENTS_PER_REQUEST)
-
-
-class CredentialOut(Schema):
-    username: str
-    password: str
-    badge_url: str  # the login card's address: opening it offers to log this student in
-
-
-class BadgeOut(Schema):
-    username: str
-    badge_url: str
-
-
-class BatchOut(Schema):
-    id: Id
-    status: StudentBatch.Status
-    total: int
-    hashed: int
-    error: str
-    created_at: datetime
-    finished_at: datetime | None
-
-
-def credentials(request: HttpRequest, created: list[tuple[User, str]]) -> list[dict]:
-    base = bases(request)[0]  # this machine's addresses are read once, not per student
-    return [
-        {
-            "username": user.username,
-            "password": password,
-            "badge_url": login_cards.badge_url(base, user),
-        }
-        for user, password in created
-    ]
-
-
-class StudentOut(Schema):
-    id: Id
-    username: str
-    first_name: str
-    last_name: str
-    last_login: datetime | None
 
 
 @router.post("/auth/token", auth=None, response={200: TokenCreated, 401: ErrorOut, 429: ErrorOut})
@@ -178,64 +127,28 @@ def revoke_token(request: HttpRequest, token_id: Id):
     return Status(204, None)
 
 
-@router.get("/accounts/students", response={200: list[StudentOut], 403: ErrorOut})
-def list_students(request: HttpRequest):
-    require_teacher(request, STUDENTS_ONLY_FOR_TEACHERS)
-    return User.objects.students()
+MAX_TEACHERS_PER_REQUEST = 50
+TeacherName = Annotated[Said, said(150)]
+
+
+class TeachersIn(Schema):
+    usernames: list[TeacherName] = Field(..., min_length=1, max_length=MAX_TEACHERS_PER_REQUEST)
+
+
+class TeacherCredentialOut(Schema):
+    username: str
+    password: str
 
 
 @router.post(
-    "/accounts/students", response={201: list[CredentialOut], 403: ErrorOut, 422: ErrorOut}
+    "/accounts/teachers",
+    response={201: list[TeacherCredentialOut], 403: ErrorOut, 422: ErrorOut},
 )
-def create_students(request: HttpRequest, payload: StudentsIn):
-    require_teacher(request, STUDENTS_ONLY_FOR_TEACHERS)
-    # The classroom page's rules (non-blank, how many, how long), one name per line.
-    form = StudentListForm({"names": "\n".join(payload.usernames)})
-    if not form.is_valid():
-        raise HttpError(422, form.errors["names"][0])
-    # No password hash in the request: a worker stores them (see GET /accounts/batches); the
-    # login cards work at once.
-    batch, created = User.objects.create_students(form.cleaned_data["names"], by=request.auth)
-    tasks.start(batch)
-    return Status(201, credentials(request, created))
-
-
-@router.get("/accounts/batches", response={200: list[BatchOut], 403: ErrorOut})
-def list_batches(request: HttpRequest):
-    """The classes created, newest first: a batch's passwords work once its status is ready."""
-    require_teacher(request, STUDENTS_ONLY_FOR_TEACHERS)
-    return StudentBatch.objects.all()[:50]
-
-
-@router.post(
-    "/accounts/students/{student_id}/badge",
-    response={200: BadgeOut, 403: ErrorOut, 404: ErrorOut},
-)
-def issue_badge(request: HttpRequest, student_id: Id):
-    """A new login card for a student; the old one stops working and its sessions end."""
-    require_teacher(request, STUDENTS_ONLY_FOR_TEACHERS)
-    student = get_object_or_404(User.objects.students(), pk=student_id)
-    student.issue_badge()
-    return {
-        "username": student.username,
-        "badge_url": login_cards.badge_url(bases(request)[0], student),
-    }
-
-
-@router.delete(
-    "/accounts/students/{student_id}/badge", response={204: None, 403: ErrorOut, 404: ErrorOut}
-)
-def revoke_badge(request: HttpRequest, student_id: Id):
-    require_teacher(request, STUDENTS_ONLY_FOR_TEACHERS)
-    get_object_or_404(User.objects.students(), pk=student_id).revoke_badge()
-    return Status(204, None)
-
-
-@router.post(
-    "/accounts/students/{student_id}/password",
-    response={200: CredentialOut, 403: ErrorOut, 404: ErrorOut},
-)
-def reset_student_password(request: HttpRequest, student_id: Id):
-    require_teacher(request, STUDENTS_ONLY_FOR_TEACHERS)
-    student = get_object_or_404(User.objects.students(), pk=student_id)
-    return credentials(request, [(student, student.reset_password())])[0]
+def create_teachers(request: HttpRequest, payload: TeachersIn):
+    """Teachers' accounts, made by the admin; their passwords work at once."""
+    if not request.auth.is_admin:
+        raise HttpError(403, ONLY_THE_ADMIN)
+    made = User.objects.create_teachers([name.strip() for name in payload.usernames])
+    return Status(
+        201, [{"username": user.username, "password": password} for user, password in made]
+    )

@@ -1,41 +1,33 @@
 """Login cards: a QR code that logs a student in (docs/classroom.md#login-cards).
 
-The card carries the student's id and their random `badge_key`, signed with SECRET_KEY (Django's
-signing, its own salt): a changed id or key fails the signature, so one student's card never
-opens another account, and the database alone (which holds the key, not the signature) makes no
-card. A new card or a revoked one changes the key, and the old card stops working. Checking a
-card costs one HMAC and one query, no password hash."""
+A card carries the student's id and a random key, signed with SECRET_KEY (Django's signing,
+its own salt): a changed id or key fails the signature, so one student's card never opens
+another account. The database keeps only the key's SHA-256, so neither it nor a backup makes a
+card, and no page can show a card again once its sheet is printed: printing anew makes a new
+key, and the old card stops working. Checking a card costs one HMAC, one hash and one query,
+no password hash. Every card printed and every login by card is recorded for the student to
+see (`CardEvent`)."""
 
 from django.contrib.auth.backends import BaseBackend
-from django.core import signing
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.crypto import constant_time_compare
 
+from apps.accounts.card_keys import key_hash, opened
 from apps.accounts.models import User
 
-SIGNER = signing.Signer(salt="apps.accounts.badge")
 FIELD = "badge"  # the query parameter and form field; axes masks it in what it records
 
 
-def token_for(user: User) -> str:
-    return SIGNER.sign(f"{user.pk}.{user.badge_key}")
-
-
-def badge_url(base: str, user: User) -> str:
+def badge_url(base: str, token: str) -> str:
     """The card's address on this server: `base` is its HTTPS LAN address (apps/accounts/lan.py)."""
-    return f"{base}{reverse('accounts:badge_login')}?{FIELD}={token_for(user)}"
+    return f"{base}{reverse('accounts:badge_login')}?{FIELD}={token}"
 
 
 def claimed(token: str) -> tuple[User | None, str]:
     """The account a correctly signed card names, and the key it carries."""
-    try:
-        pk, _, key = SIGNER.unsign(token).partition(".")
-    except signing.BadSignature:
-        return None, ""
-    if not pk.isdigit():
-        return None, ""
-    return User.objects.filter(pk=int(pk)).first(), key
+    pk, key = opened(token)
+    return (User.objects.filter(pk=pk).first() if pk else None), key
 
 
 def holder(token: str | None) -> User | None:
@@ -46,10 +38,11 @@ def holder(token: str | None) -> User | None:
     user, key = claimed(token)
     if (
         user is None
-        or not user.is_active
-        or not user.may_have_badge
-        or not constant_time_compare(user.badge_key, key)
         or not key
+        or not user.is_active
+        or not user.may_have_card
+        or not user.card_key_hash
+        or not constant_time_compare(user.card_key_hash, key_hash(key))
     ):
         return None
     return user
@@ -64,4 +57,4 @@ class BadgeBackend(BaseBackend):
 
     def get_user(self, user_id: int) -> User | None:
         user = User.objects.filter(pk=user_id).first()
-        return user if user is not None and user.is_active and user.may_have_badge else None
+        return user if user is not None and user.is_active and user.may_have_card else None

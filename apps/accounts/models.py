@@ -17,6 +17,7 @@ from django.utils import timezone
 from django.utils.crypto import salted_hmac
 from django.utils.text import slugify
 
+from apps.accounts import card_keys
 from apps.accounts.sessions import end_sessions
 
 PASSWORD_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: read aloud in class
@@ -27,12 +28,7 @@ def generate_password() -> str:
     return "-".join("".join(secrets.choice(PASSWORD_ALPHABET) for _ in range(4)) for _ in range(3))
 
 
-def new_badge_key() -> str:
-    """The random part of a login card, which carries it signed (apps/accounts/login_cards.py)."""
-    return secrets.token_urlsafe(16)
-
-
-class NoBadgeForTeachers(Exception):
+class NoCardForTeachers(Exception):
     """Teachers log in with their password only: a lost card must never open a teacher's
     account."""
 
@@ -56,23 +52,14 @@ class StudentManager(UserManager):
             username = f"{base}{n}"
         return username
 
-    def issue_missing_badges(self) -> list["User"]:
-        """A login card for every student without one (accounts made before cards existed)."""
-        students = list(self.students().filter(badge_key=""))
-        now = timezone.now()
-        for student in students:
-            student.badge_key, student.badge_issued_at = new_badge_key(), now
-        self.bulk_update(students, ["badge_key", "badge_issued_at"])
-        return students
-
     def create_students(
         self, names: list[str], by: "User | None" = None
     ) -> tuple["StudentBatch", list[tuple["User", str]]]:
-        """One student account per non-blank name, with a fresh password shown only now and a
-        login card. No password is hashed here (a quarter of a second each, a minute for a
-        class of 200): the accounts start with an unusable password, and the batch's passwords
-        are hashed by `batches.hash_passwords`, in a worker for a big class
-        (docs/classroom.md#creating-a-class)."""
+        """One student account per non-blank name, with a fresh password and a login card
+        (`printed_card`) shown only now. No password is hashed here (a quarter of a second
+        each, a minute for a class of 200): the accounts start with an unusable password, and
+        the batch's passwords are hashed by `batches.hash_passwords`, in a worker for a big
+        class (docs/classroom.md#creating-a-class)."""
         created = []
         with transaction.atomic():
             for name in filter(None, (name.strip() for name in names)):
@@ -82,51 +69,94 @@ class StudentManager(UserManager):
                     first_name=first,
                     last_name=last,
                     password=make_password(None),  # unusable until its hash is stored
-                    badge_key=new_badge_key(),
-                    badge_issued_at=timezone.now(),
+                    card_printed_at=timezone.now(),
                 )
                 user.save(using=self._db)
+                user.printed_card, user.card_key_hash = card_keys.new_card(user.pk)
                 created.append((user, generate_password()))
+            users = [user for user, _ in created]
+            self.bulk_update(users, ["card_key_hash"])
+            CardEvent.objects.bulk_create(
+                CardEvent(user=user, kind=CardEvent.Kind.PRINTED, by=by) for user in users
+            )
             batch = StudentBatch.objects.create(created_by=by, total=len(created))
             batch.seal({user.pk: password for user, password in created})
         return batch, created
 
+    def create_teachers(self, names: list[str]) -> list[tuple["User", str]]:
+        """A teacher's account per name, its password shown only now and working at once (a
+        school adds a few teachers at a time, so they are hashed here)."""
+        created = []
+        with transaction.atomic():
+            for name in dict.fromkeys(filter(None, (name.strip() for name in names))):
+                first, _, last = name.partition(" ")
+                password = generate_password()
+                user = self.create_user(
+                    self.unique_username(name),
+                    password=password,
+                    first_name=first[:150],
+                    last_name=last[:150],
+                    is_staff=True,
+                )
+                created.append((user, password))
+        return created
+
 
 class User(AbstractUser):
-    # The login card (docs/classroom.md#login-cards): a random key, signed with SECRET_KEY on the
-    # card; a new card gets a new key, a revoked card leaves it empty. The key alone logs no one
-    # in: the signature needs SECRET_KEY, which the database does not hold.
-    badge_key = models.CharField(max_length=32, blank=True, default="")
-    badge_issued_at = models.DateTimeField(null=True, blank=True)
+    # The login card (docs/classroom.md#login-cards): the SHA-256 of its random key, never the
+    # key; a new card gets a new key, a revoked card leaves it empty.
+    card_key_hash = models.CharField(max_length=64, blank=True, default="")
+    card_printed_at = models.DateTimeField(null=True, blank=True)
+    # The person's `sourcedId` in a OneRoster roster, so importing it again updates them.
+    roster_id = models.CharField(max_length=255, blank=True, default="")
 
     objects = StudentManager()
+
+    class Meta(AbstractUser.Meta):
+        constraints = [
+            models.UniqueConstraint(
+                fields=["roster_id"], condition=~models.Q(roster_id=""), name="one_roster_user"
+            )
+        ]
 
     @property
     def is_teacher(self) -> bool:
         return self.is_staff
 
     @property
-    def may_have_badge(self) -> bool:
+    def is_admin(self) -> bool:
+        """The school's admin (the first account): adds teachers and reaches every class."""
+        return self.is_superuser
+
+    @property
+    def may_have_card(self) -> bool:
         return not (self.is_staff or self.is_superuser)
 
     @property
-    def has_badge(self) -> bool:
-        return bool(self.badge_key)
+    def has_card(self) -> bool:
+        return bool(self.card_key_hash)
 
-    def issue_badge(self) -> None:
-        """A new login card: the old one stops working and the sessions it opened end."""
-        if not self.may_have_badge:
-            raise NoBadgeForTeachers(f"{self.username} is a teacher: teachers get no login card.")
-        self._end_badge(new_key=new_badge_key())
+    def new_card(self, by: "User | None" = None) -> str:
+        """A new login card, its token kept on this object as `printed_card` for the sheet
+        printed now (and never stored): the old card stops working, and every session and
+        API token it opened ends."""
+        if not self.may_have_card:
+            raise NoCardForTeachers(f"{self.username} is a teacher: teachers get no login card.")
+        token, self.card_key_hash = card_keys.new_card(self.pk)
+        self.card_printed_at = timezone.now()
+        self._end_card(CardEvent.Kind.PRINTED, by)
+        self.printed_card = token
+        return token
 
-    def revoke_badge(self) -> None:
-        """A lost card: it stops working, and the sessions it opened end."""
-        self._end_badge(new_key="")
+    def revoke_card(self, by: "User | None" = None) -> None:
+        """A lost card: it stops working, and every session and API token it opened ends."""
+        self.card_key_hash, self.card_printed_at = "", None
+        self._end_card(CardEvent.Kind.REVOKED, by)
 
-    def _end_badge(self, new_key: str) -> None:
-        self.badge_key = new_key
-        self.badge_issued_at = timezone.now() if new_key else None
-        self.save(update_fields=["badge_key", "badge_issued_at"])
+    def _end_card(self, kind: str, by: "User | None") -> None:
+        self.save(update_fields=["card_key_hash", "card_printed_at"])
+        self.api_tokens.filter(opened_by_card=True).delete()
+        CardEvent.objects.create(user=self, kind=kind, by=by)
         end_sessions(self, by_badge=True)
 
     # --- Storage quota: a student's vault documents and chat attachments together ----------
@@ -166,15 +196,13 @@ class User(AbstractUser):
             self.api_tokens.all().delete()
             end_sessions(self)
 
-    def reset_password(self) -> str:
+    def reset_password(self, by: "User | None" = None) -> str:
         """A new password and, for a student, a new login card: whoever had either is out."""
         password = generate_password()
         self.set_password(password)
-        fields = ["password"]
-        if self.may_have_badge:
-            self.badge_key, self.badge_issued_at = new_badge_key(), timezone.now()
-            fields += ["badge_key", "badge_issued_at"]
-        self.save(update_fields=fields)
+        self.save(update_fields=["password"])
+        if self.may_have_card:
+            self.new_card(by=by)
         return password
 
 
@@ -233,11 +261,16 @@ class ApiTokenQuerySet(models.QuerySet):
     def visible_to(self, user: User):
         return self.filter(user=user)
 
-    def issue(self, user: User, name: str) -> tuple["ApiToken", str]:
-        """Create a token and return it with its secret, which is never stored nor shown again."""
+    def issue(self, user: User, name: str, by_card: bool = False) -> tuple["ApiToken", str]:
+        """Create a token and return it with its secret, which is never stored nor shown again.
+        `by_card`: made in a session a login card opened, so a new card ends it too."""
         raw = "cv_" + secrets.token_urlsafe(32)
         token = self.create(
-            user=user, name=name or "API token", key_hash=hash_token(raw), prefix=raw[:7]
+            user=user,
+            name=name or "API token",
+            key_hash=hash_token(raw),
+            prefix=raw[:7],
+            opened_by_card=by_card,
         )
         return token, raw
 
@@ -256,6 +289,9 @@ class ApiToken(models.Model):
     key_hash = models.CharField(max_length=64, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
+    opened_by_card = models.BooleanField(
+        default=False, help_text="Made in a session a login card opened: a new card ends it."
+    )
 
     objects = ApiTokenQuerySet.as_manager()
 
@@ -264,3 +300,26 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+
+class CardEvent(models.Model):
+    """A student's login card printed or revoked (by whom), or used to log in (from where):
+    the student's settings page lists them, so a card nobody should have used shows."""
+
+    class Kind(models.TextChoices):
+        PRINTED = "printed"
+        REVOKED = "revoked"
+        LOGIN = "login"
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="card_events")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    at = models.DateTimeField(default=timezone.now)
+    by = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    address = models.GenericIPAddressField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+        indexes = [models.Index(fields=["user", "-at"])]
+
+    def __str__(self) -> str:
+        return f"{self.user} card {self.kind} at {self.at:%Y-%m-%d %H:%M}"

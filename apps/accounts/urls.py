@@ -1,5 +1,6 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
+from django.views.generic import RedirectView
 
 from apps.accounts import views
 
@@ -17,24 +18,6 @@ urlpatterns = [
     path("settings/", views.account_settings, name="settings"),
     path("settings/tokens/", views.create_token, name="create_token"),
     path("settings/tokens/<int:pk>/revoke/", views.revoke_token, name="revoke_token"),
-    path("classroom/", views.classroom, name="classroom"),
-    path("classroom/students/", views.create_students, name="create_students"),
-    path("classroom/students/<int:pk>/reset/", views.reset_student_password, name="reset_password"),
-    path(
-        "classroom/students/<int:pk>/tokens/<int:token_pk>/revoke/",
-        views.revoke_student_token,
-        name="revoke_student_token",
-    ),
-    path("classroom/badges/", views.issue_missing_badges, name="issue_missing_badges"),
-    path("classroom/students/<int:pk>/badge/", views.issue_badge, name="issue_badge"),
-    path("classroom/students/<int:pk>/badge/qr/", views.badge_qr, name="badge_qr"),
-    path("classroom/students/<int:pk>/badge/revoke/", views.revoke_badge, name="revoke_badge"),
-    path("classroom/batches/<int:pk>/", views.batch_progress, name="batch"),
-    path("classroom/batches/<int:pk>/retry/", views.retry_batch, name="retry_batch"),
-    path("classroom/students/<int:pk>/unlock/", views.unlock_student, name="unlock_student"),
-    path(
-        "classroom/students/<int:pk>/sessions/end/",
-        views.end_student_sessions,
-        name="end_student_sessions",
-    ),
+    # The classroom became the Classes pages (apps/classes); old bookmarks land there.
+    path("classroom/", RedirectView.as_view(pattern_name="classes:index"), name="classroom"),
 ]

@@ -1,37 +1,44 @@
-"""Home redirect, the teacher's Classroom page, and each person's settings (API tokens)."""
+"""Home redirect, logging in by card, and each person's settings (API tokens, their card's
+history); the classes and their students are apps/classes."""
 
 from collections.abc import Callable
 from functools import wraps
 
-import segno
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import authenticate, login
+from django.contrib.auth import BACKEND_SESSION_KEY, authenticate, login
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.safestring import mark_safe
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from apps.accounts import lockout, login_cards, ratelimits, sessions, tasks, tls
-from apps.accounts.forms import StudentListForm, TokenForm
-from apps.accounts.lan import bases, join_urls
+from apps.accounts import login_cards, ratelimits, sessions
+from apps.accounts.forms import TokenForm
 from apps.accounts.middleware import SECTIONS
-from apps.accounts.models import ApiToken, StudentBatch, User
+from apps.accounts.models import ApiToken, CardEvent
 
 
-def teacher_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Logged in and a teacher; a student gets 403 rather than a login loop."""
+def role_required(role: str, refusal: str) -> Callable:
+    """Logged in and `role` ("is_teacher", "is_admin"); anyone else gets 403 rather than a
+    login loop."""
 
-    @wraps(view)
-    @login_required
-    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        if not request.user.is_teacher:
-            raise PermissionDenied("Only teachers manage the classroom.")
-        return view(request, *args, **kwargs)
+    def decorator(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @wraps(view)
+        @login_required
+        def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+            if not getattr(request.user, role):
+                raise PermissionDenied(refusal)
+            return view(request, *args, **kwargs)
 
-    return wrapper
+        return wrapper
+
+    return decorator
+
+
+teacher_required = role_required("is_teacher", "Only teachers manage classes.")
+admin_required = role_required("is_admin", "Only the admin manages teachers.")
 
 
 @require_GET
@@ -52,182 +59,43 @@ def locked_out(request: HttpRequest, response, credentials) -> HttpResponse:
     return refused
 
 
-def render_classroom(request: HttpRequest, form: StudentListForm, status: int = 200):
-    urls = join_urls(request)
-    students = list(User.objects.students().prefetch_related("api_tokens"))
-    logged_in = sessions.sessions_by_user(student.pk for student in students)
-    locked = lockout.locked_usernames(student.username for student in students)
-    for student in students:
-        student.sessions = logged_in.get(student.pk, [])
-        student.locked = student.username in locked
-    return render(
-        request,
-        "accounts/classroom.html",
-        {
-            "students": students,
-            "unfinished_batches": StudentBatch.objects.exclude(status=StudentBatch.Status.READY),
-            "form": form,
-            "join_urls": urls,
-            # segno writes the SVG from the URL alone; no user input reaches it.
-            "join_qr": mark_safe(segno.make(urls[0]).svg_inline(scale=5)),
-            "fingerprint": tls.fingerprint(),
-        },
-        status=status,
-    )
-
-
-@require_GET
-@teacher_required
-def classroom(request: HttpRequest) -> HttpResponse:
-    return render_classroom(request, StudentListForm())
-
-
-@require_POST
-@teacher_required
-def create_students(request: HttpRequest) -> HttpResponse:
-    form = StudentListForm(request.POST)
-    if not form.is_valid():
-        return render_classroom(request, form, status=422)
-    batch, created = User.objects.create_students(form.cleaned_data["names"], by=request.user)
-    tasks.start(batch)
-    return render_credentials(request, created, batch)
-
-
-def render_credentials(
-    request: HttpRequest,
-    credentials: list[tuple[User, str | None]],
-    batch: StudentBatch | None = None,
-):
-    """The printable login cards; a password of None is unchanged (a new card only)."""
-    context = {
-        "credentials": credentials,
-        "batch": batch,
-        "join_url": join_urls(request)[0],
-        "fingerprint": tls.fingerprint(),
-    }
-    return render(request, "accounts/credentials.html", context)
-
-
-@require_GET
-@teacher_required
-def batch_progress(request: HttpRequest, pk: int) -> HttpResponse:
-    batch = get_object_or_404(StudentBatch, pk=pk)
-    return render(request, "accounts/credentials.html#batch-progress", {"batch": batch})
-
-
-@require_POST
-@teacher_required
-def retry_batch(request: HttpRequest, pk: int) -> HttpResponse:
-    """Queue an unfinished batch again (a worker that died, or none running then)."""
-    batch = get_object_or_404(StudentBatch.objects.exclude(status=StudentBatch.Status.READY), pk=pk)
-    tasks.enqueue(batch.pk)
-    messages.success(request, f"The passwords of {batch.total} students are queued again.")
-    return redirect("accounts:classroom")
-
-
-@require_POST
-@teacher_required
-def reset_student_password(request: HttpRequest, pk: int) -> HttpResponse:
-    student = get_object_or_404(User.objects.students(), pk=pk)
-    password = student.reset_password()  # also ends the student's tokens and sessions
-    return render_credentials(request, [(student, password)])
-
-
-@require_POST
-@teacher_required
-def revoke_student_token(request: HttpRequest, pk: int, token_pk: int) -> HttpResponse:
-    student = get_object_or_404(User.objects.students(), pk=pk)
-    token = get_object_or_404(ApiToken.objects.visible_to(student), pk=token_pk)
-    token.delete()
-    messages.success(request, f"Revoked {student.username}’s token {token.name}.")
-    return redirect("accounts:classroom")
-
-
-@require_POST
-@teacher_required
-def end_student_sessions(request: HttpRequest, pk: int) -> HttpResponse:
-    """Log a student out: one session (`session`, as listed) or, without it, all of them."""
-    student = get_object_or_404(User.objects.students(), pk=pk)
-    ref = request.POST.get("session")
-    ended = sessions.end_sessions(student, {ref} if ref else None)
-    messages.success(request, f"Logged {student.username} out of {ended} session(s).")
-    return redirect("accounts:classroom")
-
-
-@require_POST
-@teacher_required
-def unlock_student(request: HttpRequest, pk: int) -> HttpResponse:
-    """Lift the lockout wrong passwords put on a student's account, from every address."""
-    student = get_object_or_404(User.objects.students(), pk=pk)
-    lockout.unlock(student)
-    messages.success(request, f"{student.username} can log in again.")
-    return redirect("accounts:classroom")
-
-
 @require_http_methods(["GET", "POST"])
+@never_cache
 def badge_login(request: HttpRequest) -> HttpResponse:
     """A scanned login card: the GET asks "Log in as <name>?", its button POSTs and logs in, so
     a link preview that fetches the address logs no one in (docs/classroom.md#login-cards).
-    A card that fails counts as a failed login for the address and the student it names."""
-    ratelimits.check(request, "RATE_LIMIT_BADGES", "login card scans")
+    A card that fails counts as a failed login for the address and the student it names. The
+    page is never cached and sends no Referer; after the login the address holds no key."""
     token = (request.POST if request.method == "POST" else request.GET).get(login_cards.FIELD, "")
+    if not token:  # a bare address, or one redirected from plain HTTP without its key
+        return no_referrer(render(request, "accounts/badge_login.html", {"rescan": True}))
+    ratelimits.check(request, "RATE_LIMIT_BADGES", "login card scans")
     named, _ = login_cards.claimed(token)
     student = authenticate(request, badge=token, username=named.get_username() if named else None)
     if student is None:
         # A lockout is turned into its page by django-axes' middleware.
-        return render(request, "accounts/badge_login.html", {"refused": True}, status=403)
+        refused = render(request, "accounts/badge_login.html", {"refused": True}, status=403)
+        return no_referrer(refused)
     if request.method == "GET":
-        return render(request, "accounts/badge_login.html", {"student": student, "token": token})
+        context = {"student": student, "token": token}
+        return no_referrer(render(request, "accounts/badge_login.html", context))
     login(request, student)
+    CardEvent.objects.create(
+        user=student, kind=CardEvent.Kind.LOGIN, address=request.META.get("REMOTE_ADDR") or None
+    )
     return redirect("home")
 
 
-@require_GET
-@teacher_required
-def badge_qr(request: HttpRequest, pk: int) -> HttpResponse:
-    """The QR code of a student's current card, as an image of the printable cards page (one
-    request each: a class of 200 codes takes seconds to draw)."""
-    student = get_object_or_404(User.objects.students().exclude(badge_key=""), pk=pk)
-    response = HttpResponse(content_type="image/svg+xml")
-    # A whole SVG document (with its namespace, unlike svg_inline): an <img> shows no less.
-    segno.make(login_cards.badge_url(bases(request)[0], student)).save(
-        response, kind="svg", scale=4
-    )
-    response["Cache-Control"] = "no-store"
+def no_referrer(response: HttpResponse) -> HttpResponse:
+    # The page's address holds the card's key: no link or resource on it may be told it.
+    response["Referrer-Policy"] = "no-referrer"
     return response
-
-
-@require_POST
-@teacher_required
-def issue_badge(request: HttpRequest, pk: int) -> HttpResponse:
-    """A new login card (the password stays): the old card stops working."""
-    student = get_object_or_404(User.objects.students(), pk=pk)
-    student.issue_badge()
-    return render_credentials(request, [(student, None)])
-
-
-@require_POST
-@teacher_required
-def issue_missing_badges(request: HttpRequest) -> HttpResponse:
-    students = User.objects.issue_missing_badges()
-    if not students:
-        messages.info(request, "Every student has a login card already.")
-        return redirect("accounts:classroom")
-    return render_credentials(request, [(student, None) for student in students])
-
-
-@require_POST
-@teacher_required
-def revoke_badge(request: HttpRequest, pk: int) -> HttpResponse:
-    student = get_object_or_404(User.objects.students(), pk=pk)
-    student.revoke_badge()
-    messages.success(request, f"{student.username}’s login card no longer works.")
-    return redirect("accounts:classroom")
 
 
 def settings_context(request: HttpRequest, **extra) -> dict:
     return {
         "tokens": ApiToken.objects.visible_to(request.user),
+        "card_events": request.user.card_events.select_related("by")[:50],
         "form": TokenForm(),
         "stored_bytes": request.user.stored_bytes(),
         **extra,
@@ -247,7 +115,8 @@ def create_token(request: HttpRequest) -> HttpResponse:
     new_token = None
     status = 422
     if form.is_valid():
-        _, new_token = ApiToken.objects.issue(request.user, form.cleaned_data["name"])
+        by_card = request.session.get(BACKEND_SESSION_KEY) == sessions.BADGE_BACKEND
+        _, new_token = ApiToken.objects.issue(request.user, form.cleaned_data["name"], by_card)
         form, status = TokenForm(), 200
     template = "accounts/settings.html#token-list" if request.htmx else "accounts/settings.html"
     context = settings_context(request, form=form, new_token=new_token)

@@ -81,19 +81,19 @@ def test_a_login_form_over_tls_gets_a_secure_csrf_cookie():
 
 
 def test_the_classroom_and_the_login_cards_show_the_certificates_fingerprint(
-    settings, alice, tess_client
+    tess_class, settings, alice, tess_client
 ):
     call_command("tls_certificate")
     fingerprint = tls.fingerprint()
     assert len(fingerprint.split(":")) == 32
 
-    classroom = tess_client.get("/accounts/classroom/").text
-    cards = tess_client.post(f"/accounts/classroom/students/{alice.pk}/reset/").text
+    classroom = tess_client.get(f"/classes/{tess_class.pk}/").text
+    cards = tess_client.post(f"/classes/{tess_class.pk}/students/{alice.pk}/reset/").text
 
     for page in (classroom, cards):
         assert fingerprint in page
         assert f":{settings.HTTPS_PORT}/accounts/login/" in page and "https://" in page
 
 
-def test_without_a_certificate_the_classroom_says_how_to_make_one(tess_client):
-    assert "manage.py tls_certificate" in tess_client.get("/accounts/classroom/").text
+def test_without_a_certificate_the_classroom_says_how_to_make_one(tess_class, tess_client):
+    assert "manage.py tls_certificate" in tess_client.get(f"/classes/{tess_class.pk}/").text

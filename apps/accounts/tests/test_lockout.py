@@ -93,33 +93,35 @@ def test_a_locked_out_person_in_the_browser_gets_the_lockout_page(alice, setting
     assert page["Retry-After"] == "900"
 
 
-def test_the_teacher_unlocks_a_locked_student(alice, tess_client, settings):
+def test_the_teacher_unlocks_a_locked_student(tess_class, alice, tess_client, settings):
     for _ in range(settings.AXES_FAILURE_LIMIT):
         log_in("10.0.1.1", "alice", "guess")
-    classroom = tess_client.get("/accounts/classroom/")
-    assert f"/accounts/classroom/students/{alice.pk}/unlock/" in classroom.text
+    classroom = tess_client.get(f"/classes/{tess_class.pk}/")
+    assert f"/classes/{tess_class.pk}/students/{alice.pk}/unlock/" in classroom.text
 
-    response = tess_client.post(f"/accounts/classroom/students/{alice.pk}/unlock/", follow=True)
+    response = tess_client.post(
+        f"/classes/{tess_class.pk}/students/{alice.pk}/unlock/", follow=True
+    )
 
     assert "alice can log in again." in response.text
     assert f"/students/{alice.pk}/unlock/" not in response.text
     assert log_in("10.0.1.1", "alice", PASSWORD).status_code == 200
 
 
-def test_the_unlock_button_needs_a_csrf_token(alice, tess):
+def test_the_unlock_button_needs_a_csrf_token(tess_class, alice, tess):
     client = client_for(tess)
     client.handler.enforce_csrf_checks = True
 
-    response = client.post(f"/accounts/classroom/students/{alice.pk}/unlock/", secure=True)
+    response = client.post(f"/classes/{tess_class.pk}/students/{alice.pk}/unlock/", secure=True)
 
     assert response.status_code == 403
 
 
-def test_a_student_cannot_unlock_anyone(alice, bob, bob_client, settings):
+def test_a_student_cannot_unlock_anyone(tess_class, alice, bob, bob_client, settings):
     for _ in range(settings.AXES_FAILURE_LIMIT):
         log_in("10.0.1.1", "alice", "guess")
 
-    response = bob_client.post(f"/accounts/classroom/students/{alice.pk}/unlock/")
+    response = bob_client.post(f"/classes/{tess_class.pk}/students/{alice.pk}/unlock/")
 
     assert response.status_code == 403
     assert log_in("10.0.1.1", "alice", PASSWORD).status_code == 429

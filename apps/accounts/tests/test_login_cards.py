@@ -1,12 +1,15 @@
 """Login cards: a QR code logs its student in over HTTPS, after a button; a revoked or replaced
-card, or one edited to name someone else, logs no one in and counts as a failed login."""
+card, or one edited to name someone else, logs no one in and counts as a failed login. The
+database keeps only the hash of a card's key; the student sees every card printed and every
+login by card."""
 
 import pytest
 from axes.models import AccessAttempt
 from django.test import Client
 
 from apps.accounts import login_cards, sessions
-from apps.accounts.models import NoBadgeForTeachers, User
+from apps.accounts.card_keys import key_hash, new_card, opened
+from apps.accounts.models import ApiToken, CardEvent, NoCardForTeachers, User
 from apps.accounts.tests.counting_hasher import counting_hashes
 from apps.accounts.tests.test_password_ends_access import LanBrowser
 from tests.helpers.users import PASSWORD, client_for
@@ -18,7 +21,7 @@ ADDRESS = "10.0.0.7"
 
 @pytest.fixture
 def carded(alice) -> User:
-    alice.issue_badge()
+    alice.new_card()
     return alice
 
 
@@ -41,18 +44,46 @@ def logged_in_as(browser: Client) -> str | None:
 
 
 def test_a_student_logs_in_by_scanning_their_card(carded):
-    browser, response = scan(login_cards.token_for(carded))
+    browser, response = scan(carded.printed_card)
 
     assert response.status_code == 302
+    assert response.url == "/" and "badge" not in response.url  # the address keeps no key
     assert logged_in_as(browser) == "alice"
     [session] = sessions.sessions_by_user([carded.pk])[carded.pk]
     assert session.by_badge and session.address == ADDRESS
 
 
+def test_the_database_keeps_only_the_hash_of_a_cards_key(carded):
+    _, key = opened(carded.printed_card)
+    stored = User.objects.filter(pk=carded.pk).values().get()
+
+    assert stored["card_key_hash"] == key_hash(key)
+    assert not any(key in str(value) for value in stored.values())
+
+
+def test_the_student_sees_when_their_card_was_printed_and_used(carded, tess):
+    fresh = User.objects.get(pk=carded.pk)
+    fresh.new_card(by=tess)
+    scan(fresh.printed_card, address="10.0.0.9")
+
+    page = client_for(carded).get("/accounts/settings/")
+
+    kinds = [(event.kind, event.by, event.address) for event in page.context["card_events"]]
+    assert kinds == [("login", None, "10.0.0.9"), ("printed", tess, None), ("printed", None, None)]
+    assert "Card printed by tess" in page.text and "10.0.0.9" in page.text
+
+
+def test_the_card_page_is_never_cached_and_sends_no_referrer(carded):
+    page = LanBrowser(REMOTE_ADDR=ADDRESS).get(card_path(carded.printed_card))
+
+    assert "no-store" in page["Cache-Control"]
+    assert page["Referrer-Policy"] == "no-referrer"
+
+
 def test_opening_the_cards_address_asks_first_and_logs_no_one_in(carded):
     browser = LanBrowser(REMOTE_ADDR=ADDRESS)
 
-    page = browser.get(card_path(login_cards.token_for(carded)))
+    page = browser.get(card_path(carded.printed_card))
 
     assert page.status_code == 200
     assert "Log in as alice" in page.text and 'method="post"' in page.text
@@ -60,22 +91,22 @@ def test_opening_the_cards_address_asks_first_and_logs_no_one_in(carded):
 
 
 def test_the_card_url_uses_the_https_lan_address(carded, settings):
-    url = login_cards.badge_url("https://192.168.1.20:8443", carded)
+    url = login_cards.badge_url("https://192.168.1.20:8443", carded.printed_card)
     assert url.startswith("https://192.168.1.20:8443/accounts/badge/?badge=")
 
 
 def test_a_badge_login_hashes_no_password(carded, settings):
     hasher = counting_hashes(settings)
 
-    browser, response = scan(login_cards.token_for(carded))
+    browser, response = scan(carded.printed_card)
 
     assert response.status_code == 302 and logged_in_as(browser) == "alice"
     assert hasher.calls == 0
 
 
-def test_a_revoked_card_is_refused_and_counts_as_a_failure(carded, tess_client):
-    token = login_cards.token_for(carded)
-    tess_client.post(f"/accounts/classroom/students/{carded.pk}/badge/revoke/")
+def test_a_revoked_card_is_refused_and_counts_as_a_failure(carded):
+    token = carded.printed_card
+    carded.revoke_card()
 
     browser, response = scan(token)
 
@@ -87,45 +118,46 @@ def test_a_revoked_card_is_refused_and_counts_as_a_failure(carded, tess_client):
     assert token not in attempt.get_data + attempt.post_data + attempt.path_info
 
 
-def test_revoking_a_card_ends_the_sessions_it_opened_but_not_the_password_ones(carded):
-    by_card, _ = scan(login_cards.token_for(carded))
+def test_a_new_card_ends_the_sessions_and_tokens_the_old_one_opened_not_the_password_ones(carded):
+    by_card, _ = scan(carded.printed_card)
+    by_card.post("/accounts/settings/tokens/", {"name": "card laptop"})
     by_password = LanBrowser(REMOTE_ADDR="10.0.0.8")
     by_password.post("/accounts/login/", {"username": "alice", "password": PASSWORD})
+    by_password.post("/accounts/settings/tokens/", {"name": "own laptop"})
+    assert [t.opened_by_card for t in ApiToken.objects.order_by("pk")] == [True, False]
 
-    carded.revoke_badge()
+    User.objects.get(pk=carded.pk).new_card()
 
     assert logged_in_as(by_card) is None
     assert logged_in_as(by_password) == "alice"
+    assert [token.name for token in ApiToken.objects.all()] == ["own laptop"]
 
 
-def test_a_new_card_stops_the_old_one(carded, tess_client):
-    old = login_cards.token_for(carded)
+def test_a_new_card_stops_the_old_one(carded):
+    old = carded.printed_card
     old_browser, _ = scan(old)
 
-    cards = tess_client.post(f"/accounts/classroom/students/{carded.pk}/badge/")
+    new = User.objects.get(pk=carded.pk).new_card()
 
-    assert cards.status_code == 200
-    assert f"/accounts/classroom/students/{carded.pk}/badge/qr/" in cards.text
-    carded.refresh_from_db()
+    assert new != old
     assert scan(old)[1].status_code == 403
     assert logged_in_as(old_browser) is None
-    browser, response = scan(login_cards.token_for(carded))
+    browser, _ = scan(new)
     assert logged_in_as(browser) == "alice"
-    assert carded.check_password(PASSWORD)  # the password stays
+    assert User.objects.get(pk=carded.pk).check_password(PASSWORD)  # the password stays
 
 
 def test_one_students_card_never_logs_in_another(carded, bob):
-    bob.issue_badge()
-    token = login_cards.token_for(carded)
-    value, signature = token.rsplit(":", 1)
+    bobs_card = bob.new_card()
+    value, signature = carded.printed_card.rsplit(":", 1)
     _, key = value.split(".", 1)
-    bobs_key = bob.badge_key
+    _, bobs_key = opened(bobs_card)
     tampered = [
         f"{bob.pk}.{key}:{signature}",  # alice's signed card, edited to name bob
         f"{bob.pk}.{bobs_key}:{signature}",  # bob's key under alice's signature
-        login_cards.SIGNER.sign(f"{bob.pk}.{key}")[:-1] + "x",
+        f"{bob.pk}.{bob.card_key_hash}",  # what the database holds, as a card
         f"{bob.pk}.{bobs_key}",
-        "",
+        "x",
     ]
     for n, forged in enumerate(tampered):
         browser, response = scan(forged, address=f"10.0.0.{20 + n}")
@@ -134,20 +166,21 @@ def test_one_students_card_never_logs_in_another(carded, bob):
     assert sessions.sessions_by_user([carded.pk, bob.pk]) == {}
 
 
-def test_a_card_over_plain_http_from_another_machine_goes_to_https_before_it_is_read(
-    carded, settings
-):
+def test_a_card_over_plain_http_from_another_machine_is_never_read_nor_repeated(carded, settings):
     settings.ALLOWED_HOSTS = ["192.168.1.20"]
     settings.HTTPS_REDIRECT = True
-    token = login_cards.token_for(carded)
+    token = carded.printed_card
     phone = Client(REMOTE_ADDR="192.168.1.57")
 
     page = phone.get(card_path(token), HTTP_HOST="192.168.1.20:8000")
     button = phone.post("/accounts/badge/", {"badge": token}, HTTP_HOST="192.168.1.20:8000")
 
     assert page.status_code == 302
-    assert page.url == f"https://192.168.1.20:{settings.HTTPS_PORT}{card_path(token)}"
-    assert button.status_code == 307
+    assert page.url == f"https://192.168.1.20:{settings.HTTPS_PORT}/accounts/badge/"
+    assert token not in page.url
+    rescan = phone.get("/accounts/badge/", HTTP_HOST="192.168.1.20:8443", secure=True)
+    assert "Scan the QR code on your login card again" in rescan.text
+    assert button.status_code == 307 and token not in button.url  # the key stays in the body
     assert "sessionid" not in button.cookies
     assert sessions.sessions_by_user([carded.pk]) == {}
     assert not AccessAttempt.objects.exists()
@@ -161,13 +194,13 @@ def test_repeated_bad_cards_lock_the_address_out(carded, settings):
 
     assert locked.status_code == 429
     assert locked["Retry-After"] == "900"
-    assert scan(login_cards.token_for(carded), address="10.0.0.67")[1].status_code == 302
+    assert scan(carded.printed_card, address="10.0.0.67")[1].status_code == 302
 
 
 @pytest.mark.usefixtures("midday")  # a minute's rate window must not turn mid-test
 def test_card_scans_are_rate_limited_per_address(carded, settings):
     settings.RATE_LIMIT_BADGES = "2/m"
-    token = login_cards.token_for(carded)
+    token = carded.printed_card
     browser = LanBrowser(REMOTE_ADDR=ADDRESS)
     browser.get(card_path(token))
     browser.get(card_path(token))
@@ -181,67 +214,15 @@ def test_card_scans_are_rate_limited_per_address(carded, settings):
 
 def test_the_log_in_button_needs_a_csrf_token(carded):
     browser = LanBrowser(REMOTE_ADDR=ADDRESS, enforce_csrf_checks=True)
-    response = browser.post("/accounts/badge/", {"badge": login_cards.token_for(carded)})
+    response = browser.post("/accounts/badge/", {"badge": carded.printed_card})
     assert response.status_code == 403
     assert logged_in_as(browser) is None
 
 
-def test_teachers_get_no_card(tess, tess_client):
-    with pytest.raises(NoBadgeForTeachers):
-        tess.issue_badge()
-    assert tess_client.post(f"/accounts/classroom/students/{tess.pk}/badge/").status_code == 404
-    api = tess_client.post(f"/api/v1/accounts/students/{tess.pk}/badge")
-    assert api.status_code == 404
-    tess.badge_key = "forced"
+def test_teachers_get_no_card(tess):
+    with pytest.raises(NoCardForTeachers):
+        tess.new_card()
+    token, tess.card_key_hash = new_card(tess.pk)  # a card forced onto a teacher's account
     tess.save()
-    assert scan(login_cards.token_for(tess))[1].status_code == 403
-
-
-def test_the_classroom_revokes_and_prints_cards_for_teachers_only(carded, tess_client, bob):
-    page = tess_client.get("/accounts/classroom/")
-    assert f"/accounts/classroom/students/{carded.pk}/badge/revoke/" in page.text
-    qr = tess_client.get(f"/accounts/classroom/students/{carded.pk}/badge/qr/")
-    assert qr["Content-Type"] == "image/svg+xml"
-    assert b'<svg xmlns="http://www.w3.org/2000/svg"' in qr.content  # an image on its own
-
-    student = client_for(bob)
-    assert student.get(f"/accounts/classroom/students/{carded.pk}/badge/qr/").status_code == 403
-    assert (
-        student.post(f"/accounts/classroom/students/{carded.pk}/badge/revoke/").status_code == 403
-    )
-    carded.refresh_from_db()
-    assert carded.has_badge
-
-
-def test_the_revoke_button_needs_a_csrf_token(carded, tess):
-    teacher = client_for(tess)
-    teacher.handler.enforce_csrf_checks = True
-    response = teacher.post(f"/accounts/classroom/students/{carded.pk}/badge/revoke/", secure=True)
-    assert response.status_code == 403
-
-
-def test_the_api_prints_and_revokes_cards(carded, tess_client, alice_client):
-    old = login_cards.token_for(carded)
-
-    printed = tess_client.post(f"/api/v1/accounts/students/{carded.pk}/badge")
-
-    assert printed.status_code == 200
-    url = printed.json()["badge_url"]
-    assert old not in url and "/accounts/badge/?badge=" in url
-    assert tess_client.delete(f"/api/v1/accounts/students/{carded.pk}/badge").status_code == 204
-    carded.refresh_from_db()
-    assert not carded.has_badge
-    denied = alice_client.post(f"/api/v1/accounts/students/{carded.pk}/badge")
-    assert denied.status_code == 403 and "detail" in denied.json()
-
-
-def test_students_without_a_card_get_theirs_printed_at_once(carded, bob, tess_client):
-    old = login_cards.token_for(carded)
-
-    cards = tess_client.post("/accounts/classroom/badges/")
-
-    assert [student.username for student, _ in cards.context["credentials"]] == ["bob"]
-    bob.refresh_from_db()
-    assert bob.has_badge and scan(old)[1].status_code == 302  # alice's card still works
-    again = tess_client.post("/accounts/classroom/badges/", follow=True)
-    assert "Every student has a login card already." in again.text
+    assert scan(token)[1].status_code == 403
+    assert not CardEvent.objects.exists()

@@ -32,11 +32,13 @@ def api_status(token: str) -> int:
 
 
 @pytest.mark.django_db
-def test_an_old_token_gets_401_after_the_teacher_resets_the_password(alice, tess_client):
+def test_an_old_token_gets_401_after_the_teacher_resets_the_password(
+    tess_class, alice, tess_client
+):
     _, token = ApiToken.objects.issue(alice, "script")
     assert api_status(token) == 200
 
-    response = tess_client.post(f"/accounts/classroom/students/{alice.pk}/reset/")
+    response = tess_client.post(f"/classes/{tess_class.pk}/students/{alice.pk}/reset/")
 
     assert response.status_code == 200
     assert api_status(token) == 401
@@ -44,11 +46,11 @@ def test_an_old_token_gets_401_after_the_teacher_resets_the_password(alice, tess
 
 
 @pytest.mark.django_db
-def test_an_old_session_is_logged_out_after_a_reset(alice, tess_client):
+def test_an_old_session_is_logged_out_after_a_reset(tess_class, alice, tess_client):
     laptop = logged_in("alice")
     assert laptop.get("/accounts/settings/").status_code == 200
 
-    tess_client.post(f"/accounts/classroom/students/{alice.pk}/reset/")
+    tess_client.post(f"/classes/{tess_class.pk}/students/{alice.pk}/reset/")
 
     assert sessions.sessions_by_user([alice.pk]) == {}  # gone, not merely out of date
     response = laptop.get("/accounts/settings/")
@@ -89,11 +91,11 @@ def test_saving_an_account_without_a_new_password_keeps_its_tokens_and_sessions(
 
 
 @pytest.mark.django_db
-def test_the_classroom_lists_a_students_tokens_and_sessions(alice, tess_client):
+def test_the_classroom_lists_a_students_tokens_and_sessions(tess_class, alice, tess_client):
     ApiToken.objects.issue(alice, "homework script")
     laptop = logged_in("alice", address="10.0.0.42", browser="Mozilla/5.0 TestBrowser")
 
-    page = tess_client.get("/accounts/classroom/").text
+    page = tess_client.get(f"/classes/{tess_class.pk}/").text
 
     row = page.split(f'id="student-{alice.pk}"')[1].split("</tr>")[0]
     assert "homework script" in row
@@ -104,7 +106,7 @@ def test_the_classroom_lists_a_students_tokens_and_sessions(alice, tess_client):
 
 
 @pytest.mark.django_db
-def test_the_teacher_revokes_one_token_and_one_session(alice, tess_client):
+def test_the_teacher_revokes_one_token_and_one_session(tess_class, alice, tess_client):
     token, raw = ApiToken.objects.issue(alice, "script")
     _, other = ApiToken.objects.issue(alice, "other")
     phone, laptop = logged_in("alice", browser="Phone"), logged_in("alice", browser="Laptop")
@@ -114,9 +116,9 @@ def test_the_teacher_revokes_one_token_and_one_session(alice, tess_client):
         if info.browser == "Phone"
     )
 
-    tess_client.post(f"/accounts/classroom/students/{alice.pk}/tokens/{token.pk}/revoke/")
+    tess_client.post(f"/classes/{tess_class.pk}/students/{alice.pk}/tokens/{token.pk}/revoke/")
     tess_client.post(
-        f"/accounts/classroom/students/{alice.pk}/sessions/end/", {"session": phone_ref}
+        f"/classes/{tess_class.pk}/students/{alice.pk}/sessions/end/", {"session": phone_ref}
     )
 
     assert api_status(raw) == 401 and api_status(other) == 200
@@ -125,18 +127,19 @@ def test_the_teacher_revokes_one_token_and_one_session(alice, tess_client):
 
 
 @pytest.mark.django_db
-def test_students_cannot_revoke_anything(alice, bob, bob_client):
+def test_students_cannot_revoke_anything(tess_class, alice, bob, bob_client):
     token, raw = ApiToken.objects.issue(alice, "script")
     laptop = logged_in("alice")
 
     assert (
         bob_client.post(
-            f"/accounts/classroom/students/{alice.pk}/tokens/{token.pk}/revoke/"
+            f"/classes/{tess_class.pk}/students/{alice.pk}/tokens/{token.pk}/revoke/"
         ).status_code
         == 403
     )
     assert (
-        bob_client.post(f"/accounts/classroom/students/{alice.pk}/sessions/end/").status_code == 403
+        bob_client.post(f"/classes/{tess_class.pk}/students/{alice.pk}/sessions/end/").status_code
+        == 403
     )
     assert api_status(raw) == 200
     assert laptop.get("/accounts/settings/").status_code == 200
@@ -144,10 +147,12 @@ def test_students_cannot_revoke_anything(alice, bob, bob_client):
 
 @pytest.mark.django_db
 def test_a_teacher_cannot_revoke_another_students_token_through_a_wrong_url(
-    alice, bob, tess_client
+    tess_class, alice, bob, tess_client
 ):
     token, raw = ApiToken.objects.issue(alice, "script")
-    response = tess_client.post(f"/accounts/classroom/students/{bob.pk}/tokens/{token.pk}/revoke/")
+    response = tess_client.post(
+        f"/classes/{tess_class.pk}/students/{bob.pk}/tokens/{token.pk}/revoke/"
+    )
     assert response.status_code == 404
     assert api_status(raw) == 200
 

@@ -1,5 +1,5 @@
-"""Creating a class: the request makes the accounts, passwords and login cards without hashing a
-password; a worker stores the hashes, and until it is done the batch says so."""
+"""Creating a class's accounts: the request makes the accounts, passwords and login cards
+without hashing a password; a worker stores the hashes, and until it is done the batch says so."""
 
 import pytest
 from django.test import Client
@@ -9,11 +9,18 @@ from apps.accounts import tasks
 from apps.accounts.models import StudentBatch, User
 from apps.accounts.tests.counting_hasher import counting_hashes
 from apps.accounts.tests.test_password_ends_access import LanBrowser
+from apps.classes.models import SchoolClass
+from tests.helpers.classes import make_class
 from tests.helpers.users import client_for
 
 pytestmark = pytest.mark.django_db
 
 CLASS = [f"Student {n:03d}" for n in range(200)]
+
+
+def class_page(client: Client) -> str:
+    """The page of the one class the API made the accounts in."""
+    return client.get(f"/classes/{SchoolClass.objects.get().pk}/").text
 
 
 def create_by_api(client: Client, names: list[str], capture) -> tuple[object, list]:
@@ -49,23 +56,26 @@ def test_creating_200_students_hashes_no_password_in_the_request(
         assert User.objects.get(username=row["username"]).check_password(row["password"])
 
 
-def test_the_classroom_page_makes_200_cards_at_once_and_shows_the_progress(
-    tess_client, settings, django_capture_on_commit_callbacks
+def test_the_class_page_makes_200_cards_at_once_and_shows_the_progress(
+    tess, tess_client, settings, django_capture_on_commit_callbacks
 ):
     hasher = counting_hashes(settings)
+    seventh = make_class(tess)
 
     with django_capture_on_commit_callbacks():
-        page = tess_client.post("/accounts/classroom/students/", {"names": "\n".join(CLASS)})
+        page = tess_client.post(f"/classes/{seventh.pk}/students/", {"names": "\n".join(CLASS)})
 
     assert page.status_code == 200 and hasher.calls == 0
     assert len(page.context["credentials"]) == 200
+    assert set(seventh.students) == set(User.objects.students())
     batch = StudentBatch.objects.get()
-    assert f'hx-get="/accounts/classroom/batches/{batch.pk}/"' in page.text
+    assert f'hx-get="/classes/{seventh.pk}/batches/{batch.pk}/"' in page.text
     assert "0 of 200 done" in page.text
-    assert page.text.count("/badge/qr/") == 200
+    assert page.text.count('aria-label="Login QR code for') == 200  # drawn into the sheet
+    assert "no-store" in page["Cache-Control"]
 
     tasks.hash_passwords(batch.pk)
-    progress = tess_client.get(f"/accounts/classroom/batches/{batch.pk}/", HTTP_HX_REQUEST="true")
+    progress = tess_client.get(f"/classes/{seventh.pk}/batches/{batch.pk}/", HTTP_HX_REQUEST="true")
     assert "All 200 passwords work now" in progress.text
     assert "hx-get" not in progress.text  # stops asking
 
@@ -96,17 +106,18 @@ def test_an_unfinished_class_is_listed_on_the_classroom_page_and_queued_again(
     create_by_api(tess_client, CLASS[:20], django_capture_on_commit_callbacks)
     batch = StudentBatch.objects.get()
 
-    page = tess_client.get("/accounts/classroom/")
-    assert "Classes still being created" in page.text
-    assert "passwords stored for 0 of 20" in page.text
+    page = class_page(tess_client)
+    assert "Classes still being created" in page
+    assert "passwords stored for 0 of 20" in page
     with django_capture_on_commit_callbacks() as queued:
-        retried = tess_client.post(f"/accounts/classroom/batches/{batch.pk}/retry/", follow=True)
+        retry = f"/classes/{SchoolClass.objects.get().pk}/batches/{batch.pk}/retry/"
+        retried = tess_client.post(retry, follow=True)
     assert len(queued) == 1
     assert "queued again" in retried.text
 
     tasks.hash_passwords(batch.pk)
     tasks.hash_passwords(batch.pk)  # a second delivery is harmless
-    assert "Classes still being created" not in tess_client.get("/accounts/classroom/").text
+    assert "Classes still being created" not in class_page(tess_client)
 
 
 def test_a_password_reset_before_the_worker_runs_is_kept(
@@ -132,7 +143,7 @@ def test_a_batch_whose_passwords_cannot_be_read_back_says_what_to_do(
     batch = tasks.batches.hash_passwords(StudentBatch.objects.get().pk)
 
     assert batch.status == "failed" and "Reset these students' passwords" in batch.error
-    assert "SECRET_KEY changed since" in client_for(tess).get("/accounts/classroom/").text
+    assert "SECRET_KEY changed since" in class_page(client_for(tess))
 
 
 def test_a_few_latecomers_get_working_passwords_at_once(tess_client):
@@ -157,17 +168,19 @@ def test_the_api_lists_the_batches_for_teachers_only(
 
 
 def test_without_a_reachable_worker_queue_the_cards_still_show_and_the_class_is_listed(
-    tess_client, monkeypatch, django_capture_on_commit_callbacks
+    tess, tess_client, monkeypatch, django_capture_on_commit_callbacks
 ):
     def broker_down(*args, **kwargs):
         raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
     monkeypatch.setattr(tasks.hash_passwords, "delay", broker_down)
+    seventh = make_class(tess)
     with django_capture_on_commit_callbacks(execute=True):
-        page = tess_client.post("/accounts/classroom/students/", {"names": "\n".join(CLASS[:10])})
+        names = {"names": "\n".join(CLASS[:10])}
+        page = tess_client.post(f"/classes/{seventh.pk}/students/", names)
 
     assert page.status_code == 200 and len(page.context["credentials"]) == 10
-    assert "passwords stored for 0 of 10" in tess_client.get("/accounts/classroom/").text
+    assert "passwords stored for 0 of 10" in class_page(tess_client)
 
 
 def test_a_worker_that_starts_queues_the_unfinished_classes_again(

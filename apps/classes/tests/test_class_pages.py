@@ -1,26 +1,43 @@
+"""The Classes pages and their API: a teacher's classes, each with its students, a join code a
+student types, and co-teachers; a teacher reaches only the classes they teach."""
+
 import pytest
+from django.core.management import call_command
 
 from apps.accounts.models import User
+from apps.classes.models import Enrolment
+from tests.helpers.classes import make_class
 
 pytestmark = pytest.mark.django_db
 
+JSON = "application/json"
 
-def test_a_teacher_creates_students_from_a_list_of_names(tess_client):
+
+def test_a_teacher_creates_students_from_a_list_of_names(tess, tess_client):
+    seventh = make_class(tess)
+
     response = tess_client.post(
-        "/accounts/classroom/students/", {"names": "Ada Lovelace\n\n  Alan Turing \nAda Lovelace\n"}
+        f"/classes/{seventh.pk}/students/",
+        {"names": "Ada Lovelace\n\n  Alan Turing \nAda Lovelace\n"},
     )
+
     assert response.status_code == 200
     credentials = response.context["credentials"]
-    assert [user.username for user, _ in credentials] == [
+    assert [user.username for user, _, _ in credentials] == [
         "ada.lovelace",
         "alan.turing",
         "ada.lovelace2",
     ]
-    for user, password in credentials:
+    for user, password, _ in credentials:
         assert password in response.text
         # Three names: hashed in the request (batches.HASHED_IN_REQUEST), working at once.
         assert User.objects.get(pk=user.pk).check_password(password)
         assert not user.is_staff
+    assert [u.username for u in seventh.students] == [
+        "ada.lovelace",
+        "ada.lovelace2",
+        "alan.turing",
+    ]
 
 
 def test_a_class_of_namesakes_costs_a_few_queries_per_student(db, django_assert_max_num_queries):
@@ -30,39 +47,46 @@ def test_a_class_of_namesakes_costs_a_few_queries_per_student(db, django_assert_
     assert [user.username for user, _ in created][:2] == ["max21", "max22"]
 
 
-def test_students_cannot_open_the_classroom(alice_client):
-    assert alice_client.get("/accounts/classroom/").status_code == 403
-    response = alice_client.post("/accounts/classroom/students/", {"names": "Eve"})
+def test_students_cannot_manage_a_class(tess_class, alice_client):
+    assert alice_client.get(f"/classes/{tess_class.pk}/").status_code == 403
+    response = alice_client.post(f"/classes/{tess_class.pk}/students/", {"names": "Eve"})
     assert response.status_code == 403
     assert not User.objects.filter(username="eve").exists()
+    assert alice_client.post("/classes/new/", {"name": "Mine"}).status_code == 403
 
 
-def test_an_empty_list_explains_itself(tess_client):
+def test_an_empty_list_explains_itself(tess_class, tess_client):
     response = tess_client.post(
-        "/accounts/classroom/students/", {"names": "  \n "}, HTTP_HX_REQUEST="true"
+        f"/classes/{tess_class.pk}/students/", {"names": "  \n "}, HTTP_HX_REQUEST="true"
     )
     assert response.status_code == 422
     assert "Enter at least one name." in response.text
 
 
-def test_the_classroom_shows_a_join_link_and_qr_code(tess_client, alice):
-    page = tess_client.get("/accounts/classroom/")
+def test_the_class_page_shows_the_address_the_code_and_its_qr(tess_class, tess_client):
+    page = tess_client.get(f"/classes/{tess_class.pk}/")
     assert page.status_code == 200
     assert "/accounts/login/" in page.context["join_urls"][0]
-    assert "<svg" in page.text
-    assert "alice" in page.text
+    assert page.context["class_join_url"].endswith(f"/classes/join/?code={tess_class.code}")
+    assert "<svg" in page.text and tess_class.code in page.text
+    assert "alice" in page.text and "bob" in page.text
 
 
-def test_a_teacher_resets_a_students_password(tess_client, alice):
-    response = tess_client.post(f"/accounts/classroom/students/{alice.pk}/reset/")
-    [(user, password)] = response.context["credentials"]
+def test_the_old_classroom_address_leads_to_the_classes(tess_client):
+    assert tess_client.get("/accounts/classroom/").url == "/classes/"
+
+
+def test_a_teacher_resets_a_students_password(tess_class, tess_client, alice):
+    response = tess_client.post(f"/classes/{tess_class.pk}/students/{alice.pk}/reset/")
+    [(user, password, _)] = response.context["credentials"]
     alice.refresh_from_db()
     assert alice.check_password(password)
 
 
-def test_a_teacher_cannot_reset_another_teachers_password_from_the_classroom(tess_client):
+def test_a_teacher_cannot_reset_another_teachers_password_from_a_class(tess_class, tess_client):
     other = User.objects.create_user("tom", password="x" * 12, is_staff=True)
-    response = tess_client.post(f"/accounts/classroom/students/{other.pk}/reset/")
+    tess_class.enrol([other], Enrolment.Role.TEACHER)
+    response = tess_client.post(f"/classes/{tess_class.pk}/students/{other.pk}/reset/")
     assert response.status_code == 404
 
 
@@ -81,7 +105,7 @@ def test_the_api_creates_students_for_teachers_only(tess_client, alice_client):
         "/api/v1/accounts/students", {"usernames": ["mallory"]}, content_type="application/json"
     )
     assert denied.status_code == 403
-    assert denied.json()["detail"] == "Only teachers can manage student accounts."
+    assert denied.json()["detail"] == "Only teachers manage classes and student accounts."
 
 
 @pytest.mark.parametrize(
@@ -94,16 +118,15 @@ def test_bad_student_lists_get_a_4xx_with_detail(tess_client, body):
     assert "detail" in response.json()
 
 
-def test_a_name_too_long_for_the_account_explains_itself_and_creates_nobody(tess_client):
-    response = tess_client.post("/accounts/classroom/students/", {"names": "Ada\n" + "b" * 151})
+def test_a_name_too_long_for_the_account_explains_itself_and_creates_nobody(tess, tess_client):
+    seventh = make_class(tess)
+    response = tess_client.post(f"/classes/{seventh.pk}/students/", {"names": "Ada\n" + "b" * 151})
     assert response.status_code == 422
     assert "at most 150 characters" in response.text
     assert not User.objects.students().exists()
 
 
 def test_bootstrap_creates_the_first_teacher_once(db, capsys):
-    from django.core.management import call_command
-
     call_command("bootstrap")
     first = capsys.readouterr().out
     assert "password:" in first
@@ -117,8 +140,6 @@ def test_bootstrap_creates_the_first_teacher_once(db, capsys):
 def test_prepare_migrates_writes_the_certificate_and_creates_the_first_teacher_once(
     db, settings, capsys
 ):
-    from django.core.management import call_command
-
     call_command("prepare", verbosity=0)
     first = capsys.readouterr().out
     assert "password:" in first

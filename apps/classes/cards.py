@@ -1,0 +1,55 @@
+"""The printed sheet of login cards: the only page that shows a card's QR code and address
+(docs/classroom.md#login-cards). A card's key is stored as a hash, so no later page can show
+the card again: printing anew makes a new card."""
+
+import segno
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.safestring import mark_safe
+
+from apps.accounts import login_cards, tls
+from apps.accounts.lan import bases, join_urls
+from apps.accounts.models import StudentBatch, User
+from apps.classes.models import SchoolClass
+
+# A QR code's mask chosen once rather than the best of eight per code: a class of 200 codes
+# is drawn in a fraction of the time, and any mask scans (ISO/IEC 18004 allows each).
+QR_MASK = 0
+
+
+def card_qr(url: str) -> str:
+    """The card's QR code as inline SVG; segno writes it from the URL alone."""
+    return mark_safe(segno.make(url, mask=QR_MASK).svg_inline(scale=4))
+
+
+def issue_missing(students, by: User) -> list[User]:
+    """A login card for each of `students` without one (lost, or accounts made before cards)."""
+    missing = list(students.filter(card_key_hash=""))
+    for student in missing:
+        student.new_card(by=by)
+    return missing
+
+
+def sheet(
+    request: HttpRequest,
+    school_class: SchoolClass,
+    credentials: list[tuple[User, str | None]],
+    batch: StudentBatch | None = None,
+) -> HttpResponse:
+    """The printable cards of students whose card was just made (`printed_card`); a password
+    of None is unchanged (a new card only)."""
+    base = bases(request)[0]
+    printed = [
+        (student, password, card_qr(login_cards.badge_url(base, student.printed_card)))
+        for student, password in credentials
+    ]
+    context = {
+        "school_class": school_class,
+        "credentials": printed,
+        "batch": batch,
+        "join_url": join_urls(request)[0],
+        "fingerprint": tls.fingerprint(),
+    }
+    response = render(request, "classes/cards.html", context)
+    response["Cache-Control"] = "no-store"
+    return response
