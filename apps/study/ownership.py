@@ -9,7 +9,7 @@ through it, and write only the student's own rows.
 
 from django.db import models
 
-# The status of a made item (generated.READY; that module builds on this one).
+# The status of a made item (generation_job.READY; that module builds on this one).
 READY = "ready"
 
 

@@ -6,7 +6,7 @@ from django.db.models.functions import Coalesce
 
 from apps.study.classsets.models import ReadableQuerySet
 from apps.study.errors import DeckError, DeckFull
-from apps.study.generated import Generated, GenerationQuerySet, one_per_request
+from apps.study.generation_job import Generated, GenerationQuerySet, one_per_request
 
 MAX_SIDE = 2000
 

@@ -16,7 +16,7 @@ from django.urls import include, path
 from apps.accounts.models import User
 from apps.study import generator, kinds, retrieval, stale, starting
 from apps.study.classsets.models import ClassSet
-from apps.study.generated import Generated, GenerationQuerySet
+from apps.study.generation_job import Generated, GenerationQuerySet
 from apps.study.tests.helpers import add_chunks, make_studied_document, run_worker
 from tests.helpers.users import make_user
 
