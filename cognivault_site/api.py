@@ -19,13 +19,10 @@ from apps.classes.api import router as classes_router
 from apps.classes.errors import ClassError
 from apps.llm.api import router as llm_router
 from apps.progress.api import router as progress_router
+from apps.study import kinds
 from apps.study.api import router as study_router
 from apps.study.classsets.api import router as class_sets_router
 from apps.study.errors import StudyError
-from apps.study.flashcards.api import router as decks_router
-from apps.study.mindmaps.api import router as mindmaps_router
-from apps.study.quizzes.api import router as quizzes_router
-from apps.study.workshops.api import router as workshops_router
 from apps.vault.api import router as vault_router
 from apps.vault.errors import VaultError
 from cognivault_site import health
@@ -292,12 +289,11 @@ api.add_router("/", classes_router)
 api.add_router("/", llm_router)
 api.add_router("/progress/", progress_router)
 api.add_router("/vault/", vault_router)
-
-
 api.add_router("/study/", study_router)
-api.add_router("/study/", quizzes_router)
-api.add_router("/study/", workshops_router)
-api.add_router("/study/", decks_router)
-api.add_router("/study/", mindmaps_router)
+# Each kind's own router, as it declares it (apps/study/kinds.py): the apps are ready before
+# the URL table imports this module, so every feature has declared its kind by now.
+for kind in kinds.every():
+    if kind.router:
+        api.add_router("/study/", kind.router)
 api.add_router("/study/", class_sets_router)
 api.add_router("/chat/", chat_router)

@@ -1,10 +1,7 @@
 from importlib import import_module
+from pathlib import Path
 
 from django.apps import AppConfig
-
-# The packages that each declare a kind of study material in their kind.py
-# (apps/study/kinds.py); a new kind is one more package here.
-FEATURES = ("quizzes", "workshops", "flashcards", "mindmaps")
 
 
 class StudyConfig(AppConfig):
@@ -13,5 +10,6 @@ class StudyConfig(AppConfig):
     verbose_name = "Study Hub"
 
     def ready(self) -> None:
-        for feature in FEATURES:
-            import_module(f"{self.name}.{feature}.kind")
+        # Each package holding a kind.py declares a kind of study material (apps/study/kinds.py).
+        for declaration in sorted(Path(self.path).glob("*/kind.py")):
+            import_module(f"{self.name}.{declaration.parent.name}.kind")

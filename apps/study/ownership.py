@@ -1,16 +1,31 @@
 """Who reaches study material: one rule for every study model, teachers included.
 
 `visible_to` is the owner's rows: everything that changes content (edit, rename, delete,
-refresh) and every "your quizzes" list goes through it. `readable_by`
-(apps/study/classsets/models.py) adds, for a student, what a teacher handed out to the class
-once it is ready; the routes a student studies with (play, review, complete, arrange) read
-through it, and write only the student's own rows.
+refresh) and every "your quizzes" list goes through it. `readable_by` adds, for a student, what
+a teacher handed out to the class once it is ready; the routes a student studies with (play,
+review, complete, arrange) read through it, and write only the student's own rows. Which rows
+are handed out to a student's class is for class sets to say: apps/study/classsets/models.py,
+which sits above this module, declares it with `handed_out_by`, and its `handed_to(student)` is
+the one place that says which sets reach a student.
 """
+
+from collections.abc import Callable
 
 from django.db import models
 
-# The status of a made item (generated.READY; that module builds on this one).
+# The status of a made item (generation_job.READY; that module builds on this one).
 READY = "ready"
+
+# (model, student) -> the pks of its rows handed out to the student's class, as a subquery:
+# class sets say.
+HandedOutIds = Callable[[type[models.Model], models.Model], models.QuerySet]
+handed_out_ids: HandedOutIds
+
+
+def handed_out_by(ids: HandedOutIds) -> HandedOutIds:
+    global handed_out_ids
+    handed_out_ids = ids
+    return ids
 
 
 def is_student(user) -> bool:
@@ -27,3 +42,31 @@ class OwnedQuerySet(models.QuerySet):
         if not user.is_authenticated:
             return self.none()
         return self.filter(**{self.owner_lookup: user})
+
+
+class ReadableQuerySet(OwnedQuerySet):
+    """Study material a student reads once a teacher handed it out to the class."""
+
+    # The lookup from a row to the item a class set names: "" for the row itself; a card
+    # goes with its deck.
+    item_lookup = ""
+
+    def readable_by(self, user):
+        """The owner's rows and, for a student, the ready rows handed out to the class. Another
+        teacher's sets stay theirs: teachers are not in the class."""
+        if not is_student(user):
+            return self.visible_to(user)
+        return self.filter(models.Q(**{self.owner_lookup: user}) | self._handed_to(user))
+
+    def _handed_to(self, student) -> models.Q:
+        """The ready rows handed out to the student's class (a class item still being made, or
+        that failed, is the teacher's alone)."""
+        if not self.item_lookup:
+            return models.Q(pk__in=handed_out_ids(self.model, student), status=READY)
+        item = self.model._meta.get_field(self.item_lookup).related_model
+        return models.Q(
+            **{
+                f"{self.item_lookup}__in": handed_out_ids(item, student),
+                f"{self.item_lookup}__status": READY,
+            }
+        )

@@ -19,6 +19,11 @@ def sources_for_each(user, chunk_ids: list[list[int]]) -> list[list[Chunk]]:
     return [[by_id[pk] for pk in ids if pk in by_id] for ids in chunk_ids]
 
 
+def first_source(user, chunk_ids: list) -> Chunk | None:
+    """The first passage an item came from that `user` can still open."""
+    return next(iter(sources_for(user, [pk for pk in chunk_ids if isinstance(pk, int)])), None)
+
+
 def as_prompt_sources(chunks: list[Chunk]) -> list[retrieval.Source]:
     """Chunks as the generator shows them to the model again (a lesson, a recap quiz)."""
     return [

@@ -47,7 +47,7 @@ def cites_retired(chunk_ids: list[int], alive: set[int]) -> bool:
 def counts(user) -> dict[str, int]:
     """How many of the user's parts of each kind ({"questions": 2, ...}) cite a retired chunk,
     and their total, for the Study Hub (one query for every kind's chunks)."""
-    cited = {kind.parts: kind.cited(user) for kind in kinds.KINDS.values() if kind.cited}
+    cited = {kind.parts: kind.cited(user) for kind in kinds.citing()}
     alive = live(pk for parts in cited.values() for ids in parts for pk in ids)
     stale = {name: sum(cites_retired(ids, alive) for ids in parts) for name, parts in cited.items()}
     return {**stale, "total": sum(stale.values())}

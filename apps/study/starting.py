@@ -11,7 +11,7 @@ from django.http import HttpRequest
 from apps.accounts import ratelimits
 from apps.study import kinds, tasks
 from apps.study.classsets.models import ClassSet
-from apps.study.generated import GENERATING
+from apps.study.generation_job import GENERATING
 
 
 def start(

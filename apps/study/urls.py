@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from apps.study import views
+from apps.study import kinds, views
 from apps.study.quizzes import views as quizzes
 
 app_name = "study"
@@ -15,9 +15,7 @@ urlpatterns = [
         views.generation_retry,
         name="generation-retry",
     ),
-    path("quizzes/", include("apps.study.quizzes.urls")),
-    path("workshops/", include("apps.study.workshops.urls")),
-    path("decks/", include("apps.study.flashcards.urls")),
-    path("mindmaps/", include("apps.study.mindmaps.urls")),
+    # Each kind's own pages, as it declares them (apps/study/kinds.py).
+    *(path(kind.urls[0], include(kind.urls[1])) for kind in kinds.every() if kind.urls),
     path("class-sets/", include("apps.study.classsets.urls")),
 ]

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from apps.accounts.ratelimits import rate_limited
 from apps.progress.models import EarnedBadge
 from apps.study import kinds, stale, tasks
-from apps.study.generated import FAILED, READY
+from apps.study.generation_job import FAILED, READY
 from apps.vault.models import Chunk, Document
 
 T = TypeVar("T")

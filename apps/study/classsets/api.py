@@ -5,12 +5,12 @@ lesson completion, mindmap arrangement), which accept what is handed out to thei
 """
 
 from datetime import date, datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
-from pydantic import AliasChoices
+from pydantic import AfterValidator, AliasChoices
 
 from apps.accounts.api import ErrorOut, Id
 from apps.study import kinds
@@ -20,7 +20,23 @@ from apps.study.ownership import is_student
 
 router = Router(tags=["study"])
 
-Kind = Literal["quiz", "deck", "mindmap", "workshop"]
+
+def handed_out_kind(name: str) -> str:
+    names = [kind.name for kind in kinds.handed_out()]
+    if name not in names:
+        raise ValueError(f"Hand out one of: {', '.join(names)}.")
+    return name
+
+
+def list_handed_out_kinds(schema: dict) -> None:
+    schema["enum"] = [kind.name for kind in kinds.handed_out()]
+
+
+# A kind a teacher hands out (apps/study/kinds.py), as the registry stands when a request is
+# checked or the schema is written.
+Kind = Annotated[
+    str, AfterValidator(handed_out_kind), Field(json_schema_extra=list_handed_out_kinds)
+]
 Grading = Literal["first", "best", "average", "latest"]
 Reveal = Literal["after_due", "after_attempt", "never"]
 
@@ -146,7 +162,7 @@ class ResultsOut(Schema):
     questions: list[QuestionStatsOut]  # a quiz's statistics; empty for other kinds
 
 
-def figures_out(figures: results.Figures) -> dict:
+def figures_out(figures: kinds.Figures) -> dict:
     return {
         "started": figures.started,
         "finished": figures.finished,
@@ -270,7 +286,7 @@ def results_out(report: results.Results, user) -> dict:
                     "text": missed.passage.text,
                 },
             }
-            for missed in report.most_missed
+            for missed in report.most_missed or []
         ],
     }
 

@@ -19,10 +19,10 @@ from django.dispatch import receiver
 from django.utils import timezone
 
 from apps.progress.models import LocalZone
-from apps.study import kinds
+from apps.study import kinds, ownership
 from apps.study.classsets.policy import Grading, QuizPolicy, Reveal
 from apps.study.errors import InvalidInput, StudyError
-from apps.study.ownership import READY, OwnedQuerySet, is_student
+from apps.study.ownership import READY, is_student
 
 
 class NotATeacher(StudyError):
@@ -44,37 +44,6 @@ def check_quiz_policy(attempts: int | None, grading: str, reveal: str) -> None:
         raise InvalidInput(f"Grade by one of: {', '.join(Grading.values)}.")
     if reveal not in Reveal.values:
         raise InvalidInput(f"Show the answers at one of: {', '.join(Reveal.values)}.")
-
-
-class ReadableQuerySet(OwnedQuerySet):
-    """Study material a student reads once a teacher handed it out to the class."""
-
-    # The lookup from a row to the item a class set names: "" for the row itself; a card
-    # goes with its deck.
-    item_lookup = ""
-
-    def readable_by(self, user):
-        """The owner's rows and, for a student, the ready rows handed out to the class. Another
-        teacher's sets stay theirs: teachers are not in the class."""
-        if not is_student(user):
-            return self.visible_to(user)
-        return self.filter(models.Q(**{self.owner_lookup: user}) | self._handed_out())
-
-    def handed_out(self):
-        """The rows handed out to the class that students see: the ready ones."""
-        return self.filter(self._handed_out())
-
-    def _handed_out(self) -> models.Q:
-        # A class item still being made, or that failed, is the teacher's alone.
-        if not self.item_lookup:
-            return models.Q(pk__in=ClassSet.objects.item_ids(self.model), status=READY)
-        item = self.model._meta.get_field(self.item_lookup).related_model
-        return models.Q(
-            **{
-                f"{self.item_lookup}__in": ClassSet.objects.item_ids(item),
-                f"{self.item_lookup}__status": READY,
-            }
-        )
 
 
 class ClassSetQuerySet(models.QuerySet):
@@ -110,10 +79,6 @@ class ClassSetQuerySet(models.QuerySet):
         """The set `item` is handed out in: none, or one."""
         return self.filter(kind=kinds.of(item).name, item_id=item.pk)
 
-    def item_ids(self, model):
-        """The ids of the rows of `model` (a kind's) handed out, as a subquery."""
-        return self.filter(kind=kinds.of_model(model).name).values("item_id")
-
     def with_items(self) -> list["ClassSet"]:
         """These sets, each with its item: a query for the sets and one per kind among them."""
         sets = list(self)
@@ -126,11 +91,16 @@ class ClassSetQuerySet(models.QuerySet):
         return sets
 
     def readable_by(self, user):
-        """A teacher's own sets; for a student, every set handed out to the class whose item
+        """A teacher's own sets; for a student, every set handed out to their class whose item
         is ready (one still being made, or that failed, is the teacher's alone)."""
         if is_student(user):
-            return self.ready()
+            return self.handed_to(user).ready()
         return self.of_teacher(user)
+
+    def handed_to(self, student):
+        """The sets handed out to the student's class: every set, as every student is in the
+        one class. What a student reads of each kind follows (`handed_out_ids`)."""
+        return self.all()
 
     def ready(self):
         """The sets whose item is ready: per kind, its ids among the ready rows."""
@@ -207,6 +177,13 @@ class ClassSet(models.Model):
         if self.released_at is None:
             self.released_at = timezone.now()
             self.save(update_fields=["released_at"])
+
+
+@ownership.handed_out_by
+def handed_out_ids(model, student) -> models.QuerySet:
+    """The pks of the rows of `model` (a kind's) handed out to the student's class."""
+    sets = ClassSet.objects.handed_to(student)
+    return sets.filter(kind=kinds.of_model(model).name).values("item_id")
 
 
 @receiver(kinds.declared)

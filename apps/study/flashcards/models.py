@@ -4,9 +4,9 @@ from django.conf import settings
 from django.db import models
 from django.db.models.functions import Coalesce
 
-from apps.study.classsets.models import ReadableQuerySet
 from apps.study.errors import DeckError, DeckFull
-from apps.study.generated import Generated, GenerationQuerySet, one_per_request
+from apps.study.generation_job import Generated, GenerationQuerySet, one_per_request
+from apps.study.ownership import ReadableQuerySet
 
 MAX_SIDE = 2000
 

@@ -7,7 +7,7 @@ from django.db import models
 
 from apps.progress import tracking
 from apps.study.errors import MindmapError, NoSuchNode
-from apps.study.generated import Generated, GenerationQuerySet, one_per_request
+from apps.study.generation_job import Generated, GenerationQuerySet, one_per_request
 from apps.study.mindmaps.tree import clean_tree, node_ids
 
 

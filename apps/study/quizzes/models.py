@@ -9,7 +9,7 @@ from apps.progress import tracking
 from apps.study.classsets.models import ClassSet
 from apps.study.classsets.policy import QuizPolicy, Reveal
 from apps.study.errors import InvalidAnswers, InvalidInput
-from apps.study.generated import Generated, GenerationQuerySet, one_per_request
+from apps.study.generation_job import Generated, GenerationQuerySet, one_per_request
 from apps.study.quizzes.paper import Paper
 from apps.study.sources import sources_for
 

@@ -11,7 +11,7 @@ from django.test import Client
 from django.utils import timezone
 
 from apps.study import kinds, tasks
-from apps.study.generated import INTERRUPTED
+from apps.study.generation_job import INTERRUPTED
 from apps.study.models import Deck, Lesson, Mindmap, Quiz
 from apps.study.quizzes.generation import fill_quiz, start_quiz
 from apps.study.tests.helpers import make_studied_document, questions, run_worker

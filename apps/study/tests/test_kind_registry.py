@@ -1,35 +1,39 @@
 """A new kind of study material is one declaration: a toy glossary, declared here and nowhere
-else, is started like the others, made by the worker, shown by the generation card, counted
-and refreshed when its sources change, and, once declared `handed_out`, handed out to the
-class, read by a student and listed among the class's sets, without a line of the study root
-knowing it."""
+else, is started like the others, made by the worker, shown by the generation card, given a tab
+of its own, counted and refreshed when its sources change, and, once declared `handed_out`,
+listed in the API schema, handed out to the class, read by a student, listed among the class's
+sets and counted in the class's results, without a line of the study root knowing it."""
 
 from dataclasses import replace
 from functools import partial
+from importlib import import_module
 
 import pytest
 from django.db import connection, models
 from django.test import RequestFactory
 from django.test.utils import isolate_apps
-from django.urls import include, path
+from django.urls import include, path, resolve
+from django.utils.module_loading import import_string
 
 from apps.accounts.models import User
 from apps.study import generator, kinds, retrieval, stale, starting
 from apps.study.classsets.models import ClassSet
-from apps.study.generated import Generated, GenerationQuerySet
+from apps.study.generation_job import Generated, GenerationQuerySet
 from apps.study.tests.helpers import add_chunks, make_studied_document, run_worker
 from tests.helpers.users import make_user
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
 
 TERMS = 2
+JSON = "application/json"
 
 
-def glossary_page(request, pk):  # the toy kind's own page, for the card to send a reader to
+def glossary_page(request, pk=None):  # the toy kind's own pages, for links to point at
     raise NotImplementedError
 
 
 urlpatterns = [
+    path("glossaries/", glossary_page, name="glossary-list"),
     path("glossaries/<int:pk>/", glossary_page, name="glossary-detail"),
     path("", include("cognivault_site.urls")),
 ]
@@ -76,9 +80,11 @@ def glossary_kind(monkeypatch):
         fill=fill,
         making=lambda glossary: "Collecting the terms",
         detail_url="glossary-detail",
+        tab=kinds.Tab("Glossary", "glossary-list", 5),
         refresh=refresh,
         shortfall=lambda glossary: kinds.Shortfall(len(glossary.terms), 5, "terms", model=False),
         parts="terms",
+        part="term",
         cited=lambda user: [
             [term["chunk"]]
             for terms in Glossary.objects.filter(owner=user).values_list("terms", flat=True)
@@ -100,6 +106,32 @@ def start(kind, user, key: str = "key-1"):
     request.user = user
     make = partial(starting.create, kind.model)
     return starting.start(request, kind.name, user, key, make, title="Cell terms")
+
+
+def glossary_figures(glossary, student) -> kinds.Figures:
+    return kinds.Figures(student, started=True, detail=f"{len(glossary.terms)} terms to learn")
+
+
+def missed_terms(class_set, students: list) -> list[kinds.Missed]:
+    terms = class_set.item.terms
+    return [
+        kinds.Missed(i + 1, i, term["term"], misses=1, students=len(students), passage=None)
+        for i, term in enumerate(terms)
+    ]
+
+
+# How a class's work on a glossary is counted, once it is declared to be handed out.
+COUNTED = kinds.HandOut("Terms learnt", glossary_figures, missed=missed_terms)
+
+
+def openapi(client) -> dict:
+    return client.get("/api/v1/openapi.json").json()
+
+
+def class_set_kinds(client) -> list[list[str]]:
+    """The kinds the API schema lists for a class set, sent and answered."""
+    schemas = openapi(client)["components"]["schemas"]
+    return [schemas[name]["properties"]["kind"]["enum"] for name in ("ClassSetIn", "ClassSetOut")]
 
 
 def test_a_kind_declared_outside_the_root_is_started_made_and_shown(
@@ -125,6 +157,24 @@ def test_a_kind_declared_outside_the_root_is_started_made_and_shown(
     assert page["Location"] == f"/glossaries/{glossary.pk}/"
 
 
+def test_a_kind_declared_with_a_tab_has_its_tab_in_the_study_hub(alice_client, glossary_kind):
+    page = alice_client.get("/study/").content.decode()
+    assert '<a href="/glossaries/">Glossary</a>' in page
+    assert page.index(">Mindmaps</a>") < page.index(">Glossary</a>")  # its position: 5
+
+
+def test_each_kinds_pages_and_api_routes_are_mounted_as_it_declares_them(client):
+    paths = openapi(client)["paths"]
+    for kind in kinds.every():
+        if kind.urls:
+            prefix, module = kind.urls
+            first = import_module(module).urlpatterns[0]
+            assert resolve(f"/study/{prefix}{first.pattern}").url_name == first.name
+        if kind.router:
+            routes = import_string(kind.router).path_operations
+            assert {f"/api/v1/study{route}" for route in routes} <= paths.keys()
+
+
 def test_a_kind_declared_outside_the_root_is_counted_and_refreshed_when_its_source_changes(
     alice, alice_client, bob_client, glossary_kind
 ):
@@ -137,6 +187,8 @@ def test_a_kind_declared_outside_the_root_is_counted_and_refreshed_when_its_sour
     document.save(update_fields=["sha256"])
     add_chunks(document, ["Mitochondria are the powerhouse of the cell, says the new version."])
     assert stale.counts(alice) == {**stale.counts(alice), "terms": TERMS}
+    notice = alice_client.get("/study/").content.decode()
+    assert 'id="stale-count"' in notice and f"{TERMS} terms)" in notice
 
     refresh = f"/study/stale/glossary/{glossary.pk}/refresh/"
     assert bob_client.post(refresh).status_code == 404
@@ -145,19 +197,28 @@ def test_a_kind_declared_outside_the_root_is_counted_and_refreshed_when_its_sour
     assert stale.counts(alice)["terms"] == 0
 
 
-def test_a_kind_declared_handed_out_goes_to_the_class_and_leaves_with_its_item(
-    tess, alice, alice_client, glossary_kind, monkeypatch
+def test_a_kind_declared_handed_out_is_in_the_schema_goes_to_the_class_and_leaves_with_it(
+    tess, tess_client, alice, alice_client, glossary_kind, monkeypatch
 ):
     """A class set names its item by kind and id, so a kind needs no column there: one not
-    declared `handed_out` is refused; declared so, a glossary is handed out, a student reads
-    it once it is ready and finds it among the class's sets, and deleting it deletes its set."""
+    declared `handed_out` is refused; declared so, the API lists it, a glossary is handed
+    out, a student reads it once it is ready and finds it among the class's sets, and
+    deleting it deletes its set."""
     make_studied_document(tess)
     glossary = start(glossary_kind, tess)
+    hand_out = {"kind": "glossary", "item_id": glossary.pk, "note": "Learn these"}
+    assert not any("glossary" in listed for listed in class_set_kinds(tess_client))
+    refused = tess_client.post("/api/v1/study/class-sets", hand_out, content_type=JSON)
+    assert refused.status_code == 422
     with pytest.raises(TypeError):
         ClassSet.objects.hand_out(tess, glossary)
 
-    declare(monkeypatch, replace(glossary_kind, handed_out=True))
-    handed = ClassSet.objects.hand_out(tess, glossary, note="Learn these")
+    declare(monkeypatch, replace(glossary_kind, handed_out=COUNTED))
+    assert all("glossary" in listed for listed in class_set_kinds(tess_client))
+    made = tess_client.post("/api/v1/study/class-sets", hand_out, content_type=JSON)
+    assert made.status_code == 201, made.content
+    assert made.json()["kind"] == "glossary" and made.json()["url"] == f"/glossaries/{glossary.pk}/"
+    handed = ClassSet.objects.get()
     Glossary = glossary_kind.model
     assert not Glossary.objects.readable_by(alice).exists()  # still being made: tess's alone
     assert not ClassSet.objects.readable_by(alice).exists()
@@ -168,9 +229,36 @@ def test_a_kind_declared_handed_out_goes_to_the_class_and_leaves_with_its_item(
     assert not Glossary.objects.readable_by(theo).exists()  # another teacher is not the class
     [listed] = ClassSet.objects.readable_by(alice).with_items()
     assert listed == handed == ClassSet.objects.for_item(glossary).get()
-    assert listed.item == glossary and listed.study_url() == f"/glossaries/{glossary.pk}/"
+    [mine] = alice_client.get("/api/v1/study/class-sets").json()
+    assert (mine["kind"], mine["title"], mine["url"]) == (
+        "glossary",
+        "Cell terms",
+        f"/glossaries/{glossary.pk}/",
+    )
+    assert mine["mine"]["detail"] == f"{TERMS} terms to learn"
     page = alice_client.get("/study/class-sets/").content.decode()
     assert "Cell terms" in page and "Learn these" in page and f"/glossaries/{glossary.pk}/" in page
 
     glossary.delete()
     assert not ClassSet.objects.exists()
+
+
+def test_a_kind_declared_handed_out_is_counted_in_the_class_results(
+    tess, tess_client, alice, glossary_kind, monkeypatch
+):
+    declare(monkeypatch, replace(glossary_kind, handed_out=COUNTED))
+    make_studied_document(tess)
+    glossary = start(glossary_kind, tess)
+    run_worker()
+    glossary.refresh_from_db()
+    class_set = ClassSet.objects.hand_out(tess, glossary)
+    terms = [term["term"] for term in glossary.terms]
+
+    page = tess_client.get(f"/study/class-sets/{class_set.pk}/").content.decode()
+    assert "<th>Terms learnt</th>" in page and f"{TERMS} terms to learn" in page
+    assert "Terms the class misses most" in page and all(term in page for term in terms)
+    report = tess_client.get(f"/api/v1/study/class-sets/{class_set.pk}/results").json()
+    assert [(row["username"], row["detail"]) for row in report["students"]] == [
+        ("alice", f"{TERMS} terms to learn")
+    ]
+    assert [missed["text"] for missed in report["most_missed"]] == terms

@@ -21,7 +21,7 @@ from apps.study.errors import (
 )
 from apps.study.extractive import lessons as extractive_lessons
 from apps.study.extractive import structure
-from apps.study.generated import INTERRUPTED
+from apps.study.generation_job import INTERRUPTED
 from apps.study.quizzes.generation import create_quiz
 from apps.study.quizzes.models import Quiz
 from apps.study.sources import as_prompt_sources, scope_title, sources_for

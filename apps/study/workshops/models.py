@@ -7,7 +7,7 @@ from django.utils import timezone
 from apps.jobs.lifecycle import Job
 from apps.progress import tracking
 from apps.study.errors import LessonNotWritten
-from apps.study.generated import Generated, GenerationQuerySet, one_per_request
+from apps.study.generation_job import Generated, GenerationQuerySet, one_per_request
 from apps.study.quizzes.models import Quiz
 
 
@@ -110,7 +110,7 @@ class Lesson(Job):
     )
     generated_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
-    # While a worker writes it (see apps/study/generated.py).
+    # While a worker writes it (see apps/study/generation_job.py).
     worker = models.CharField(max_length=200, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
 

@@ -11,8 +11,8 @@ from django.db import models
 from django.db.models import Q
 
 from apps.jobs.lifecycle import Job, JobQuerySet
-from apps.study.classsets.models import ReadableQuerySet
 from apps.study.errors import NotReady, Superseded
+from apps.study.ownership import ReadableQuerySet
 
 GENERATING, READY, FAILED = "generating", "ready", "failed"
 INTERRUPTED = "Interrupted: the worker making this stopped. Try again."

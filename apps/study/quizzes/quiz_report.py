@@ -145,7 +145,9 @@ def question_stats(quiz: Quiz, attempts: list[Attempt]) -> list[QuestionStats]:
     return stats
 
 
-def quiz_report(quiz: Quiz, grading: str, students: list[User]) -> QuizReport:
+def quiz_report(class_set, students: list[User]) -> QuizReport:
+    """Every attempt of the students on a class set's quiz, and its question statistics."""
+    quiz, grading = class_set.item, class_set.grading
     rows, counted = [], []
     version = quiz.version()
     by_student = submitted_by(quiz, students)
