@@ -162,14 +162,14 @@ def quiz_policy_out(class_set: ClassSet, user) -> dict:
     if class_set.kind != "quiz":
         keys = ("attempts", "grading", "reveal", "answers_released_at", "attempts_left")
         return {**dict.fromkeys(keys), "answers_shown": None}
-    student = is_student(user)
+    seat = class_set.item.seat_for(user, class_set) if is_student(user) else None
     return {
         "attempts": class_set.attempts,
         "grading": class_set.grading,
         "reveal": class_set.reveal,
         "answers_released_at": class_set.released_at,
-        "attempts_left": class_set.item.attempts_left_for(user) if student else None,
-        "answers_shown": class_set.item.answer_key_visible_to(user) if student else None,
+        "attempts_left": seat.attempts_left if seat else None,
+        "answers_shown": seat.answers_shown if seat else None,
     }
 
 

@@ -65,18 +65,18 @@ class Results:
 def figures_of(class_set: ClassSet, student: User) -> Figures:
     """A student's figures on the set (a kind with none of its own: just the student)."""
     figures = FIGURES.get(class_set.kind)
-    return figures(class_set.item, student) if figures else Figures(student)
+    return figures(class_set, student) if figures else Figures(student)
 
 
-def quiz_figures(quiz, student: User) -> Figures:
+def quiz_figures(class_set: ClassSet, student: User) -> Figures:
     """The figure the set's policy grades: the first, best, latest or average attempt."""
     figures = Figures(student)
-    attempts = list(quiz.attempts_of(student))
+    attempts = list(class_set.item.attempts_of(student))
     figures.started = bool(attempts)
     if attempts:
         figures.last_activity = max(a.submitted_at or a.started_at for a in attempts)
     submitted = sorted((a for a in attempts if a.is_submitted), key=lambda a: a.submitted_at)
-    chosen = graded(submitted, quiz.policy_for(student).grading)
+    chosen = graded(submitted, class_set.grading)
     if chosen:
         figures.finished = True
         figures.score = graded_percent(chosen)
@@ -90,9 +90,9 @@ def quiz_figures(quiz, student: User) -> Figures:
     return figures
 
 
-def deck_figures(deck, student: User) -> Figures:
+def deck_figures(class_set: ClassSet, student: User) -> Figures:
     """Mastery from memory over time (deck_memory.py), not from the last button pressed."""
-    figures = Figures(student)
+    figures, deck = Figures(student), class_set.item
     memory = deck_memory(deck, student, timezone.now())
     reviews = CardReview.objects.filter(card__deck=deck, student=student)
     figures.last_activity = reviews.aggregate(last=Max("reviewed_at"))["last"]
@@ -105,8 +105,8 @@ def deck_figures(deck, student: User) -> Figures:
     return figures
 
 
-def workshop_figures(workshop, student: User) -> Figures:
-    figures = Figures(student)
+def workshop_figures(class_set: ClassSet, student: User) -> Figures:
+    figures, workshop = Figures(student), class_set.item
     total = workshop.lessons.count()
     done = LessonCompletion.objects.filter(lesson__workshop=workshop, student=student)
     count = done.count()
@@ -118,9 +118,9 @@ def workshop_figures(workshop, student: User) -> Figures:
     return figures
 
 
-def mindmap_figures(mindmap, student: User) -> Figures:
+def mindmap_figures(class_set: ClassSet, student: User) -> Figures:
     figures = Figures(student)
-    arrangement = MindmapArrangement.objects.filter(mindmap=mindmap, student=student).first()
+    arrangement = MindmapArrangement.objects.filter(mindmap=class_set.item, student=student).first()
     if arrangement is not None:
         figures.started = True
         figures.detail = "arranged it"

@@ -12,6 +12,7 @@ from apps.study import starting
 from apps.study.quizzes import exports, generation, review
 from apps.study.quizzes.generation import OPTION_COUNT
 from apps.study.quizzes.models import Question, Quiz
+from apps.study.quizzes.seat import Seat
 from apps.study.quizzes.stale import refresh_quiz as refresh_stale
 from apps.study.quizzes.stale import stale_questions
 from apps.study.schemas import (
@@ -134,25 +135,25 @@ class AttemptOut(Schema):
     badges: list[str]
 
 
-def policy_out(item: Quiz, user) -> dict | None:
-    policy = item.policy_for(user)
+def policy_out(seat: Seat) -> dict | None:
+    policy = seat.policy
     if not policy.for_class:
         return None
     return {
         "attempts_allowed": policy.attempts,
-        "attempts_left": item.attempts_left_for(user),
+        "attempts_left": seat.attempts_left,
         "grading": policy.grading,
         "reveal": policy.reveal,
         "due": policy.due,
-        "answers_shown": item.answer_key_visible_to(user),
+        "answers_shown": seat.answers_shown,
     }
 
 
 def quiz_out(item: Quiz, user) -> dict:
     """The quiz as `user` sees it: in their order, only their own attempts; the owner's
     stale marks. No answer key: that shows only in an attempt's results."""
-    owner = item.owner_id == user.pk
-    changed = {question.pk for question in stale_questions(item)} if owner else set()
+    seat = item.seat_for(user)
+    changed = {question.pk for question in stale_questions(item)} if seat.owner else set()
     return {
         **{field: getattr(item, field) for field in QuizOut.model_fields if hasattr(item, field)},
         "questions": [
@@ -165,7 +166,7 @@ def quiz_out(item: Quiz, user) -> dict:
                 "extractive": shown.extractive,
                 "source_changed": shown.pk in changed,
             }
-            for position, shown in enumerate(item.paper_for(user).questions)
+            for position, shown in enumerate(seat.paper.questions)
         ],
         "attempts": [
             {
@@ -177,7 +178,7 @@ def quiz_out(item: Quiz, user) -> dict:
             }
             for a in item.attempts_of(user)
         ],
-        "policy": policy_out(item, user),
+        "policy": policy_out(seat),
     }
 
 
@@ -244,9 +245,8 @@ def create_attempt(request: HttpRequest, quiz_id: Id, payload: AttemptIn):
     the quiz's policy allows no attempt (none left, past the due date)."""
     quiz = readable_quiz(request, quiz_id)
     quiz.require_ready()
-    paper = quiz.paper_for(request.auth)
-    attempt, badges = quiz.submit(paper.to_original(payload.answers), by=request.auth)
-    key = quiz.answer_key_visible_to(request.auth)
+    seat = quiz.seat_for(request.auth)
+    attempt, badges = quiz.submit(seat.paper.to_original(payload.answers), seat)
     return Status(
         201,
         {
@@ -254,7 +254,7 @@ def create_attempt(request: HttpRequest, quiz_id: Id, payload: AttemptIn):
             "correct": attempt.correct,
             "total": attempt.total,
             "percent": attempt.percent,
-            "answers_shown": key,
+            "answers_shown": seat.answers_shown,
             "results": [
                 {
                     "position": row.position,
@@ -264,7 +264,7 @@ def create_attempt(request: HttpRequest, quiz_id: Id, payload: AttemptIn):
                     "explanation": row.explanation,
                     "chunk_ids": row.question.question.chunk_ids,
                 }
-                for row in review.shown_results(attempt, paper, key)
+                for row in review.shown_results(attempt, seat)
             ],
             "badges": [getattr(badge, "code", str(badge)) for badge in badges],
         },
