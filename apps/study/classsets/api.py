@@ -8,7 +8,6 @@ from datetime import date, datetime
 from typing import Literal
 
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
 from pydantic import AliasChoices
 
@@ -16,7 +15,7 @@ from apps.accounts.api import ErrorOut, Id
 from apps.study import kinds
 from apps.study.classsets import results, results_csv
 from apps.study.classsets.models import MAX_ATTEMPTS, ClassSet
-from apps.study.ownership import is_student
+from apps.study.ownership import get_visible, is_student
 
 router = Router(tags=["study"])
 
@@ -190,15 +189,6 @@ def class_set_out(class_set: ClassSet, user) -> dict:
     }
 
 
-def readable_set(request: HttpRequest, set_id: Id) -> ClassSet:
-    return get_object_or_404(ClassSet.objects.readable_by(request.auth), pk=set_id)
-
-
-def own_set(request: HttpRequest, set_id: Id) -> ClassSet:
-    """The asking teacher's own set; anyone else's (or a student's asking) is a 404."""
-    return get_object_or_404(ClassSet.objects.of_teacher(request.auth), pk=set_id)
-
-
 @router.post(
     "/class-sets",
     response={201: ClassSetOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 422: ErrorOut},
@@ -207,7 +197,7 @@ def hand_out(request: HttpRequest, payload: ClassSetIn):
     """Hand one of your quizzes, decks, mindmaps or workshops to the class (teachers)."""
     ClassSet.objects.check_teacher(request.auth)
     model = kinds.get(payload.kind).model
-    item = get_object_or_404(model.objects.visible_to(request.auth), pk=payload.item_id)
+    item = get_visible(model.objects.visible_to, request.auth, pk=payload.item_id)
     policy = payload.model_dump(include={"attempts", "grading", "reveal"})
     made = ClassSet.objects.hand_out(
         request.auth, item, note=payload.note, due=payload.due, **policy
@@ -225,14 +215,16 @@ def list_class_sets(request: HttpRequest):
 
 @router.get("/class-sets/{set_id}", response={200: ClassSetOut, 404: ErrorOut})
 def get_class_set(request: HttpRequest, set_id: Id):
-    return class_set_out(readable_set(request, set_id), request.auth)
+    return class_set_out(
+        get_visible(ClassSet.objects.readable_by, request.auth, pk=set_id), request.auth
+    )
 
 
 @router.delete("/class-sets/{set_id}", response={204: None, 404: ErrorOut})
 def take_back(request: HttpRequest, set_id: Id):
     """Students no longer reach it; their work stays, and comes back if it is handed out
     again."""
-    own_set(request, set_id).delete()
+    get_visible(ClassSet.objects.of_teacher, request.auth, pk=set_id).delete()
     return Status(204, None)
 
 
@@ -280,7 +272,7 @@ def results_out(report: results.Results, user) -> dict:
 )
 def release_answers(request: HttpRequest, set_id: Id):
     """Show the class a quiz's correct answers and explanations now, whatever its policy."""
-    class_set = own_set(request, set_id)
+    class_set = get_visible(ClassSet.objects.of_teacher, request.auth, pk=set_id)
     class_set.release()
     return class_set_out(class_set, request.auth)
 
@@ -289,7 +281,10 @@ def release_answers(request: HttpRequest, set_id: Id):
 def class_results(request: HttpRequest, set_id: Id):
     """Every student's figures and what the class misses most (the teacher who handed it
     out only)."""
-    return results_out(results.results(own_set(request, set_id)), request.auth)
+    return results_out(
+        results.results(get_visible(ClassSet.objects.of_teacher, request.auth, pk=set_id)),
+        request.auth,
+    )
 
 
 @router.get("/class-sets/{set_id}/results.csv", response={200: None, 404: ErrorOut})
@@ -300,7 +295,7 @@ def class_results_csv(
 ):
     """The results page's figures as CSV: one row per student, per quiz attempt, or per
     option of each quiz question (with its facility and discrimination)."""
-    class_set = own_set(request, set_id)
+    class_set = get_visible(ClassSet.objects.of_teacher, request.auth, pk=set_id)
     report = results.results(class_set)
     response = HttpResponse(results_csv.as_csv(report, table), content_type="text/csv")
     name = results_csv.csv_name(class_set, table)

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from apps.study import errors, stale, starting
 from apps.study.classsets.policy import AttemptRefused
 from apps.study.errors import InvalidAnswers, InvalidInput, StudyError
-from apps.study.ownership import is_student
+from apps.study.ownership import get_visible, is_student
 from apps.study.quizzes import exports, generation, review
 from apps.study.quizzes.forms import QuizForm
 from apps.study.quizzes.models import Attempt, Quiz
@@ -61,15 +61,6 @@ def quiz_list(request: HttpRequest) -> HttpResponse:
     }
     status = errors.PAGE_STATUS if request.method == "POST" else 200
     return study_tab(request, "study/quizzes/list.html", context, status)
-
-
-def own_quiz(request: HttpRequest, pk: int) -> Quiz:
-    return get_object_or_404(Quiz.objects.visible_to(request.user), pk=pk)
-
-
-def readable_quiz(request: HttpRequest, pk: int) -> Quiz:
-    """One's own quiz, or one handed out to one's class (to answer, not to change)."""
-    return get_object_or_404(Quiz.objects.readable_by(request.user), pk=pk)
 
 
 def render_player(
@@ -122,7 +113,7 @@ def refused(request: HttpRequest, quiz: Quiz, error: AttemptRefused) -> HttpResp
 @login_required
 def quiz_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """Play the quiz, resuming the unfinished attempt if there is one."""
-    quiz = readable_quiz(request, pk)
+    quiz = get_visible(Quiz.objects.readable_by, request.user, pk=pk)
     quiz.settle()
     if not quiz.is_ready:
         return render_generating(request, "quiz", quiz)
@@ -141,7 +132,7 @@ def quiz_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def quiz_answer(request: HttpRequest, pk: int) -> HttpResponse:
     """Save one answer (so a refresh loses nothing) and move to the asked-for question;
     positions and options are as the asker sees them."""
-    quiz = readable_quiz(request, pk)
+    quiz = get_visible(Quiz.objects.readable_by, request.user, pk=pk)
     if not quiz.is_ready:
         return redirect("study:quiz-detail", pk)
     seat = quiz.seat_for(request.user)
@@ -179,7 +170,7 @@ def quiz_answer(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def quiz_submit(request: HttpRequest, pk: int) -> HttpResponse:
     """Submit the quiz: what is posted now over what was saved while playing."""
-    quiz = readable_quiz(request, pk)
+    quiz = get_visible(Quiz.objects.readable_by, request.user, pk=pk)
     if not quiz.is_ready:
         return redirect("study:quiz-detail", pk)
     seat = quiz.seat_for(request.user)
@@ -208,7 +199,7 @@ def quiz_submit(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def quiz_retake(request: HttpRequest, pk: int) -> HttpResponse:
-    quiz = readable_quiz(request, pk)
+    quiz = get_visible(Quiz.objects.readable_by, request.user, pk=pk)
     if quiz.is_ready:
         try:
             quiz.retake(quiz.seat_for(request.user))
@@ -222,7 +213,7 @@ def quiz_retake(request: HttpRequest, pk: int) -> HttpResponse:
 def attempt_detail(request: HttpRequest, pk: int, attempt_pk: int) -> HttpResponse:
     """One's submitted attempt in one's own order; the correct answers and explanations only
     when the quiz's policy shows them."""
-    quiz = readable_quiz(request, pk)
+    quiz = get_visible(Quiz.objects.readable_by, request.user, pk=pk)
     attempt = get_object_or_404(quiz.handed_in_by(request.user), pk=attempt_pk)
     seat = quiz.seat_for(request.user)
     changed = stale_questions(quiz) if seat.owner else []  # the owner's to refresh
@@ -250,7 +241,7 @@ def attempt_detail(request: HttpRequest, pk: int, attempt_pk: int) -> HttpRespon
 @require_GET
 @login_required
 def quiz_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
-    quiz = own_quiz(request, pk)
+    quiz = get_visible(Quiz.objects.visible_to, request.user, pk=pk)
     return download(quiz, fmt, EXPORTS, f"quiz-{quiz.pk}")
 
 
@@ -263,13 +254,13 @@ def render_editor(request: HttpRequest, quiz: Quiz, status: int = 200) -> HttpRe
 @login_required
 def quiz_edit(request: HttpRequest, pk: int) -> HttpResponse:
     """The owner's editor: each question with its options, answer and explanation."""
-    return render_editor(request, own_quiz(request, pk))
+    return render_editor(request, get_visible(Quiz.objects.visible_to, request.user, pk=pk))
 
 
 @require_POST
 @login_required
 def question_update(request: HttpRequest, pk: int, position: int) -> HttpResponse:
-    quiz = own_quiz(request, pk)
+    quiz = get_visible(Quiz.objects.visible_to, request.user, pk=pk)
     question = get_object_or_404(quiz.questions, position=position)
     try:
         typo = question.edit(
@@ -296,7 +287,7 @@ def question_update(request: HttpRequest, pk: int, position: int) -> HttpRespons
 @require_POST
 @login_required
 def question_delete(request: HttpRequest, pk: int, position: int) -> HttpResponse:
-    quiz = own_quiz(request, pk)
+    quiz = get_visible(Quiz.objects.visible_to, request.user, pk=pk)
     question = get_object_or_404(quiz.questions, position=position)
     try:
         quiz.remove_question(question)
