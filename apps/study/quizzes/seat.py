@@ -39,8 +39,8 @@ class Seat:
 
     @cached_property
     def submitted(self) -> int:
-        """The attempts `person` had handed in when the request began."""
-        return self.quiz.attempts_of(self.person).filter(submitted_at__isnull=False).count()
+        """How many attempts `person` has handed in (counted once, when first asked)."""
+        return self.quiz.handed_in_by(self.person).count()
 
     @property
     def attempts_left(self) -> int | None:
