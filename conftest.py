@@ -1,6 +1,6 @@
 """Shared fixtures: the three people of every test (tess teaches, alice and bob study), tess's
-class with alice and bob in it, a pinned clock, and a Redis server for the tests that need one. What tests import (factories,
-the isolation check) is in tests/helpers/.
+class with alice and bob in it, a pinned clock, and a Redis server for the tests that need one.
+What tests import (factories, the isolation check) is in tests/helpers/.
 
 `TEST_DATABASE=postgres` runs the suite against a throwaway PostgreSQL cluster
 (tests/postgres.py) instead of SQLite."""

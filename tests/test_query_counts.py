@@ -6,6 +6,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from apps.study.classsets.models import ClassSet
+from apps.study.classsets.policy import Reveal
+from apps.study.quizzes.models import Attempt, Question, Quiz
+from apps.vault.models import Chunk
 from tests.helpers.clock import MIDDAY
 from tests.helpers.users import client_for
 from tests.vault_seed import add, pages, seed
@@ -26,8 +30,8 @@ QUERIES = {
     "quizzes": 15,  # with how many quizzes wait under "From your teacher"
     # Starting or resuming an attempt is a transaction of its own (two tabs cannot both start
     # one): in a test, its savepoint and release are two of these.
-    "quiz": 8,
-    "quiz attempt": 10,  # the review in the asker's order, with the class policy
+    "quiz": 7,
+    "quiz attempt": 8,  # the review in the asker's order
     "workshops": 14,
     "lesson": 11,
     "decks": 14,
@@ -70,3 +74,89 @@ def test_every_page_runs_as_many_queries_with_three_times_the_vault(midday):
 def test_each_page_runs_the_queries_it_needs_and_no_more(midday):
     vault = seed(MIDDAY, documents=20, chats=3, decks=2, days=10)
     assert queries_per_page(vault) == QUERIES
+
+
+# A student on a quiz the teacher handed out to the class: the play page, the page's submit and
+# review, the API's quiz and its submit (the review in its reply), each made a second time. The
+# student's seat (apps/study/quizzes/seat.py) reads the class set and its teacher's time zone
+# once per request, and the questions once.
+CLASS_QUIZ_QUERIES = {
+    "class quiz": 11,  # with the new attempt's transaction, as for one's own quiz
+    # Its attempt, then the submit's transaction (in a test, two savepoints and their
+    # releases), the sources of the questions missed, the progress event and the badges.
+    "class quiz submit": 27,
+    "class quiz attempt": 8,
+    "class quiz (API)": 7,
+    "class quiz attempts (API)": 25,
+}
+
+
+def hand_out_quiz(vault) -> Quiz:
+    """The teacher's quiz of ten questions on class passages, handed out with unlimited
+    attempts and the answers shown after each."""
+    chunks = Chunk.objects.filter(document__owner=vault.teacher).order_by("pk")[:10]
+    quiz = Quiz.objects.create(
+        owner=vault.teacher, title="Zellen", difficulty="beginner", types=["mcq"], requested=10
+    )
+    Question.objects.bulk_create(
+        Question(
+            quiz=quiz,
+            position=i,
+            kind=Question.Kind.MCQ,
+            text=f"Welche Organelle {i}?",
+            options=["Zellkern", "Mitochondrium", "Ribosom", "Golgi"],
+            correct_index=i % 4,
+            explanation="Weil.",
+            chunk_ids=[chunk.pk],
+        )
+        for i, chunk in enumerate(chunks)
+    )
+    ClassSet.objects.hand_out(vault.teacher, quiz, attempts=None, reveal=Reveal.AFTER_ATTEMPT)
+    return quiz
+
+
+def class_quiz_queries(vault, quiz: Quiz) -> dict[str, int]:
+    """Each other student has handed in an attempt more; then the measured student's round of
+    requests, made twice, and counted the second time."""
+    Attempt.objects.bulk_create(
+        Attempt(quiz=quiz, user=other, answers=[0] * 10, correct=3, total=10, submitted_at=MIDDAY)
+        for other in vault.students[1:]
+    )
+    client, url = client_for(vault.student), f"/study/quizzes/{quiz.pk}/"
+    api = f"/api/v1/study/quizzes/{quiz.pk}"
+    answers = {f"q{position}": "0" for position in range(10)}
+    requests = {
+        "class quiz": (200, lambda latest: client.get(url)),
+        "class quiz submit": (302, lambda latest: client.post(url + "submit/", answers)),
+        "class quiz attempt": (200, lambda latest: client.get(f"{url}attempts/{latest.pk}/")),
+        "class quiz (API)": (200, lambda latest: client.get(api)),
+        "class quiz attempts (API)": (
+            201,
+            lambda latest: client.post(
+                api + "/attempts", {"answers": [0] * 10}, content_type="application/json"
+            ),
+        ),
+    }
+    counts = {}
+    for _round in range(2):
+        for name, (status, request) in requests.items():
+            latest = quiz.attempts.filter(user=vault.student, submitted_at__isnull=False).first()
+            with CaptureQueriesContext(connection) as queries:
+                assert request(latest).status_code == status, name
+            counts[name] = len(queries)
+    return counts
+
+
+def test_a_class_quiz_runs_as_many_queries_with_three_times_the_vault(midday):
+    vault = seed(MIDDAY, documents=20, chats=3, decks=2, days=10)
+    quiz = hand_out_quiz(vault)
+    small = class_quiz_queries(vault, quiz)
+
+    add(vault, MIDDAY, documents=40, chats=6, decks=4, days=20)
+
+    assert class_quiz_queries(vault, quiz) == small
+
+
+def test_a_class_quiz_runs_the_queries_it_needs_and_no_more(midday):
+    vault = seed(MIDDAY, documents=20, chats=3, decks=2, days=10)
+    assert class_quiz_queries(vault, hand_out_quiz(vault)) == CLASS_QUIZ_QUERIES

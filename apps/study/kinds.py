@@ -67,7 +67,7 @@ class HandOut:
     """How the class's work on a kind a teacher hands out is counted, for the results page."""
 
     column: str  # what the results table calls a student's figure: "Score"
-    # (item, student): one student's figures on it.
+    # (class set, student): one student's figures on its item, by the set's policy.
     figures: Callable[[Any, User], Figures]
     # (class set, students): the parts the class misses most, worst first.
     missed: Callable[[Any, list], list[Missed]] | None = None

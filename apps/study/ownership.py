@@ -7,11 +7,14 @@ review, complete, arrange) read through it, and write only the student's own row
 are handed out to a student's class is for class sets to say: apps/study/classsets/models.py,
 which sits above this module, declares it with `handed_out_by`, and its `handed_to(student)` is
 the one place that says which sets reach a student.
+
+`get_visible` is the one lookup of a row through such a rule, for pages and API alike.
 """
 
 from collections.abc import Callable
 
 from django.db import models
+from django.shortcuts import get_object_or_404
 
 # The status of a made item (generation_job.READY; that module builds on this one).
 READY = "ready"
@@ -70,3 +73,11 @@ class ReadableQuerySet(OwnedQuerySet):
                 f"{self.item_lookup}__status": READY,
             }
         )
+
+
+def get_visible(rows: Callable[..., models.QuerySet], user, **lookups):
+    """The row matching `lookups` among `rows(user)`, a rule of who reaches what
+    (`Quiz.objects.readable_by`, `Deck.objects.visible_to`, ...). One that does not exist and
+    another person's are the same Http404: Django's 404 page, and `{"detail": ...}` with 404
+    in the API."""
+    return get_object_or_404(rows(user), **lookups)

@@ -8,7 +8,6 @@ from datetime import date, datetime
 from typing import Annotated, Literal
 
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
 from pydantic import AfterValidator, AliasChoices
 
@@ -16,7 +15,7 @@ from apps.accounts.api import ErrorOut, Id
 from apps.study import kinds
 from apps.study.classsets import results, results_csv
 from apps.study.classsets.models import MAX_ATTEMPTS, ClassSet
-from apps.study.ownership import is_student
+from apps.study.ownership import get_visible, is_student
 
 router = Router(tags=["study"])
 
@@ -178,14 +177,14 @@ def quiz_policy_out(class_set: ClassSet, user) -> dict:
     if class_set.kind != "quiz":
         keys = ("attempts", "grading", "reveal", "answers_released_at", "attempts_left")
         return {**dict.fromkeys(keys), "answers_shown": None}
-    student = is_student(user)
+    seat = class_set.item.seat_for(user, class_set) if is_student(user) else None
     return {
         "attempts": class_set.attempts,
         "grading": class_set.grading,
         "reveal": class_set.reveal,
         "answers_released_at": class_set.released_at,
-        "attempts_left": class_set.item.attempts_left_for(user) if student else None,
-        "answers_shown": class_set.item.answer_key_visible_to(user) if student else None,
+        "attempts_left": seat.attempts_left if seat else None,
+        "answers_shown": seat.answers_shown if seat else None,
     }
 
 
@@ -206,15 +205,6 @@ def class_set_out(class_set: ClassSet, user) -> dict:
     }
 
 
-def readable_set(request: HttpRequest, set_id: Id) -> ClassSet:
-    return get_object_or_404(ClassSet.objects.readable_by(request.auth), pk=set_id)
-
-
-def own_set(request: HttpRequest, set_id: Id) -> ClassSet:
-    """The asking teacher's own set; anyone else's (or a student's asking) is a 404."""
-    return get_object_or_404(ClassSet.objects.of_teacher(request.auth), pk=set_id)
-
-
 @router.post(
     "/class-sets",
     response={201: ClassSetOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 422: ErrorOut},
@@ -223,7 +213,7 @@ def hand_out(request: HttpRequest, payload: ClassSetIn):
     """Hand one of your quizzes, decks, mindmaps or workshops to the class (teachers)."""
     ClassSet.objects.check_teacher(request.auth)
     model = kinds.get(payload.kind).model
-    item = get_object_or_404(model.objects.visible_to(request.auth), pk=payload.item_id)
+    item = get_visible(model.objects.visible_to, request.auth, pk=payload.item_id)
     policy = payload.model_dump(include={"attempts", "grading", "reveal"})
     made = ClassSet.objects.hand_out(
         request.auth, item, note=payload.note, due=payload.due, **policy
@@ -241,14 +231,16 @@ def list_class_sets(request: HttpRequest):
 
 @router.get("/class-sets/{set_id}", response={200: ClassSetOut, 404: ErrorOut})
 def get_class_set(request: HttpRequest, set_id: Id):
-    return class_set_out(readable_set(request, set_id), request.auth)
+    return class_set_out(
+        get_visible(ClassSet.objects.readable_by, request.auth, pk=set_id), request.auth
+    )
 
 
 @router.delete("/class-sets/{set_id}", response={204: None, 404: ErrorOut})
 def take_back(request: HttpRequest, set_id: Id):
     """Students no longer reach it; their work stays, and comes back if it is handed out
     again."""
-    own_set(request, set_id).delete()
+    get_visible(ClassSet.objects.of_teacher, request.auth, pk=set_id).delete()
     return Status(204, None)
 
 
@@ -296,7 +288,7 @@ def results_out(report: results.Results, user) -> dict:
 )
 def release_answers(request: HttpRequest, set_id: Id):
     """Show the class a quiz's correct answers and explanations now, whatever its policy."""
-    class_set = own_set(request, set_id)
+    class_set = get_visible(ClassSet.objects.of_teacher, request.auth, pk=set_id)
     class_set.release()
     return class_set_out(class_set, request.auth)
 
@@ -305,7 +297,10 @@ def release_answers(request: HttpRequest, set_id: Id):
 def class_results(request: HttpRequest, set_id: Id):
     """Every student's figures and what the class misses most (the teacher who handed it
     out only)."""
-    return results_out(results.results(own_set(request, set_id)), request.auth)
+    return results_out(
+        results.results(get_visible(ClassSet.objects.of_teacher, request.auth, pk=set_id)),
+        request.auth,
+    )
 
 
 @router.get("/class-sets/{set_id}/results.csv", response={200: None, 404: ErrorOut})
@@ -316,7 +311,7 @@ def class_results_csv(
 ):
     """The results page's figures as CSV: one row per student, per quiz attempt, or per
     option of each quiz question (with its facility and discrimination)."""
-    class_set = own_set(request, set_id)
+    class_set = get_visible(ClassSet.objects.of_teacher, request.auth, pk=set_id)
     report = results.results(class_set)
     response = HttpResponse(results_csv.as_csv(report, table), content_type="text/csv")
     name = results_csv.csv_name(class_set, table)

@@ -167,7 +167,7 @@ class ClassSet(models.Model):
             due=self.due,
             released=self.released_at is not None,
             for_class=True,
-            zone=LocalZone.objects.zone_for(self.teacher),
+            zone=LocalZone.objects.zone_for(self.teacher_id),
         )
 
     def release(self) -> None:

@@ -23,7 +23,7 @@ class Results:
 
 def figures_of(class_set: ClassSet, student: User) -> kinds.Figures:
     """A student's figures on the set."""
-    return kinds.get(class_set.kind).handed_out.figures(class_set.item, student)
+    return kinds.get(class_set.kind).handed_out.figures(class_set, student)
 
 
 def results(class_set: ClassSet) -> Results:
@@ -33,7 +33,7 @@ def results(class_set: ClassSet) -> Results:
     return Results(
         class_set=class_set,
         kind=kind,
-        students=[counted.figures(class_set.item, student) for student in students],
+        students=[counted.figures(class_set, student) for student in students],
         most_missed=counted.missed(class_set, students) if counted.missed else None,
         quiz=counted.report(class_set, students) if counted.report else None,
     )

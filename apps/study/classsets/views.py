@@ -4,8 +4,7 @@ teacher's results per set with a CSV export."""
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.study import errors, kinds
@@ -13,7 +12,7 @@ from apps.study.classsets import results, results_csv
 from apps.study.classsets.forms import HandOutForm
 from apps.study.classsets.models import ClassSet
 from apps.study.errors import StudyError
-from apps.study.ownership import is_student
+from apps.study.ownership import get_visible, is_student
 
 
 @require_GET
@@ -35,11 +34,8 @@ def quiz_status(class_set: ClassSet, student) -> dict | None:
     """A student's attempts left and when the answers show, for a class quiz."""
     if class_set.kind != "quiz":
         return None
-    policy = class_set.quiz_policy()
-    return {
-        "left": class_set.item.attempts_left_for(student),
-        "answers": policy.when_revealed(timezone.now()),
-    }
+    seat = class_set.item.seat_for(student, class_set)
+    return {"left": seat.attempts_left, "answers": seat.answers_note}
 
 
 @require_POST
@@ -58,7 +54,7 @@ def class_set_create(request: HttpRequest) -> HttpResponse:
     try:
         ClassSet.objects.check_teacher(request.user)
         model = kinds.get(data["kind"]).model
-        item = get_object_or_404(model.objects.visible_to(request.user), pk=data["item"])
+        item = get_visible(model.objects.visible_to, request.user, pk=data["item"])
         made = ClassSet.objects.hand_out(
             request.user, item, note=data["note"], due=data["due"], **form.policy()
         )
@@ -69,15 +65,10 @@ def class_set_create(request: HttpRequest) -> HttpResponse:
     return redirect("study:class-set-detail", made.pk)
 
 
-def own_set(request: HttpRequest, pk: int) -> ClassSet:
-    """The asking teacher's own set; anyone else's is a 404."""
-    return get_object_or_404(ClassSet.objects.of_teacher(request.user), pk=pk)
-
-
 @require_POST
 @login_required
 def class_set_delete(request: HttpRequest, pk: int) -> HttpResponse:
-    class_set = own_set(request, pk)
+    class_set = get_visible(ClassSet.objects.of_teacher, request.user, pk=pk)
     title = class_set.item.title
     class_set.delete()
     messages.success(request, f"Took “{title}” back: students no longer see it.")
@@ -88,7 +79,7 @@ def class_set_delete(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def class_set_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """The class's results for one set: who started and finished, scores, most missed."""
-    report = results.results(own_set(request, pk))
+    report = results.results(get_visible(ClassSet.objects.of_teacher, request.user, pk=pk))
     return render(request, "study/classsets/detail.html", {"report": report})
 
 
@@ -96,7 +87,7 @@ def class_set_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def class_set_release(request: HttpRequest, pk: int) -> HttpResponse:
     """Show the class the quiz's correct answers and explanations now."""
-    class_set = own_set(request, pk)
+    class_set = get_visible(ClassSet.objects.of_teacher, request.user, pk=pk)
     try:
         class_set.release()
     except StudyError as error:
@@ -113,7 +104,7 @@ def class_set_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     table = request.GET.get("table", "students")
     if fmt != "csv" or table not in results_csv.TABLES:
         raise Http404("Results export as CSV: students, attempts or questions.")
-    class_set = own_set(request, pk)
+    class_set = get_visible(ClassSet.objects.of_teacher, request.user, pk=pk)
     report = results.results(class_set)
     response = HttpResponse(results_csv.as_csv(report, table), content_type="text/csv")
     name = results_csv.csv_name(class_set, table)

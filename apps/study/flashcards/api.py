@@ -4,7 +4,6 @@ from datetime import datetime
 from typing import Annotated, Literal
 
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from ninja import Field, Router, Schema, Status
 
@@ -15,6 +14,7 @@ from apps.study.flashcards import anki, csv_files, decks, generation, scheduling
 from apps.study.flashcards.models import Card, CardReview, Deck
 from apps.study.flashcards.stale import refresh_deck as refresh_stale
 from apps.study.flashcards.stale import stale_cards
+from apps.study.ownership import get_visible
 from apps.study.schemas import (
     STARTING_ERRORS,
     GenerationStatus,
@@ -136,24 +136,6 @@ def deck_out(deck: Deck, user) -> dict:
     }
 
 
-def own_deck(request: HttpRequest, deck_id: Id) -> Deck:
-    return get_object_or_404(Deck.objects.visible_to(request.auth), pk=deck_id)
-
-
-def own_card(request: HttpRequest, deck_id: Id, card_id: Id) -> Card:
-    return get_object_or_404(Card.objects.visible_to(request.auth), deck_id=deck_id, pk=card_id)
-
-
-def readable_deck(request: HttpRequest, deck_id: Id) -> Deck:
-    """One's own deck, or one handed out to one's class (to study, not to change)."""
-    return get_object_or_404(Deck.objects.readable_by(request.auth), pk=deck_id)
-
-
-def readable_card(request: HttpRequest, deck_id: Id, card_id: Id) -> Card:
-    cards = Card.objects.readable_by(request.auth).select_related("deck")
-    return get_object_or_404(cards, deck_id=deck_id, pk=card_id)
-
-
 @router.get("/decks", response=list[DeckSummaryOut])
 def list_decks(request: HttpRequest):
     return [
@@ -211,14 +193,14 @@ def due_cards(request: HttpRequest):
 
 @router.get("/decks/{deck_id}", response={200: DeckOut, 404: ErrorOut})
 def get_deck(request: HttpRequest, deck_id: Id):
-    deck = readable_deck(request, deck_id)
+    deck = get_visible(Deck.objects.readable_by, request.auth, pk=deck_id)
     deck.settle()
     return deck_out(deck, request.auth)
 
 
 @router.patch("/decks/{deck_id}", response={200: DeckOut, 404: ErrorOut, 422: ErrorOut})
 def rename_deck(request: HttpRequest, deck_id: Id, payload: DeckPatch = NO_DECK_CHANGE):
-    deck = own_deck(request, deck_id)
+    deck = get_visible(Deck.objects.visible_to, request.auth, pk=deck_id)
     if payload.title is not None:
         deck.rename(payload.title)
     return deck_out(deck, request.auth)
@@ -226,13 +208,13 @@ def rename_deck(request: HttpRequest, deck_id: Id, payload: DeckPatch = NO_DECK_
 
 @router.delete("/decks/{deck_id}", response={204: None, 404: ErrorOut})
 def delete_deck(request: HttpRequest, deck_id: Id):
-    own_deck(request, deck_id).delete()
+    get_visible(Deck.objects.visible_to, request.auth, pk=deck_id).delete()
     return Status(204, None)
 
 
 @router.post("/decks/{deck_id}/cards", response={201: CardOut, 404: ErrorOut, 422: ErrorOut})
 def add_card(request: HttpRequest, deck_id: Id, payload: CardIn):
-    deck = own_deck(request, deck_id)
+    deck = get_visible(Deck.objects.visible_to, request.auth, pk=deck_id)
     card = deck.add_card(payload.front, payload.back, now=timezone.now())
     return Status(201, card)
 
@@ -241,14 +223,14 @@ def add_card(request: HttpRequest, deck_id: Id, payload: CardIn):
     "/decks/{deck_id}/cards/{card_id}", response={200: CardOut, 404: ErrorOut, 422: ErrorOut}
 )
 def edit_card(request: HttpRequest, deck_id: Id, card_id: Id, payload: CardPatch = NO_CARD_CHANGE):
-    card = own_card(request, deck_id, card_id)
+    card = get_visible(Card.objects.visible_to, request.auth, deck_id=deck_id, pk=card_id)
     card.edit(payload.front, payload.back)
     return card
 
 
 @router.delete("/decks/{deck_id}/cards/{card_id}", response={204: None, 404: ErrorOut})
 def delete_card(request: HttpRequest, deck_id: Id, card_id: Id):
-    own_card(request, deck_id, card_id).delete()
+    get_visible(Card.objects.visible_to, request.auth, deck_id=deck_id, pk=card_id).delete()
     return Status(204, None)
 
 
@@ -257,7 +239,9 @@ def delete_card(request: HttpRequest, deck_id: Id, card_id: Id):
     response={200: ReviewOut, 404: ErrorOut, 422: ErrorOut},
 )
 def review_card(request: HttpRequest, deck_id: Id, card_id: Id, payload: ReviewIn):
-    card = readable_card(request, deck_id, card_id)
+    card = get_visible(
+        Card.objects.select_related("deck").readable_by, request.auth, deck_id=deck_id, pk=card_id
+    )
     scheduling.review(card, payload.outcome, now=timezone.now(), by=request.auth)
     return {
         "card": card_out(card, request.auth),
@@ -267,7 +251,7 @@ def review_card(request: HttpRequest, deck_id: Id, card_id: Id, payload: ReviewI
 
 @router.get("/decks/{deck_id}/export.{fmt}", response={200: None, 404: ErrorOut})
 def export_deck(request: HttpRequest, deck_id: Id, fmt: Literal["csv", "apkg"]):
-    deck = own_deck(request, deck_id)
+    deck = get_visible(Deck.objects.visible_to, request.auth, pk=deck_id)
     if fmt == "csv":
         response = HttpResponse(csv_files.export_csv(deck), content_type="text/csv")
     else:
@@ -280,6 +264,6 @@ def export_deck(request: HttpRequest, deck_id: Id, fmt: Literal["csv", "apkg"]):
 def refresh_deck(request: HttpRequest, deck_id: Id):
     """Cut again (or point to the new passage) only the cards whose source changed; their
     review history stays."""
-    deck = own_deck(request, deck_id)
+    deck = get_visible(Deck.objects.visible_to, request.auth, pk=deck_id)
     refreshed = refresh_stale(deck)
     return {"refreshed": refreshed, "stale": len(stale_cards(deck))}

@@ -28,7 +28,8 @@ def shortfall(deck: Deck) -> kinds.Shortfall:
     )
 
 
-def figures(deck: Deck, student) -> kinds.Figures:
+def figures(class_set, student) -> kinds.Figures:
+    deck = class_set.item
     figures = kinds.Figures(student)
     memory = deck_memory(deck, student, timezone.now())
     reviews = CardReview.objects.filter(card__deck=deck, student=student)

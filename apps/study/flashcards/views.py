@@ -4,7 +4,7 @@ with its cards, studying with spaced repetition, exports."""
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
@@ -21,6 +21,7 @@ from apps.study.flashcards.forms import (
 )
 from apps.study.flashcards.models import Card, Deck
 from apps.study.flashcards.stale import card_text, stale_cards
+from apps.study.ownership import get_visible
 from apps.study.views import announce, download, render_generating, study_tab
 
 EXPORTS = {"csv": ("text/csv", csv_files.export_csv), "apkg": ("application/zip", anki.export_apkg)}
@@ -108,28 +109,10 @@ def deck_import(request: HttpRequest) -> HttpResponse:
     return render_deck_list(request, import_form=form, status=errors.PAGE_STATUS)
 
 
-def own_deck(request: HttpRequest, pk: int) -> Deck:
-    return get_object_or_404(Deck.objects.visible_to(request.user), pk=pk)
-
-
-def own_card(request: HttpRequest, pk: int, card_pk: int) -> Card:
-    return get_object_or_404(Card.objects.visible_to(request.user), deck_id=pk, pk=card_pk)
-
-
 def due_queue(request: HttpRequest):
     """Every card the person studies, own decks and those handed out to their class, each
     with their own memory of it."""
     return Card.objects.readable_by(request.user).studied_by(request.user)
-
-
-def readable_deck(request: HttpRequest, pk: int) -> Deck:
-    """The person's own deck, or one handed out to their class (to study, not to change)."""
-    return get_object_or_404(Deck.objects.readable_by(request.user), pk=pk)
-
-
-def readable_card(request: HttpRequest, pk: int, card_pk: int) -> Card:
-    cards = Card.objects.readable_by(request.user).select_related("deck")
-    return get_object_or_404(cards, deck_id=pk, pk=card_pk)
 
 
 def render_deck(request: HttpRequest, deck: Deck, partial: str = "", status: int = 200, **extra):
@@ -162,7 +145,7 @@ def render_deck(request: HttpRequest, deck: Deck, partial: str = "", status: int
 @require_GET
 @login_required
 def deck_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    deck = readable_deck(request, pk)
+    deck = get_visible(Deck.objects.readable_by, request.user, pk=pk)
     deck.settle()
     if not deck.is_ready:
         return render_generating(request, "deck", deck)
@@ -172,7 +155,7 @@ def deck_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def deck_update(request: HttpRequest, pk: int) -> HttpResponse:
-    deck = own_deck(request, pk)
+    deck = get_visible(Deck.objects.visible_to, request.user, pk=pk)
     form = DeckTitleForm(request.POST)
     if not form.is_valid():
         return render_deck(
@@ -187,7 +170,7 @@ def deck_update(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def deck_delete(request: HttpRequest, pk: int) -> HttpResponse:
-    deck = own_deck(request, pk)
+    deck = get_visible(Deck.objects.visible_to, request.user, pk=pk)
     deck.delete()
     messages.success(request, f"Deleted the deck “{deck.title}”.")
     return redirect("study:deck-list")
@@ -196,7 +179,7 @@ def deck_delete(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def card_create(request: HttpRequest, pk: int) -> HttpResponse:
-    deck = own_deck(request, pk)
+    deck = get_visible(Deck.objects.visible_to, request.user, pk=pk)
     form = CardForm(request.POST)
     if form.is_valid():
         try:
@@ -214,7 +197,7 @@ def card_create(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def card_update(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
-    card = own_card(request, pk, card_pk)
+    card = get_visible(Card.objects.visible_to, request.user, deck_id=pk, pk=card_pk)
     form = CardForm(request.POST)
     if not form.is_valid():
         partial = "card-list" if request.htmx else ""
@@ -230,7 +213,7 @@ def card_update(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def card_delete(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
-    card = own_card(request, pk, card_pk)
+    card = get_visible(Card.objects.visible_to, request.user, deck_id=pk, pk=card_pk)
     deck = card.deck
     card.delete()
     return (
@@ -262,7 +245,7 @@ def render_study(request: HttpRequest, deck: Deck | None, card: Card | None, sta
 @require_GET
 @login_required
 def deck_study(request: HttpRequest, pk: int) -> HttpResponse:
-    deck = readable_deck(request, pk)
+    deck = get_visible(Deck.objects.readable_by, request.user, pk=pk)
     now = timezone.now()
     card = deck.cards.studied_by(request.user).due_to_learner(now).first()
     if card is None and request.GET.get("mode") == "all":
@@ -280,7 +263,9 @@ def deck_due(request: HttpRequest) -> HttpResponse:
 @require_POST
 @login_required
 def card_flip(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
-    card = readable_card(request, pk, card_pk)
+    card = get_visible(
+        Card.objects.select_related("deck").readable_by, request.user, deck_id=pk, pk=card_pk
+    )
     scheduling.record_flip(card, request.user)
     return HttpResponse(status=204)
 
@@ -289,7 +274,9 @@ def card_flip(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
 @login_required
 def card_review(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
     """Answer a card ("got it" / "review") and show the next one of the deck or the queue."""
-    card = readable_card(request, pk, card_pk)
+    card = get_visible(
+        Card.objects.select_related("deck").readable_by, request.user, deck_id=pk, pk=card_pk
+    )
     in_queue = request.POST.get("queue") == "due"
     deck = None if in_queue else card.deck
     now = timezone.now()
@@ -308,5 +295,5 @@ def card_review(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
 @require_GET
 @login_required
 def deck_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
-    deck = own_deck(request, pk)
+    deck = get_visible(Deck.objects.visible_to, request.user, pk=pk)
     return download(deck, fmt, EXPORTS, slugify(deck.title)[:80] or f"deck-{deck.pk}")

@@ -5,7 +5,6 @@ from typing import Annotated, Literal
 
 from csp.decorators import csp_replace
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
 
 from apps.accounts.api import ErrorOut, Id
@@ -15,6 +14,7 @@ from apps.study.mindmaps import generation, svg
 from apps.study.mindmaps.models import Mindmap
 from apps.study.mindmaps.stale import refresh_mindmap as refresh_stale
 from apps.study.mindmaps.stale import stale_nodes
+from apps.study.ownership import get_visible
 from apps.study.schemas import (
     STARTING_ERRORS,
     GenerationStatus,
@@ -97,16 +97,6 @@ class MindmapOut(Schema):
         return [node_id for node_id, _ in stale_nodes(mindmap)]
 
 
-def own_mindmap(request: HttpRequest, mindmap_id: Id) -> Mindmap:
-    return get_object_or_404(Mindmap.objects.visible_to(request.auth), pk=mindmap_id)
-
-
-def arranged_mindmap(request: HttpRequest, mindmap_id: Id) -> Mindmap:
-    """One's own mindmap, or one handed out to one's class, in one's own arrangement."""
-    mindmap = get_object_or_404(Mindmap.objects.readable_by(request.auth), pk=mindmap_id)
-    return mindmap.arranged_for(request.auth)
-
-
 @router.get("/mindmaps", response=list[MindmapOut])
 def list_mindmaps(request: HttpRequest):
     return Mindmap.objects.visible_to(request.auth).settled()
@@ -146,7 +136,7 @@ def create_mindmap(request: HttpRequest, payload: MindmapIn, key: IdempotencyKey
 @svg_policy
 def mindmap_svg(request: HttpRequest, mindmap_id: Id):
     """The same SVG the page shows, in the saved layout and arrangement."""
-    mindmap = arranged_mindmap(request, mindmap_id)
+    mindmap = Mindmap.objects.arranged(request.auth, mindmap_id)
     changed = [node_id for node_id, _ in stale_nodes(mindmap)]
     drawn = svg.render_svg(mindmap, changed=changed)
     return HttpResponse(drawn, content_type="image/svg+xml")
@@ -154,21 +144,21 @@ def mindmap_svg(request: HttpRequest, mindmap_id: Id):
 
 @router.get("/mindmaps/{mindmap_id}", response={200: MindmapOut, 404: ErrorOut})
 def get_mindmap(request: HttpRequest, mindmap_id: Id):
-    mindmap = arranged_mindmap(request, mindmap_id)
+    mindmap = Mindmap.objects.arranged(request.auth, mindmap_id)
     mindmap.settle()
     return mindmap
 
 
 @router.patch("/mindmaps/{mindmap_id}", response={200: MindmapOut, 404: ErrorOut, 422: ErrorOut})
 def update_mindmap(request: HttpRequest, mindmap_id: Id, payload: MindmapPatch = NO_CHANGE):
-    mindmap = own_mindmap(request, mindmap_id)
+    mindmap = get_visible(Mindmap.objects.visible_to, request.auth, pk=mindmap_id)
     mindmap.change(title=payload.title, layout=payload.layout)
     return mindmap
 
 
 @router.delete("/mindmaps/{mindmap_id}", response={204: None, 404: ErrorOut})
 def delete_mindmap(request: HttpRequest, mindmap_id: Id):
-    own_mindmap(request, mindmap_id).delete()
+    get_visible(Mindmap.objects.visible_to, request.auth, pk=mindmap_id).delete()
     return Status(204, None)
 
 
@@ -177,14 +167,14 @@ def delete_mindmap(request: HttpRequest, mindmap_id: Id):
     response={200: MindmapOut, 404: ErrorOut, 422: ErrorOut},
 )
 def move_node(request: HttpRequest, mindmap_id: Id, payload: PositionIn):
-    mindmap = arranged_mindmap(request, mindmap_id)
+    mindmap = Mindmap.objects.arranged(request.auth, mindmap_id)
     mindmap.move_node(payload.node, payload.layout or mindmap.layout, payload.x, payload.y)
     return mindmap
 
 
 @router.delete("/mindmaps/{mindmap_id}/positions", response={200: MindmapOut, 404: ErrorOut})
 def reset_layout(request: HttpRequest, mindmap_id: Id):
-    mindmap = arranged_mindmap(request, mindmap_id)
+    mindmap = Mindmap.objects.arranged(request.auth, mindmap_id)
     mindmap.reset_layout()
     return mindmap
 
@@ -194,7 +184,7 @@ def reset_layout(request: HttpRequest, mindmap_id: Id):
     response={200: MindmapOut, 404: ErrorOut, 422: ErrorOut},
 )
 def toggle_branch(request: HttpRequest, mindmap_id: Id, payload: NodeIn):
-    mindmap = arranged_mindmap(request, mindmap_id)
+    mindmap = Mindmap.objects.arranged(request.auth, mindmap_id)
     mindmap.toggle(payload.node)
     return mindmap
 
@@ -202,6 +192,6 @@ def toggle_branch(request: HttpRequest, mindmap_id: Id, payload: NodeIn):
 @router.post("/mindmaps/{mindmap_id}/refresh", response={200: RefreshOut, 404: ErrorOut})
 def refresh_mindmap(request: HttpRequest, mindmap_id: Id):
     """Only the nodes whose source changed cite the passage that answers them now."""
-    mindmap = own_mindmap(request, mindmap_id)
+    mindmap = get_visible(Mindmap.objects.visible_to, request.auth, pk=mindmap_id)
     refreshed = refresh_stale(mindmap)
     return {"refreshed": refreshed, "stale": len(stale_nodes(mindmap))}

@@ -7,7 +7,8 @@ from apps.study.mindmaps.models import Mindmap, MindmapArrangement
 from apps.study.mindmaps.stale import cited, refresh_mindmap
 
 
-def figures(mindmap: Mindmap, student) -> kinds.Figures:
+def figures(class_set, student) -> kinds.Figures:
+    mindmap = class_set.item
     figures = kinds.Figures(student)
     arrangement = MindmapArrangement.objects.filter(mindmap=mindmap, student=student).first()
     if arrangement is not None:

@@ -9,6 +9,7 @@ from apps.progress import tracking
 from apps.study.errors import MindmapError, NoSuchNode
 from apps.study.generation_job import Generated, GenerationQuerySet, one_per_request
 from apps.study.mindmaps.tree import clean_tree, node_ids
+from apps.study.ownership import get_visible
 
 
 class MindmapQuerySet(GenerationQuerySet):
@@ -19,6 +20,11 @@ class MindmapQuerySet(GenerationQuerySet):
         title = (title or tree["title"])[:200]
         mindmap = self.create(owner=owner, title=title, tree=tree, **fields)
         return mindmap, tracking.record_mindmap_created(owner)
+
+    def arranged(self, user, pk: int) -> "Mindmap":
+        """Mindmap `pk` as `user` reads it (their own, or one handed out to their class) in
+        their own arrangement; any other is Http404, as `get_visible` says."""
+        return get_visible(self.readable_by, user, pk=pk).arranged_for(user)
 
 
 class Mindmap(Generated):

@@ -3,7 +3,7 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
@@ -14,6 +14,7 @@ from apps.study.mindmaps import generation, svg, tree
 from apps.study.mindmaps.forms import MindmapGenerateForm, MindmapOutlineForm, NodePositionForm
 from apps.study.mindmaps.models import Mindmap
 from apps.study.mindmaps.stale import node_text, stale_nodes
+from apps.study.ownership import get_visible
 from apps.study.views import MARKDOWN, announce, download, render_generating, study_tab
 
 EXPORTS = {
@@ -108,20 +109,10 @@ def render_mindmap(request: HttpRequest, mindmap: Mindmap, status: int = 200) ->
     return render(request, template, context, status=status)
 
 
-def own_mindmap(request: HttpRequest, pk: int) -> Mindmap:
-    return get_object_or_404(Mindmap.objects.visible_to(request.user), pk=pk)
-
-
-def arranged_mindmap(request: HttpRequest, pk: int) -> Mindmap:
-    """One's own mindmap, or one handed out to one's class, in one's own arrangement."""
-    mindmap = get_object_or_404(Mindmap.objects.readable_by(request.user), pk=pk)
-    return mindmap.arranged_for(request.user)
-
-
 @require_GET
 @login_required
 def mindmap_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    mindmap = arranged_mindmap(request, pk)
+    mindmap = Mindmap.objects.arranged(request.user, pk)
     mindmap.settle()
     if not mindmap.is_ready:
         return render_generating(request, "mindmap", mindmap)
@@ -131,7 +122,7 @@ def mindmap_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def mindmap_layout(request: HttpRequest, pk: int) -> HttpResponse:
-    mindmap = arranged_mindmap(request, pk)
+    mindmap = Mindmap.objects.arranged(request.user, pk)
     try:
         mindmap.change(layout=request.POST.get("layout", ""))
     except StudyError as error:
@@ -143,7 +134,7 @@ def mindmap_layout(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def mindmap_reset(request: HttpRequest, pk: int) -> HttpResponse:
-    mindmap = arranged_mindmap(request, pk)
+    mindmap = Mindmap.objects.arranged(request.user, pk)
     mindmap.reset_layout()
     return render_mindmap(request, mindmap)
 
@@ -151,7 +142,7 @@ def mindmap_reset(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def mindmap_toggle(request: HttpRequest, pk: int) -> HttpResponse:
-    mindmap = arranged_mindmap(request, pk)
+    mindmap = Mindmap.objects.arranged(request.user, pk)
     try:
         mindmap.toggle(request.POST.get("node", ""))
     except StudyError as error:
@@ -164,7 +155,7 @@ def mindmap_toggle(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def mindmap_move(request: HttpRequest, pk: int) -> HttpResponse:
     """Where the page's script dropped a node; it reads a refusal as plain text."""
-    mindmap = arranged_mindmap(request, pk)
+    mindmap = Mindmap.objects.arranged(request.user, pk)
     form = NodePositionForm(request.POST)
     if not form.is_valid():
         message = "A move needs a node, a layout and numbers x and y."
@@ -180,7 +171,7 @@ def mindmap_move(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def mindmap_update(request: HttpRequest, pk: int) -> HttpResponse:
-    mindmap = own_mindmap(request, pk)
+    mindmap = get_visible(Mindmap.objects.visible_to, request.user, pk=pk)
     try:
         mindmap.change(title=request.POST.get("title", ""))
     except StudyError as error:
@@ -191,7 +182,7 @@ def mindmap_update(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def mindmap_delete(request: HttpRequest, pk: int) -> HttpResponse:
-    mindmap = own_mindmap(request, pk)
+    mindmap = get_visible(Mindmap.objects.visible_to, request.user, pk=pk)
     mindmap.delete()
     messages.success(request, f"Deleted the mindmap “{mindmap.title}”.")
     return redirect("study:mindmap-list")
@@ -200,7 +191,7 @@ def mindmap_delete(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 @login_required
 def mindmap_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
-    mindmap = arranged_mindmap(request, pk)
+    mindmap = Mindmap.objects.arranged(request.user, pk)
     name = slugify(mindmap.title)[:80] or f"mindmap-{mindmap.pk}"
     response = download(mindmap, fmt, EXPORTS, name)
     announce(request, tracking.record_mindmap_exported(request.user))

@@ -9,9 +9,11 @@ from ninja import Field, Router, Schema, Status
 
 from apps.accounts.api import ErrorOut, Id
 from apps.study import starting
+from apps.study.ownership import get_visible
 from apps.study.quizzes import exports, generation, review
 from apps.study.quizzes.generation import OPTION_COUNT
-from apps.study.quizzes.models import Question, Quiz
+from apps.study.quizzes.models import Quiz
+from apps.study.quizzes.seat import Seat
 from apps.study.quizzes.stale import refresh_quiz as refresh_stale
 from apps.study.quizzes.stale import stale_questions
 from apps.study.schemas import (
@@ -134,25 +136,25 @@ class AttemptOut(Schema):
     badges: list[str]
 
 
-def policy_out(item: Quiz, user) -> dict | None:
-    policy = item.policy_for(user)
+def policy_out(seat: Seat) -> dict | None:
+    policy = seat.policy
     if not policy.for_class:
         return None
     return {
         "attempts_allowed": policy.attempts,
-        "attempts_left": item.attempts_left_for(user),
+        "attempts_left": seat.attempts_left,
         "grading": policy.grading,
         "reveal": policy.reveal,
         "due": policy.due,
-        "answers_shown": item.answer_key_visible_to(user),
+        "answers_shown": seat.answers_shown,
     }
 
 
 def quiz_out(item: Quiz, user) -> dict:
     """The quiz as `user` sees it: in their order, only their own attempts; the owner's
     stale marks. No answer key: that shows only in an attempt's results."""
-    owner = item.owner_id == user.pk
-    changed = {question.pk for question in stale_questions(item)} if owner else set()
+    seat = item.seat_for(user)
+    changed = {question.pk for question in stale_questions(item)} if seat.owner else set()
     return {
         **{field: getattr(item, field) for field in QuizOut.model_fields if hasattr(item, field)},
         "questions": [
@@ -165,7 +167,7 @@ def quiz_out(item: Quiz, user) -> dict:
                 "extractive": shown.extractive,
                 "source_changed": shown.pk in changed,
             }
-            for position, shown in enumerate(item.paper_for(user).questions)
+            for position, shown in enumerate(seat.paper.questions)
         ],
         "attempts": [
             {
@@ -177,21 +179,8 @@ def quiz_out(item: Quiz, user) -> dict:
             }
             for a in item.attempts_of(user)
         ],
-        "policy": policy_out(item, user),
+        "policy": policy_out(seat),
     }
-
-
-def own_quiz(request: HttpRequest, quiz_id: Id) -> Quiz:
-    return get_object_or_404(Quiz.objects.visible_to(request.auth), pk=quiz_id)
-
-
-def readable_quiz(request: HttpRequest, quiz_id: Id) -> Quiz:
-    """One's own quiz, or one handed out to one's class (to answer, not to change)."""
-    return get_object_or_404(Quiz.objects.readable_by(request.auth), pk=quiz_id)
-
-
-def own_question(request: HttpRequest, quiz_id: Id, position: int) -> Question:
-    return get_object_or_404(own_quiz(request, quiz_id).questions, position=position)
 
 
 @router.get("/quizzes", response=list[QuizListOut])
@@ -230,7 +219,7 @@ def create_quiz(request: HttpRequest, payload: QuizIn, key: IdempotencyKey = "")
 
 @router.get("/quizzes/{quiz_id}", response={200: QuizOut, 404: ErrorOut})
 def get_quiz(request: HttpRequest, quiz_id: Id):
-    quiz = readable_quiz(request, quiz_id)
+    quiz = get_visible(Quiz.objects.readable_by, request.auth, pk=quiz_id)
     quiz.settle()
     return quiz_out(quiz, request.auth)
 
@@ -242,11 +231,10 @@ def get_quiz(request: HttpRequest, quiz_id: Id):
 def create_attempt(request: HttpRequest, quiz_id: Id, payload: AttemptIn):
     """Submit answers given in the order GET /quizzes/{id} shows (see AttemptIn); 409 when
     the quiz's policy allows no attempt (none left, past the due date)."""
-    quiz = readable_quiz(request, quiz_id)
+    quiz = get_visible(Quiz.objects.readable_by, request.auth, pk=quiz_id)
     quiz.require_ready()
-    paper = quiz.paper_for(request.auth)
-    attempt, badges = quiz.submit(paper.to_original(payload.answers), by=request.auth)
-    key = quiz.answer_key_visible_to(request.auth)
+    seat = quiz.seat_for(request.auth)
+    attempt, badges = quiz.submit(seat.paper.to_original(payload.answers), seat)
     return Status(
         201,
         {
@@ -254,7 +242,7 @@ def create_attempt(request: HttpRequest, quiz_id: Id, payload: AttemptIn):
             "correct": attempt.correct,
             "total": attempt.total,
             "percent": attempt.percent,
-            "answers_shown": key,
+            "answers_shown": seat.answers_shown,
             "results": [
                 {
                     "position": row.position,
@@ -264,7 +252,7 @@ def create_attempt(request: HttpRequest, quiz_id: Id, payload: AttemptIn):
                     "explanation": row.explanation,
                     "chunk_ids": row.question.question.chunk_ids,
                 }
-                for row in review.shown_results(attempt, paper, key)
+                for row in review.shown_results(attempt, seat)
             ],
             "badges": [getattr(badge, "code", str(badge)) for badge in badges],
         },
@@ -306,7 +294,8 @@ def edit_question(
     position: Position,
     payload: QuestionPatch = NO_QUESTION_CHANGE,
 ):
-    question = own_question(request, quiz_id, position)
+    quiz = get_visible(Quiz.objects.visible_to, request.auth, pk=quiz_id)
+    question = get_object_or_404(quiz.questions, position=position)
     typo = question.edit(
         text=payload.question,
         options=payload.options,
@@ -321,14 +310,14 @@ def edit_question(
 )
 def remove_question(request: HttpRequest, quiz_id: Id, position: Position):
     """Attempts made before keep their answers and show as made on an older version."""
-    question = own_question(request, quiz_id, position)
-    question.quiz.remove_question(question)
+    quiz = get_visible(Quiz.objects.visible_to, request.auth, pk=quiz_id)
+    quiz.remove_question(get_object_or_404(quiz.questions, position=position))
     return Status(204, None)
 
 
 @router.get("/quizzes/{quiz_id}/export", response={200: None, 404: ErrorOut})
 def export_quiz(request: HttpRequest, quiz_id: Id, format: Literal["md", "pdf"] = "md"):
-    item = own_quiz(request, quiz_id)
+    item = get_visible(Quiz.objects.visible_to, request.auth, pk=quiz_id)
     if format == "pdf":
         return HttpResponse(exports.as_pdf(item), content_type="application/pdf")
     return HttpResponse(exports.as_markdown(item), content_type="text/markdown; charset=utf-8")
@@ -337,6 +326,6 @@ def export_quiz(request: HttpRequest, quiz_id: Id, format: Literal["md", "pdf"] 
 @router.post("/quizzes/{quiz_id}/refresh", response={200: RefreshOut, 404: ErrorOut})
 def refresh_quiz(request: HttpRequest, quiz_id: Id):
     """Cut again (or point to the new passage) only the questions whose source changed."""
-    quiz = own_quiz(request, quiz_id)
+    quiz = get_visible(Quiz.objects.visible_to, request.auth, pk=quiz_id)
     refreshed = refresh_stale(quiz)
     return {"refreshed": refreshed, "stale": len(stale_questions(quiz))}

@@ -25,15 +25,16 @@ def shortfall(quiz: Quiz) -> kinds.Shortfall:
     )
 
 
-def figures(quiz: Quiz, student) -> kinds.Figures:
+def figures(class_set, student) -> kinds.Figures:
     """The figure the set's policy grades: the first, best, latest or average attempt."""
+    quiz = class_set.item
     figures = kinds.Figures(student)
     attempts = list(quiz.attempts_of(student))
     figures.started = bool(attempts)
     if attempts:
         figures.last_activity = max(a.submitted_at or a.started_at for a in attempts)
     submitted = sorted((a for a in attempts if a.is_submitted), key=lambda a: a.submitted_at)
-    chosen = graded(submitted, quiz.policy_for(student).grading)
+    chosen = graded(submitted, class_set.grading)
     if chosen:
         figures.finished = True
         figures.score = graded_percent(chosen)

@@ -10,8 +10,8 @@ from apps.study.classsets.models import ClassSet
 from apps.study.classsets.policy import QuizPolicy, Reveal
 from apps.study.errors import InvalidAnswers, InvalidInput
 from apps.study.generation_job import Generated, GenerationQuerySet, one_per_request
-from apps.study.quizzes.paper import Paper
-from apps.study.sources import sources_for
+from apps.study.quizzes.seat import Seat
+from apps.study.sources import sources_for_each
 
 
 class Difficulty(models.TextChoices):
@@ -75,23 +75,23 @@ class Quiz(Generated):
         )
         return correct, len(questions)
 
-    def submit(self, answers: list, by=None) -> tuple["Attempt", list]:
-        """Grade `answers` as the open attempt of `by` (the owner unless said; a student on a
-        quiz handed out to the class) or a new one, save it with the version of each question
-        it answered and record it for `by`'s progress; (the attempt, badges just earned).
-        Answers that do not fit save nothing."""
+    def submit(self, answers: list, seat: Seat | None = None) -> tuple["Attempt", list]:
+        """Grade `answers` as the open attempt of the seat's person (the owner's without a
+        seat) or a new one, save it with the version of each question it answered and record
+        it for their progress; (the attempt, badges just earned). Answers that do not fit
+        save nothing."""
         self.require_ready()
-        by = by or self.owner
+        seat = seat or self.seat_for(self.owner)
         answers = self.check_answers(answers)
         with transaction.atomic():
-            attempt = self.start_attempt(by)
+            attempt = self.start_attempt(seat)
             attempt.answers = answers
             attempt.asked = self.version()
             attempt.correct, attempt.total = self.grade(answers)
             attempt.submitted_at = timezone.now()
             attempt.save()
         return attempt, tracking.record_quiz(
-            by,
+            seat.person,
             score_percent=attempt.percent or 0,
             difficulty=self.difficulty,
             questions_wrong=attempt.missed(),
@@ -100,63 +100,47 @@ class Quiz(Generated):
     def version(self) -> list[list[int]]:
         """[question id, its version] per question in order: an attempt made on another list
         answered an older version of the quiz."""
-        return [[pk, version] for pk, version in self.questions.values_list("pk", "version")]
+        return [[question.pk, question.version] for question in self.questions.all()]
 
     def attempts_of(self, user):
         return self.attempts.filter(user=user)
 
-    def retake(self, by=None) -> "Attempt":
+    def handed_in_by(self, user):
+        return self.attempts_of(user).filter(submitted_at__isnull=False)
+
+    def retake(self, seat: Seat) -> "Attempt":
         """Drop the unfinished attempt, if any, and start afresh (keeping it when the policy
         allows no new one)."""
         with transaction.atomic():
-            self.attempts_of(by or self.owner).filter(submitted_at__isnull=True).delete()
-            return self.start_attempt(by)
+            self.attempts_of(seat.person).filter(submitted_at__isnull=True).delete()
+            return self.start_attempt(seat)
 
     def open_attempt(self, by=None) -> "Attempt | None":
         """The unfinished attempt to resume after a refresh, if there is one."""
         unfinished = self.attempts_of(by or self.owner).filter(submitted_at__isnull=True)
         return unfinished.order_by("-pk").first()
 
-    def start_attempt(self, by=None) -> "Attempt":
-        """The open attempt of `by`, or a new one if their policy allows (else AttemptRefused:
-        past the due date, or no attempt left)."""
-        by = by or self.owner
-        policy, now = self.policy_for(by), timezone.now()
+    def start_attempt(self, seat: Seat) -> "Attempt":
+        """The open attempt of the seat's person, or a new one if their policy allows (else
+        AttemptRefused: past the due date, or no attempt left)."""
         with transaction.atomic():  # an IMMEDIATE transaction: two tabs cannot both start
-            attempt = self.open_attempt(by)
+            attempt = self.open_attempt(seat.person)
             if attempt is not None:
-                policy.check_finish(attempt.started_at, now)
+                seat.policy.check_finish(attempt.started_at, seat.now)
                 return attempt
-            policy.check_start(self.attempts_of(by).filter(submitted_at__isnull=False).count(), now)
-            return self.attempts.create(user=by, answers=[None] * self.questions.count())
+            # Counted again inside the transaction: another tab may have handed one in.
+            seat.policy.check_start(self.handed_in_by(seat.person).count(), seat.now)
+            return self.attempts.create(user=seat.person, answers=[None] * self.questions.count())
 
-    def policy_for(self, user) -> QuizPolicy:
-        """The owner's own rules, or the class set's for a student it is handed out to."""
-        if user.pk == self.owner_id:
-            return QuizPolicy()
-        class_set = ClassSet.objects.for_item(self).first()
+    def seat_for(self, person, class_set: ClassSet | None = None) -> Seat:
+        """`person`'s seat at this quiz (quizzes/seat.py): the owner's own rules, or those of
+        the class set it is handed out in (`class_set`, when the caller has it already)."""
+        if person.pk == self.owner_id:
+            return Seat(self, person, QuizPolicy())
+        class_set = class_set or ClassSet.objects.for_item(self).first()
         if class_set is None:  # taken back: nothing more to answer or see
-            return QuizPolicy(attempts=0, reveal=Reveal.NEVER, for_class=True)
-        return class_set.quiz_policy()
-
-    def answer_key_visible_to(self, user) -> bool:
-        """Whether `user` may see the correct answers and explanations now: every page, API
-        route and export asks this, and nothing else."""
-        return self.policy_for(user).answer_key_visible(timezone.now())
-
-    def attempts_left_for(self, user) -> int | None:
-        """How many more attempts `user` may start (None: unlimited)."""
-        policy = self.policy_for(user)
-        if policy.attempts is None:
-            return None
-        return policy.attempts_left(
-            self.attempts_of(user).filter(submitted_at__isnull=False).count()
-        )
-
-    def paper_for(self, user) -> Paper:
-        """The questions in the order `user` sees them: shuffled for a student on a class
-        set, the quiz's own order for its owner."""
-        return Paper(self, user if self.policy_for(user).for_class else None)
+            return Seat(self, person, QuizPolicy(attempts=0, reveal=Reveal.NEVER, for_class=True))
+        return Seat(self, person, class_set.quiz_policy())
 
     def remove_question(self, question: "Question") -> None:
         """Take a question out; the ones after it move up, and so do the answers of the
@@ -362,15 +346,14 @@ class Attempt(models.Model):
     def missed(self) -> list[dict]:
         """The questions answered wrong, with a link to their first source, for the class
         overview of what is missed most."""
-        wrong = []
-        for question, _chosen, right in self.results():
-            if right:
-                continue
+        wrong = [question for question, _chosen, right in self.results() if not right]
+        sources = sources_for_each(self.user, [question.chunk_ids for question in wrong])
+        rows = []
+        for question, chunks in zip(wrong, sources, strict=True):
             missed = {"question": question.text}
-            chunk = next(iter(sources_for(self.user, question.chunk_ids)), None)
-            if chunk is not None:
-                page = f", p. {chunk.page}" if chunk.page else ""
-                missed["source_label"] = f"{chunk.document.filename}{page}"
-                missed["source_url"] = reverse("study:source-detail", args=[chunk.pk])
-            wrong.append(missed)
-        return wrong
+            if chunks:
+                page = f", p. {chunks[0].page}" if chunks[0].page else ""
+                missed["source_label"] = f"{chunks[0].document.filename}{page}"
+                missed["source_url"] = reverse("study:source-detail", args=[chunks[0].pk])
+            rows.append(missed)
+        return rows

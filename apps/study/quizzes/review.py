@@ -1,5 +1,5 @@
 """A submitted attempt as its taker reviews it: in their own order, and with the correct
-answers and explanations only when the quiz's policy shows them (Quiz.answer_key_visible_to).
+answers and explanations only when the quiz's policy shows them (Seat.answers_shown).
 
 The review page and the API's attempt reply both read these rows, so neither can show more.
 """
@@ -7,7 +7,8 @@ The review page and the API's attempt reply both read these rows, so neither can
 from dataclasses import dataclass
 
 from apps.study.quizzes.models import Attempt
-from apps.study.quizzes.paper import Paper, Shown
+from apps.study.quizzes.paper import Shown
+from apps.study.quizzes.seat import Seat
 
 
 @dataclass(frozen=True)
@@ -20,8 +21,10 @@ class ReviewRow:
     explanation: str | None  # None while the answer key is hidden
 
 
-def shown_results(attempt: Attempt, paper: Paper, key: bool) -> list[ReviewRow]:
-    """The attempt's answers to the questions still in the quiz, in the paper's order."""
+def shown_results(attempt: Attempt, seat: Seat) -> list[ReviewRow]:
+    """The attempt's answers to the questions still in the quiz, in the order of the seat's
+    paper."""
+    paper, key = seat.paper, seat.answers_shown
     answered = [(q, chosen, right) for q, chosen, right in attempt.results() if q.pk in paper.by_pk]
     answered.sort(key=lambda row: paper.rank[row[0].pk])
     rows = []

@@ -6,16 +6,16 @@ from django.db.models import Count, Prefetch
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from apps.study import errors, stale, starting
 from apps.study.classsets.policy import AttemptRefused
 from apps.study.errors import InvalidAnswers, InvalidInput, StudyError
-from apps.study.ownership import is_student
+from apps.study.ownership import get_visible, is_student
 from apps.study.quizzes import exports, generation, review
 from apps.study.quizzes.forms import QuizForm
 from apps.study.quizzes.models import Attempt, Quiz
+from apps.study.quizzes.seat import Seat
 from apps.study.quizzes.stale import question_text, stale_questions
 from apps.study.sources import sources_for_each
 from apps.study.views import MARKDOWN, announce, download, render_generating, study_tab
@@ -63,27 +63,17 @@ def quiz_list(request: HttpRequest) -> HttpResponse:
     return study_tab(request, "study/quizzes/list.html", context, status)
 
 
-def own_quiz(request: HttpRequest, pk: int) -> Quiz:
-    return get_object_or_404(Quiz.objects.visible_to(request.user), pk=pk)
-
-
-def readable_quiz(request: HttpRequest, pk: int) -> Quiz:
-    """One's own quiz, or one handed out to one's class (to answer, not to change)."""
-    return get_object_or_404(Quiz.objects.readable_by(request.user), pk=pk)
-
-
 def render_player(
-    request: HttpRequest, quiz: Quiz, attempt: Attempt, status: int = 200
+    request: HttpRequest, seat: Seat, attempt: Attempt, status: int = 200
 ) -> HttpResponse:
     """The player in the asker's order (a student's own shuffle on a class quiz)."""
-    paper = quiz.paper_for(request.user)
+    paper = seat.paper
     one_at_a_time = request.GET.get("mode", request.POST.get("mode", "one")) != "all"
     current = min(attempt.current, len(paper) - 1)
     answers = paper.to_shown(attempt.answers)
-    policy = quiz.policy_for(request.user)
     context = {
-        "quiz": quiz,
-        "owner": quiz.owner_id == request.user.pk,
+        "quiz": seat.quiz,
+        "owner": seat.owner,
         "attempt": attempt,
         "mode": "one" if one_at_a_time else "all",
         "rows": list(zip(paper.questions, answers, strict=True)),
@@ -92,9 +82,9 @@ def render_player(
         "chosen": answers[current],
         "answered": sum(answer is not None for answer in answers),
         "is_last": current == len(paper) - 1,
-        "policy": policy if policy.for_class else None,
-        "attempts_left": quiz.attempts_left_for(request.user),
-        "answers_note": policy.when_revealed(timezone.now()),
+        "policy": seat.policy if seat.policy.for_class else None,
+        "attempts_left": seat.attempts_left,
+        "answers_note": seat.answers_note,
     }
     template = "study/quizzes/play.html#quiz-player" if request.htmx else "study/quizzes/play.html"
     return render(request, template, context, status=status)
@@ -113,7 +103,7 @@ def posted_choice(value: str | None) -> int | None:
 def refused(request: HttpRequest, quiz: Quiz, error: AttemptRefused) -> HttpResponse:
     """No attempt to play: say why, and show the latest review (or the class sets)."""
     errors.show(request, error)
-    latest = quiz.attempts_of(request.user).filter(submitted_at__isnull=False).first()
+    latest = quiz.handed_in_by(request.user).first()
     if latest is not None:
         return redirect("study:attempt-detail", quiz.pk, latest.pk)
     return redirect("study:class-set-list")
@@ -123,17 +113,18 @@ def refused(request: HttpRequest, quiz: Quiz, error: AttemptRefused) -> HttpResp
 @login_required
 def quiz_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """Play the quiz, resuming the unfinished attempt if there is one."""
-    quiz = readable_quiz(request, pk)
+    quiz = get_visible(Quiz.objects.readable_by, request.user, pk=pk)
     quiz.settle()
     if not quiz.is_ready:
         return render_generating(request, "quiz", quiz)
-    if not quiz.questions.exists():
+    seat = quiz.seat_for(request.user)
+    if not seat.paper:
         raise Http404("This quiz has no questions.")
     try:
-        attempt = quiz.start_attempt(request.user)
+        attempt = quiz.start_attempt(seat)
     except AttemptRefused as error:
         return refused(request, quiz, error)
-    return render_player(request, quiz, attempt)
+    return render_player(request, seat, attempt)
 
 
 @require_POST
@@ -141,14 +132,15 @@ def quiz_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def quiz_answer(request: HttpRequest, pk: int) -> HttpResponse:
     """Save one answer (so a refresh loses nothing) and move to the asked-for question;
     positions and options are as the asker sees them."""
-    quiz = readable_quiz(request, pk)
+    quiz = get_visible(Quiz.objects.readable_by, request.user, pk=pk)
     if not quiz.is_ready:
         return redirect("study:quiz-detail", pk)
+    seat = quiz.seat_for(request.user)
     try:
-        attempt = quiz.start_attempt(request.user)
+        attempt = quiz.start_attempt(seat)
     except AttemptRefused as error:
         return refused(request, quiz, error)
-    paper = quiz.paper_for(request.user)
+    paper = seat.paper
     try:
         position = posted_choice(request.POST.get("position"))
         if position is None:
@@ -160,7 +152,7 @@ def quiz_answer(request: HttpRequest, pk: int) -> HttpResponse:
         attempt.answer(shown.position, shown.original(choice))
     except InvalidAnswers as error:
         errors.show(request, error)
-        return render_player(request, quiz, attempt, status=errors.PAGE_STATUS)
+        return render_player(request, seat, attempt, status=errors.PAGE_STATUS)
     attempt.current = position
     go = request.POST.get("go", "")
     if go.lstrip("-").isdigit():
@@ -169,7 +161,7 @@ def quiz_answer(request: HttpRequest, pk: int) -> HttpResponse:
     if request.POST.get("save_only"):
         return HttpResponse(status=204)
     if request.htmx:
-        return render_player(request, quiz, attempt)
+        return render_player(request, seat, attempt)
     mode = request.POST.get("mode", "one")
     return redirect(f"{reverse('study:quiz-detail', args=[pk])}?mode={mode}")
 
@@ -178,15 +170,15 @@ def quiz_answer(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def quiz_submit(request: HttpRequest, pk: int) -> HttpResponse:
     """Submit the quiz: what is posted now over what was saved while playing."""
-    quiz = readable_quiz(request, pk)
+    quiz = get_visible(Quiz.objects.readable_by, request.user, pk=pk)
     if not quiz.is_ready:
         return redirect("study:quiz-detail", pk)
+    seat = quiz.seat_for(request.user)
     try:
-        attempt = quiz.start_attempt(request.user)
+        attempt = quiz.start_attempt(seat)
     except AttemptRefused as error:
         return refused(request, quiz, error)
-    paper = quiz.paper_for(request.user)
-    answers = paper.to_shown(attempt.answers)
+    answers = seat.paper.to_shown(attempt.answers)
     try:
         for position in range(len(answers)):
             posted = request.POST.get(f"q{position}")
@@ -194,10 +186,10 @@ def quiz_submit(request: HttpRequest, pk: int) -> HttpResponse:
                 posted = request.POST.get("choice")
             if posted not in (None, ""):
                 answers[position] = posted_choice(posted)
-        attempt, badges = quiz.submit(paper.to_original(answers), by=request.user)
+        attempt, badges = quiz.submit(seat.paper.to_original(answers), seat)
     except InvalidAnswers as error:
         errors.show(request, error)
-        return render_player(request, quiz, attempt, status=errors.PAGE_STATUS)
+        return render_player(request, seat, attempt, status=errors.PAGE_STATUS)
     except AttemptRefused as error:
         return refused(request, quiz, error)
     announce(request, badges)
@@ -207,10 +199,10 @@ def quiz_submit(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def quiz_retake(request: HttpRequest, pk: int) -> HttpResponse:
-    quiz = readable_quiz(request, pk)
+    quiz = get_visible(Quiz.objects.readable_by, request.user, pk=pk)
     if quiz.is_ready:
         try:
-            quiz.retake(request.user)
+            quiz.retake(quiz.seat_for(request.user))
         except AttemptRefused as error:
             return refused(request, quiz, error)
     return redirect("study:quiz-detail", pk)
@@ -221,31 +213,27 @@ def quiz_retake(request: HttpRequest, pk: int) -> HttpResponse:
 def attempt_detail(request: HttpRequest, pk: int, attempt_pk: int) -> HttpResponse:
     """One's submitted attempt in one's own order; the correct answers and explanations only
     when the quiz's policy shows them."""
-    quiz = readable_quiz(request, pk)
-    attempt = get_object_or_404(
-        quiz.attempts_of(request.user), pk=attempt_pk, submitted_at__isnull=False
-    )
-    owner = quiz.owner_id == request.user.pk
-    changed = stale_questions(quiz) if owner else []  # the owner's to refresh
-    new = stale.passages_now(quiz, {q.pk: question_text(q) for q in changed})
-    key = quiz.answer_key_visible_to(request.user)
-    results = review.shown_results(attempt, quiz.paper_for(request.user), key)
+    quiz = get_visible(Quiz.objects.readable_by, request.user, pk=pk)
+    attempt = get_object_or_404(quiz.handed_in_by(request.user), pk=attempt_pk)
+    seat = quiz.seat_for(request.user)
+    changed = stale_questions(quiz) if seat.owner else []  # the owner's to refresh
+    new = stale.passages_now(quiz, {q.pk: question_text(q) for q in changed}) if changed else {}
+    results = review.shown_results(attempt, seat)
     sources = sources_for_each(request.user, [row.question.question.chunk_ids for row in results])
     rows = [
         (row, chunks, row.question.pk in new, new.get(row.question.pk))
         for row, chunks in zip(results, sources, strict=True)
     ]
-    policy = quiz.policy_for(request.user)
     context = {
         "quiz": quiz,
         "attempt": attempt,
         "rows": rows,
-        "key": key,
+        "key": seat.answers_shown,
         **{"stale_count": len(changed), "stale_kind": "quiz", "stale_pk": quiz.pk},
         "stale_what": "question",
-        "owner": owner,
-        "attempts_left": quiz.attempts_left_for(request.user),
-        "answers_note": policy.when_revealed(timezone.now()),
+        "owner": seat.owner,
+        "attempts_left": seat.attempts_left,
+        "answers_note": seat.answers_note,
     }
     return render(request, "study/quizzes/review.html", context)
 
@@ -253,7 +241,7 @@ def attempt_detail(request: HttpRequest, pk: int, attempt_pk: int) -> HttpRespon
 @require_GET
 @login_required
 def quiz_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
-    quiz = own_quiz(request, pk)
+    quiz = get_visible(Quiz.objects.visible_to, request.user, pk=pk)
     return download(quiz, fmt, EXPORTS, f"quiz-{quiz.pk}")
 
 
@@ -266,13 +254,13 @@ def render_editor(request: HttpRequest, quiz: Quiz, status: int = 200) -> HttpRe
 @login_required
 def quiz_edit(request: HttpRequest, pk: int) -> HttpResponse:
     """The owner's editor: each question with its options, answer and explanation."""
-    return render_editor(request, own_quiz(request, pk))
+    return render_editor(request, get_visible(Quiz.objects.visible_to, request.user, pk=pk))
 
 
 @require_POST
 @login_required
 def question_update(request: HttpRequest, pk: int, position: int) -> HttpResponse:
-    quiz = own_quiz(request, pk)
+    quiz = get_visible(Quiz.objects.visible_to, request.user, pk=pk)
     question = get_object_or_404(quiz.questions, position=position)
     try:
         typo = question.edit(
@@ -299,7 +287,7 @@ def question_update(request: HttpRequest, pk: int, position: int) -> HttpRespons
 @require_POST
 @login_required
 def question_delete(request: HttpRequest, pk: int, position: int) -> HttpResponse:
-    quiz = own_quiz(request, pk)
+    quiz = get_visible(Quiz.objects.visible_to, request.user, pk=pk)
     question = get_object_or_404(quiz.questions, position=position)
     try:
         quiz.remove_question(question)

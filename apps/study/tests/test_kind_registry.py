@@ -108,8 +108,9 @@ def start(kind, user, key: str = "key-1"):
     return starting.start(request, kind.name, user, key, make, title="Cell terms")
 
 
-def glossary_figures(glossary, student) -> kinds.Figures:
-    return kinds.Figures(student, started=True, detail=f"{len(glossary.terms)} terms to learn")
+def glossary_figures(class_set, student) -> kinds.Figures:
+    terms = class_set.item.terms
+    return kinds.Figures(student, started=True, detail=f"{len(terms)} terms to learn")
 
 
 def missed_terms(class_set, students: list) -> list[kinds.Missed]:

@@ -10,6 +10,7 @@ from ninja import Field, Router, Schema, Status
 from apps.accounts import ratelimits
 from apps.accounts.api import ErrorOut, Id
 from apps.study import starting, tasks
+from apps.study.ownership import get_visible
 from apps.study.quizzes.api import QuizOut, quiz_out
 from apps.study.schemas import (
     GENERATION_ERRORS,
@@ -103,19 +104,6 @@ def workshop_out(item: Workshop, user) -> dict:
     }
 
 
-def own_workshop(request: HttpRequest, workshop_id: Id) -> Workshop:
-    return get_object_or_404(Workshop.objects.visible_to(request.auth), pk=workshop_id)
-
-
-def readable_workshop(request: HttpRequest, workshop_id: Id) -> Workshop:
-    """One's own workshop, or one handed out to one's class (to read and complete)."""
-    return get_object_or_404(Workshop.objects.readable_by(request.auth), pk=workshop_id)
-
-
-def readable_lesson(request: HttpRequest, workshop_id: Id, number: LessonNumber) -> Lesson:
-    return get_object_or_404(readable_workshop(request, workshop_id).lessons, number=number)
-
-
 @router.get("/workshops", response=list[WorkshopOut])
 def list_workshops(request: HttpRequest):
     return [
@@ -143,7 +131,7 @@ def create_workshop(request: HttpRequest, payload: WorkshopIn, key: IdempotencyK
 
 @router.get("/workshops/{workshop_id}", response={200: WorkshopOut, 404: ErrorOut})
 def get_workshop(request: HttpRequest, workshop_id: Id):
-    workshop = readable_workshop(request, workshop_id)
+    workshop = get_visible(Workshop.objects.readable_by, request.auth, pk=workshop_id)
     workshop.settle()
     return workshop_out(workshop, request.auth)
 
@@ -157,7 +145,8 @@ def write_lesson(request: HttpRequest, workshop_id: Id, number: LessonNumber):
     this is called) and this answers 202 with `status` generating. Poll this route or GET the
     workshop; a failed lesson is queued again. A lesson of a workshop handed out to the class
     is written once, for everyone, by whoever asks first."""
-    lesson = readable_lesson(request, workshop_id, number)
+    workshop = get_visible(Workshop.objects.readable_by, request.auth, pk=workshop_id)
+    lesson = get_object_or_404(workshop.lessons, number=number)
     lesson.settle()
     if lesson.status not in (Lesson.Status.READY, Lesson.Status.GENERATING):
         ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
@@ -174,7 +163,8 @@ def write_lesson(request: HttpRequest, workshop_id: Id, number: LessonNumber):
     response={200: CompletionOut, 404: ErrorOut, 409: ErrorOut},
 )
 def complete_lesson(request: HttpRequest, workshop_id: Id, number: LessonNumber):
-    lesson = readable_lesson(request, workshop_id, number)
+    workshop = get_visible(Workshop.objects.readable_by, request.auth, pk=workshop_id)
+    lesson = get_object_or_404(workshop.lessons, number=number)
     finished, badges = lesson.workshop.complete_lesson(lesson, by=request.auth)
     return {
         "number": number,
@@ -188,13 +178,15 @@ def complete_lesson(request: HttpRequest, workshop_id: Id, number: LessonNumber)
     response={201: QuizOut, 404: ErrorOut, 409: ErrorOut, **GENERATION_ERRORS},
 )
 def create_recap(request: HttpRequest, workshop_id: Id):
-    recap = generation.recap_quiz(own_workshop(request, workshop_id))
+    recap = generation.recap_quiz(
+        get_visible(Workshop.objects.visible_to, request.auth, pk=workshop_id)
+    )
     return Status(201, quiz_out(recap, request.auth))
 
 
 @router.get("/workshops/{workshop_id}/export", response={200: None, 404: ErrorOut})
 def export_workshop(request: HttpRequest, workshop_id: Id, format: Literal["md", "pdf"] = "md"):
-    item = own_workshop(request, workshop_id)
+    item = get_visible(Workshop.objects.visible_to, request.auth, pk=workshop_id)
     if format == "pdf":
         return HttpResponse(exports.as_pdf(item), content_type="application/pdf")
     return HttpResponse(exports.as_markdown(item), content_type="text/markdown; charset=utf-8")
@@ -203,6 +195,6 @@ def export_workshop(request: HttpRequest, workshop_id: Id, format: Literal["md",
 @router.post("/workshops/{workshop_id}/refresh", response={200: RefreshOut, 404: ErrorOut})
 def refresh_workshop(request: HttpRequest, workshop_id: Id):
     """Only the lessons whose sources changed: cut again, or written again when next opened."""
-    workshop = own_workshop(request, workshop_id)
+    workshop = get_visible(Workshop.objects.visible_to, request.auth, pk=workshop_id)
     refreshed = refresh_stale(workshop)
     return {"refreshed": refreshed, "stale": len(stale_lessons(workshop))}

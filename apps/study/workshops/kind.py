@@ -10,7 +10,8 @@ from apps.study.workshops.models import Lesson, LessonCompletion, Workshop
 from apps.study.workshops.stale import cited, refresh_workshop
 
 
-def figures(workshop: Workshop, student) -> kinds.Figures:
+def figures(class_set, student) -> kinds.Figures:
+    workshop = class_set.item
     figures = kinds.Figures(student)
     total = workshop.lessons.count()
     done = LessonCompletion.objects.filter(lesson__workshop=workshop, student=student)

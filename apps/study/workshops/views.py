@@ -10,6 +10,7 @@ from apps.accounts.ratelimits import rate_limited
 from apps.llm.rendering import render_markdown
 from apps.study import errors, stale, starting, tasks
 from apps.study.errors import StudyError
+from apps.study.ownership import get_visible
 from apps.study.sources import sources_for
 from apps.study.views import MARKDOWN, announce, download, render_generating, study_tab
 from apps.study.workshops import exports, generation
@@ -52,21 +53,12 @@ def workshop_list(request: HttpRequest) -> HttpResponse:
     return study_tab(request, "study/workshops/list.html", context, status)
 
 
-def own_workshop(request: HttpRequest, pk: int) -> Workshop:
-    return get_object_or_404(Workshop.objects.visible_to(request.user), pk=pk)
-
-
-def readable_workshop(request: HttpRequest, pk: int) -> Workshop:
-    """One's own workshop, or one handed out to one's class (to read and complete)."""
-    return get_object_or_404(Workshop.objects.readable_by(request.user), pk=pk)
-
-
 @require_GET
 @login_required
 def workshop_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """A workshop opens at its first lesson not completed yet (the last one when all are);
     one being planned shows its card."""
-    workshop = readable_workshop(request, pk)
+    workshop = get_visible(Workshop.objects.readable_by, request.user, pk=pk)
     workshop.settle()
     if not workshop.is_ready:
         return render_generating(request, "workshop", workshop)
@@ -74,11 +66,6 @@ def workshop_detail(request: HttpRequest, pk: int) -> HttpResponse:
     done = workshop.completed_by(request.user)
     lesson = lessons.exclude(pk__in=done).first() or lessons.last()
     return redirect("study:lesson-detail", pk, lesson.number)
-
-
-def readable_lesson(request: HttpRequest, pk: int, number: int) -> Lesson:
-    lessons = readable_workshop(request, pk).lessons.select_related("workshop")
-    return get_object_or_404(lessons, number=number)
 
 
 def render_lesson(
@@ -117,7 +104,8 @@ def render_lesson(
 def lesson_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """Read a lesson; one not written yet is written by a worker right after the page
     arrives, and the lesson's body asks for itself again (htmx) until it is."""
-    lesson = readable_lesson(request, pk, number)
+    workshop = get_visible(Workshop.objects.readable_by, request.user, pk=pk)
+    lesson = get_object_or_404(workshop.lessons, number=number)
     lesson.settle()
     return render_lesson(request, lesson, f"{LESSON}#lesson-body" if request.htmx else LESSON)
 
@@ -128,7 +116,8 @@ def lesson_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 def lesson_write(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """Have a worker write the lesson (once: a lesson being written is not queued again). A
     lesson of a class workshop is written once, for everyone, by whoever opens it first."""
-    lesson = readable_lesson(request, pk, number)
+    workshop = get_visible(Workshop.objects.readable_by, request.user, pk=pk)
+    lesson = get_object_or_404(workshop.lessons, number=number)
     if generation.start_lesson(lesson):
         tasks.enqueue("lesson", lesson.pk)
     if request.htmx:
@@ -139,7 +128,8 @@ def lesson_write(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 @require_POST
 @login_required
 def lesson_complete(request: HttpRequest, pk: int, number: int) -> HttpResponse:
-    lesson = readable_lesson(request, pk, number)
+    workshop = get_visible(Workshop.objects.readable_by, request.user, pk=pk)
+    lesson = get_object_or_404(workshop.lessons, number=number)
     try:
         finished, badges = lesson.workshop.complete_lesson(lesson, by=request.user)
     except StudyError as error:
@@ -160,7 +150,7 @@ def lesson_complete(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 @require_POST
 @login_required
 def workshop_recap(request: HttpRequest, pk: int) -> HttpResponse:
-    workshop = own_workshop(request, pk)
+    workshop = get_visible(Workshop.objects.visible_to, request.user, pk=pk)
     try:
         recap = generation.recap_quiz(workshop)
     except StudyError as error:
@@ -173,5 +163,5 @@ def workshop_recap(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 @login_required
 def workshop_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
-    workshop = own_workshop(request, pk)
+    workshop = get_visible(Workshop.objects.visible_to, request.user, pk=pk)
     return download(workshop, fmt, EXPORTS, f"workshop-{workshop.pk}")

@@ -1,6 +1,6 @@
 """No answer leaves the server before a class quiz's policy allows it: the player, each answer,
 the submission reply, the review page, the API and the exports all ask the one rule
-(Quiz.answer_key_visible_to), and the review page and the API reply agree."""
+(Seat.answers_shown), and the review page and the API reply agree."""
 
 import re
 from datetime import UTC, datetime
