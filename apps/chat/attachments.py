@@ -18,7 +18,7 @@ from apps.accounts.ratelimits import check_person
 from apps.chat.errors import AttachmentError
 from apps.chat.models import Attachment, attachments_dir
 from apps.jobs.lifecycle import Heartbeat
-from apps.vault import readers, tasks, uploads
+from apps.vault import ingestion, readers, uploads
 from apps.vault.models import Document
 
 log = logging.getLogger(__name__)
@@ -183,7 +183,7 @@ def save_to_vault(attachment: Attachment):
         except uploads.UploadRefused as error:
             raise AttachmentError(str(error)) from error
     if stored.outcome != "unchanged":
-        tasks.start_run(attachment.owner, [stored.document.pk])
+        ingestion.start_run(attachment.owner, [stored.document.pk])
     attachment.saved_document = stored.document
     attachment.save(update_fields=["saved_document"])
     return stored.document
