@@ -46,7 +46,7 @@ def ingest_step(self, run_id: int, name: str, attempt: int) -> None:
         raise Ignore() from None
 
 
-@at_worker_start("celery")
+@at_worker_start(ingest_step)
 def resume_unfinished_runs(worker: str) -> list[int]:
     """Runs this worker was doing (or nobody is doing) continue now; runs another live worker
     is doing are looked at again once their heartbeat could be stale."""
