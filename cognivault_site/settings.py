@@ -295,21 +295,22 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_EXPIRES = 24 * 3600
-# Chat answers wait on the model, not the CPU: their own queue, served by a thread-pool worker
-# (`celery ... worker -Q chat,study --pool=threads`), so ingestion never holds a chat up. Study
-# generation waits on the same model: its own `study` queue, served by that worker too.
-CELERY_TASK_ROUTES = {
-    "apps.chat.tasks.read_attachment": {"queue": "celery"},  # files are read by the jobs worker
-    "apps.chat.tasks.*": {"queue": "chat"},
-    "apps.study.tasks.*": {"queue": "study"},
+# Every queue, with the tasks sent to it (any other task goes to Celery's default, `celery`), in
+# one place: the routing below, the health check (degraded while a queue has no worker consuming
+# it: a question on `chat` would wait forever) and the recoveries a starting worker runs for the
+# queues it serves read it, and tests/test_worker_queues.py checks the `-Q` lists of the Procfile
+# and compose.yaml against it. Chat answers wait on the model, not the CPU: their own queue,
+# served by a thread-pool worker (`-Q chat,study --pool=threads`), so ingestion never holds a
+# chat up; study generation waits on the same model, on its own queue served by that worker too.
+WORKER_QUEUES = {
+    # Ingestion, class passwords, and the files attached in the chat: the jobs worker.
+    "celery": ["apps.chat.tasks.read_attachment"],
+    "chat": ["apps.chat.tasks.*"],  # chat answers
+    "study": ["apps.study.tasks.*"],  # study generation
 }
-# Every queue a task is sent to: /api/v1/health is degraded while one of them has no worker
-# consuming it (a question on `chat` would wait forever). A new queue is one more line here.
-WORKER_QUEUES = [
-    "celery",  # ingestion and other background jobs
-    "chat",  # chat answers
-    "study",  # study generation
-]
+CELERY_TASK_ROUTES = {
+    task: {"queue": queue} for queue, tasks in WORKER_QUEUES.items() for task in tasks
+}
 
 # The cache holds the rate-limit counters, the rendered document pickers (apps/vault/forms.py)
 # and each person's study figures (apps/progress/activity.py), shared by every web process.

@@ -24,7 +24,7 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 @pytest.fixture(autouse=True)
 def no_broker(monkeypatch):
     """Uploads start ingestion runs; their Celery chain is tested elsewhere."""
-    monkeypatch.setattr("apps.vault.tasks.enqueue", lambda *args: None)
+    monkeypatch.setattr("apps.vault.ingestion.enqueue", lambda *args: None)
 
 
 @pytest.fixture

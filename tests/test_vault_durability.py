@@ -21,7 +21,7 @@ pytestmark = pytest.mark.services
 SETUP = """
 from pathlib import Path
 from apps.accounts.models import User
-from apps.vault import tasks, uploads
+from apps.vault import ingestion, uploads
 from apps.vault.tests import files
 alice = User.objects.create_user("alice", password="x")
 rows = "\\n".join(f"Species {n},habitat {n % 7},{n}" for n in range(1, 801))
@@ -29,7 +29,7 @@ uploads.store(alice, "arten.csv", [("species,habitat,count\\n" + rows).encode()]
 uploads.store(alice, "notes.md", [b"# Cells\\n\\nMitochondria make ATP for the whole cell."])
 scan = files.scanned_book(Path("{folder}") / "scan.pdf", pages=12)
 uploads.store(alice, "scan.pdf", [scan.read_bytes()])
-tasks.start_run(alice)
+ingestion.start_run(alice)
 """
 
 

@@ -14,6 +14,7 @@ from apps.study.flashcards.models import Card, CardReview, Deck
 from apps.study.mindmaps.models import Mindmap
 from apps.study.quizzes.models import Attempt, Question, Quiz
 from apps.study.workshops.models import Lesson, Workshop
+from apps.vault.ingest_steps import STEPS
 from apps.vault.models import Category, Chunk, Document, IngestRun, IngestStep
 from tests.helpers.classes import make_class
 
@@ -108,7 +109,7 @@ def add(vault: Vault, now: datetime, *, documents: int, chats: int, decks: int, 
             )
             IngestStep.objects.bulk_create(
                 IngestStep(run=run, position=p, name=name, status=IngestStep.Status.DONE)
-                for p, name in enumerate(IngestRun.STEPS)
+                for p, name in enumerate(STEPS)
             )
             run.documents.set(docs[n * 10 : n * 10 + 10])
 

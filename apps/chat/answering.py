@@ -1,25 +1,23 @@
-"""Writing one answer in a chat worker (see tasks.py). The agent runs in a thread of its own;
-this loop batches its events into rendered fragments for the pages and JSON lines for the API,
-pushes both to the thread's group through the channel layer, saves the partial answer with a
-heartbeat as it grows, and reads the stop flag. Nothing about an answer lives in a web process.
+"""Writing one answer in a chat worker (see tasks.py), through apps/jobs' run_claimed. The agent
+runs in a thread of its own; this loop batches its events into frames (frames.py), pushes them
+to the thread's group (pushes.py), saves the partial answer with a heartbeat as it grows, and
+reads the stop flag. Nothing about an answer lives in a web process.
 """
 
-import asyncio
 import logging
 import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
 
-from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import close_old_connections
-from redis.exceptions import RedisError
 
-from apps.chat import agent
+from apps.chat import agent, frames, pushes
 from apps.chat.agent import Event
-from apps.chat.conversation import END_PARTS, fragment, group_for, render_parts
-from apps.chat.models import Message, Thread
+from apps.chat.conversation import END_PARTS, render_parts
+from apps.chat.models import Message
+from apps.jobs.lifecycle import run_claimed
 
 log = logging.getLogger(__name__)
 
@@ -32,80 +30,24 @@ SAVE_SECONDS = 0.5  # the partial answer is saved at most this often
 SNAPSHOT_SECONDS = 2.0  # ...and sent whole at most this often
 HEARTBEAT_SECONDS = 2.0  # a silent model still gets a heartbeat this often
 STOP_CHECK_SECONDS = 0.5
+UNEXPECTED = "Something went wrong while answering."
 _DONE = object()
 
 Writer = Callable[[int, threading.Event], Iterator[Event]]
 
 
-def api_line(event: Event) -> dict | None:
-    """An agent event as the API's NDJSON line (docs/api.md), or None for one it does not show."""
-    if event.type in ("thinking", "text", "memory", "error"):
-        return {"type": event.type, "data": event.data}
-    if event.type in ("start", "end"):
-        return {"type": "metadata", "data": event.data}
-    if event.type == "sources":
-        return {"type": "metadata", "data": {"sources": event.data}}
-    if event.type == "notice":
-        return {"type": "metadata", "data": {"notice": event.data}}
-    return None
-
-
-class Group:
-    """The thread's group on an event loop of this answer's own: one Redis connection pool for
-    the whole answer rather than one per push."""
-
-    def __init__(self, thread_id: int) -> None:
-        self.name = group_for(thread_id)
-        self.layer = get_channel_layer()
-        self.loop = asyncio.new_event_loop()
-
-    def push(self, answer_id: int, html: str = "", lines=(), final: bool = False) -> None:
-        message = {"type": "chat.html", "html": html, "answer_id": answer_id, "lines": list(lines)}
-        if final:
-            message["final"] = True
-        try:
-            self.loop.run_until_complete(self.layer.group_send(self.name, message))
-        except (RedisError, OSError):  # Redis gone for a moment: pages catch up from the save
-            log.warning("could not push to %s", self.name, exc_info=True)
-
-    def close(self) -> None:
-        self.loop.close()
-
-
 def write(answer_id: int, worker: str, writer: Writer = agent.answer) -> None:
-    """Write the answer `answer_id` unless another worker has it; a message that was taken
-    and then lost its worker (a redelivery after a crash) is marked interrupted instead."""
-    message = Message.objects.filter(pk=answer_id).only("thread_id").first()
-    if message is None:
-        return
-    if Message.objects.claim(answer_id, worker):
-        Answer(answer_id, message.thread_id, writer).run()
-    else:
-        settle(Message.objects.filter(pk=answer_id).stale())
-
-
-def settle(answers) -> list[int]:
-    """Mark stale answers interrupted and show it to everyone watching their threads."""
-    answers = list(answers.values_list("pk", "thread_id"))
-    settled = Message.objects.filter(pk__in=[pk for pk, _ in answers]).interrupt()
-    for answer_id, thread_id in answers:
-        if answer_id in settled:
-            group = Group(thread_id)
-            html = render_parts(thread_id, END_PARTS, answer_id)
-            line = {"type": "error", "data": "The answer was interrupted."}
-            group.push(answer_id, html, [line], final=True)
-            group.close()
-    return settled
-
-
-def stop(thread: Thread) -> None:
-    """Stop the thread's answer, from any process: the worker writing it reads the flag; one no
-    worker has taken yet ends here, on every page and API stream of the thread."""
-    for answer_id in thread.request_stop():
-        group = Group(thread.pk)
-        end = {"type": "metadata", "data": {"status": "stopped", "message_id": answer_id}}
-        group.push(answer_id, render_parts(thread.pk, END_PARTS, answer_id), [end], final=True)
-        group.close()
+    """Write the answer `answer_id` unless another worker has it. The agent ends the message;
+    the loop beats as it saves the partial answer."""
+    run_claimed(
+        Message.objects,
+        answer_id,
+        worker,
+        lambda: Answer(answer_id, writer).run(),
+        unexpected=UNEXPECTED,
+        interrupt=pushes.interrupt,
+        beat=False,
+    )
 
 
 class _Writing:
@@ -129,13 +71,13 @@ writing = _Writing()
 class Answer:
     """One answer being written: the agent's events in, pushes and saves out."""
 
-    def __init__(self, answer_id: int, thread_id: int, writer: Writer = agent.answer) -> None:
+    def __init__(self, answer_id: int, writer: Writer = agent.answer) -> None:
         self.answer_id = answer_id
-        self.thread_id = thread_id
+        self.thread_id = Message.objects.values_list("thread_id", flat=True).get(pk=answer_id)
         self.writer = writer
         self.cancel = threading.Event()
         self.events: queue.Queue = queue.Queue()
-        self.group = Group(thread_id)
+        self.group = pushes.Group(self.thread_id)
         # What this answer has produced so far, and what is not pushed yet.
         self.text: list[str] = []
         self.thinking: list[str] = []
@@ -151,7 +93,7 @@ class Answer:
                 self.events.put(event)
         except Exception:  # the writer handles its own failures; this is the last resort
             log.exception("answer %s crashed", self.answer_id)
-            self.events.put(Event("error", "Something went wrong while answering."))
+            self.events.put(Event("error", UNEXPECTED))
         finally:
             close_old_connections()
             self.events.put(_DONE)
@@ -226,37 +168,27 @@ class Answer:
             self.unsaved = True
             return first
         self._flush()
-        html = ""
         if event.type == "sources":
             self.sources = event.data
             self.unsaved = True
-            html = fragment("sources", message_id=self.answer_id, citations=event.data)
-        elif event.type == "notice":
-            html = fragment("status", message_id=self.answer_id, notice=event.data)
-        elif event.type == "start":
-            html = fragment("status", message_id=self.answer_id, notice="Working on it…")
-        line = api_line(event)
+        line = frames.api_line(event)
         if event.type == "end":
             self._finish([line])
         else:
+            html = frames.event_html(self.answer_id, event)
             self.group.push(self.answer_id, html, [line] if line else [])
         return True
 
     def _flush(self) -> None:
         """One frame for the tokens that arrived since the last one."""
-        html, lines = "", []
-        for kind, partial in (("thinking", "thinking-tokens"), ("text", "answer-tokens")):
-            if self.pending[kind]:
-                text = "".join(self.pending[kind])
-                html += fragment(partial, message_id=self.answer_id, text=text)
-                lines.append({"type": kind, "data": text})
-                self.pending[kind].clear()
+        html, lines = frames.tokens(self.answer_id, self.pending)
         if html:
             self.group.push(self.answer_id, html, lines)
+        for pending in self.pending.values():
+            pending.clear()
 
     def _status(self, notice: str, waiting: bool = False) -> None:
-        html = fragment("status", message_id=self.answer_id, notice=notice, waiting=waiting)
-        self.group.push(self.answer_id, html)
+        self.group.push(self.answer_id, frames.status_html(self.answer_id, notice, waiting))
 
     def _stop_requested(self) -> bool:
         flag = Message.objects.filter(pk=self.answer_id).values_list("stop_requested", flat=True)
@@ -275,8 +207,5 @@ class Answer:
         if self.unsaved and time.monotonic() - self.last_snapshot >= SNAPSHOT_SECONDS:
             self.last_snapshot = time.monotonic()
             self._flush()
-            html = fragment("answer-snapshot", message_id=self.answer_id, text=text)
-            if thinking:
-                html += fragment("thinking-snapshot", message_id=self.answer_id, text=thinking)
-            self.group.push(self.answer_id, html)
+            self.group.push(self.answer_id, frames.snapshot_html(self.answer_id, text, thinking))
         self.unsaved = False

@@ -16,7 +16,7 @@ from ninja.files import UploadedFile
 from redis.exceptions import RedisError
 
 from apps.accounts.api import ErrorOut, Id, Said, said
-from apps.chat import answering, tasks, turns
+from apps.chat import frames, pushes, tasks, turns
 from apps.chat.conversation import group_for
 from apps.chat.models import Message, Thread
 from apps.llm import gateway
@@ -146,7 +146,7 @@ def ask(request: HttpRequest, session_id: Id, payload: AskIn):
 @router.post("/sessions/{session_id}/stop", response={204: None, 404: ErrorOut})
 def stop(request: HttpRequest, session_id: Id):
     """Stop the answer being written in the thread, whichever process asked for it."""
-    answering.stop(own_thread(request, session_id))
+    pushes.stop(own_thread(request, session_id))
     return Status(204, None)
 
 
@@ -168,12 +168,11 @@ async def ndjson(thread_id: int, answer_id: int) -> AsyncIterator[bytes]:
                 # Silence: a worker that died leaves the answer interrupted, and says so; an
                 # answer stopped before any worker took it just ends.
                 answer = Message.objects.filter(pk=answer_id)
-                if await database_sync_to_async(answering.settle)(answer.stale()):
+                if await database_sync_to_async(pushes.interrupt)(answer.stale()):
                     continue  # its last lines are on their way
                 if not await answer.filter(status=Message.Status.STREAMING).aexists():
                     status = await answer.values_list("status", flat=True).afirst()
-                    end = {"type": "metadata", "data": {"status": status, "message_id": answer_id}}
-                    yield json.dumps(end).encode() + b"\n"
+                    yield json.dumps(frames.end_line(answer_id, status)).encode() + b"\n"
                     return
                 continue
             message = receiving.result()

@@ -17,8 +17,8 @@ from django.utils import timezone
 from apps.accounts.ratelimits import check_person
 from apps.chat.errors import AttachmentError
 from apps.chat.models import Attachment, attachments_dir
-from apps.jobs.lifecycle import Heartbeat
-from apps.vault import readers, tasks, uploads
+from apps.jobs.lifecycle import run_claimed
+from apps.vault import ingestion, readers, uploads
 from apps.vault.models import Document
 
 log = logging.getLogger(__name__)
@@ -99,25 +99,28 @@ def accept(user, upload: UploadedFile | None) -> Attachment:
 
 
 def read(attachment_id: int, worker: str) -> None:
-    """The jobs worker's job: check an image or extract a document's text in the reading
-    sandbox; the attachment becomes ready, or failed with the reason (its file deleted). Only
-    the worker that claims it reads it, so a second delivery of the job is harmless."""
-    jobs = Attachment.objects.all()
-    if not jobs.claim(attachment_id, worker):
-        return
-    attachment = jobs.get(pk=attachment_id)
-    text = ""
-    try:
-        with Heartbeat(jobs, attachment_id):
-            if attachment.kind == Attachment.Kind.IMAGE:
-                check_image(attachment.path, attachment.filename)
-            else:
-                text = extract_text(attachment.path, attachment.kind, attachment.filename)
-    except AttachmentError as error:
-        attachment.path.unlink(missing_ok=True)
-        jobs.fail(attachment_id, worker, str(error))
-        return
-    jobs.finish(attachment_id, worker, status=Attachment.Status.READY, text=text)
+    """The jobs worker's job (apps/jobs' run_claimed): check an image or extract a document's
+    text in the reading sandbox; the attachment becomes ready, or failed with the reason and its
+    file deleted."""
+    attachment = Attachment.objects.filter(pk=attachment_id).first()
+    if attachment is not None:
+        run_claimed(
+            Attachment.objects,
+            attachment_id,
+            worker,
+            lambda: {"status": Attachment.Status.READY, "text": read_text(attachment)},
+            expected=AttachmentError,
+            unexpected=f"{attachment.filename} could not be read; attach it again.",
+            on_error=lambda: attachment.path.unlink(missing_ok=True),
+        )
+
+
+def read_text(attachment: Attachment) -> str:
+    """A document's text; an image is checked and has none."""
+    if attachment.kind == Attachment.Kind.IMAGE:
+        check_image(attachment.path, attachment.filename)
+        return ""
+    return extract_text(attachment.path, attachment.kind, attachment.filename)
 
 
 def delete_unsent() -> int:
@@ -183,7 +186,7 @@ def save_to_vault(attachment: Attachment):
         except uploads.UploadRefused as error:
             raise AttachmentError(str(error)) from error
     if stored.outcome != "unchanged":
-        tasks.start_run(attachment.owner, [stored.document.pk])
+        ingestion.start_run(attachment.owner, [stored.document.pk])
     attachment.saved_document = stored.document
     attachment.save(update_fields=["saved_document"])
     return stored.document

@@ -17,7 +17,7 @@ from django.conf import settings
 
 from apps.accounts.ratelimits import RateLimited
 from apps.accounts.sessions import account_group
-from apps.chat import answering, tasks, turns
+from apps.chat import pushes, tasks, turns
 from apps.chat.conversation import (
     CONNECT_PARTS,
     START_PARTS,
@@ -41,7 +41,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await self.close()
             return
         self.group = group_for(thread_id)
-        await database_sync_to_async(answering.settle)(self._stale())
+        await database_sync_to_async(pushes.interrupt)(self._stale())
         await self.accept()
         # In the group before the conversation is read: nothing pushed in between is missed
         # (what overlaps is put right by the worker's next whole-answer frame).
@@ -62,7 +62,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         """While the page is open, an answer whose worker died is shown as interrupted."""
         while True:
             await asyncio.sleep(settings.CHAT_STALE_SECONDS / 2)
-            await database_sync_to_async(answering.settle)(self._stale())
+            await database_sync_to_async(pushes.interrupt)(self._stale())
 
     async def disconnect(self, code: int) -> None:
         if getattr(self, "group", None):
@@ -93,7 +93,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return
         action = content.get("action") or "ask"
         if action == "stop":
-            await database_sync_to_async(answering.stop)(self.thread)
+            await database_sync_to_async(pushes.stop)(self.thread)
             return
         try:
             await database_sync_to_async(self._start)(action, content)

@@ -1,18 +1,16 @@
-"""Celery tasks of the chat: writing an answer, on the `chat` queue (CELERY_TASK_ROUTES), and
-reading an attachment, on the `celery` queue with ingestion, so chat workers are not taken.
+"""Celery tasks of the chat: writing an answer, on the `chat` queue, and reading an attachment,
+on the `celery` queue with ingestion, so chat workers are not taken (settings.WORKER_QUEUES).
 
-Late acknowledgement: a message whose worker died is delivered again, and then finds its
-answer taken by a worker that went silent, so it marks it interrupted instead of writing it
-twice. A worker that starts settles what it was writing when it died, and queues again the
-answers nobody took (apps/jobs/recovery.py; a claim is atomic, so a second copy in the queue
-is harmless). Attachments alike, on the jobs worker.
+Both are jobs of apps/jobs: a message delivered again after its worker died finds its answer or
+attachment taken by a silent worker and marks it interrupted instead of doing it twice, and a
+worker that starts settles what it was doing when it died and queues again what nobody took.
 """
 
 from celery import shared_task
 
-from apps.chat import answering, attachments
+from apps.chat import answering, attachments, pushes
 from apps.chat.models import Attachment, Message
-from apps.jobs.recovery import at_worker_start
+from apps.jobs.recovery import at_worker_start, requeue
 
 
 def enqueue(answer_id: int) -> None:
@@ -25,16 +23,10 @@ def write_answer(self, answer_id: int) -> None:
     answering.write(answer_id, worker=self.request.hostname or "worker")
 
 
-@at_worker_start("chat")
+@at_worker_start(write_answer)
 def recover(worker: str) -> tuple[list[int], list[int]]:
-    """Its own answers cut short by its death are interrupted, and shown so; answers no worker
-    took yet are queued again. Returns (interrupted, queued) ids."""
-    streaming = Message.objects.running()
-    interrupted = answering.settle(streaming.filter(worker=worker))
-    queued = list(streaming.untaken().values_list("pk", flat=True))
-    for answer_id in queued:
-        enqueue(answer_id)
-    return interrupted, queued
+    """Its own answers cut short by its death are interrupted, and shown so."""
+    return requeue(Message.objects, worker, enqueue, interrupt=pushes.interrupt)
 
 
 def enqueue_reading(attachment_id: int) -> None:
@@ -47,11 +39,6 @@ def read_attachment(self, attachment_id: int) -> None:
     attachments.read(attachment_id, worker=self.request.hostname or "worker")
 
 
-@at_worker_start("celery")
+@at_worker_start(read_attachment)
 def recover_attachments(worker: str) -> tuple[list[int], list[int]]:
-    """What it was reading when it died fails as interrupted; attachments no worker took yet
-    are queued again. Returns (interrupted, queued) ids."""
-    interrupted, queued = Attachment.objects.recover(worker)
-    for attachment_id in queued:
-        read_attachment.delay(attachment_id)
-    return interrupted, queued
+    return requeue(Attachment.objects, worker, read_attachment.delay)

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.ratelimits import RateLimited
-from apps.chat import answering, attachments, tasks
+from apps.chat import attachments, pushes, tasks
 from apps.chat.conversation import STARTERS, conversation_context
 from apps.chat.forms import RenameForm
 from apps.chat.models import Attachment, Message, Thread
@@ -48,7 +48,7 @@ def new_thread(request: HttpRequest) -> HttpResponse:
 @login_required
 def thread_page(request: HttpRequest, thread_id: int) -> HttpResponse:
     thread = get_object_or_404(Thread.objects.visible_to(request.user), pk=thread_id)
-    answering.settle(thread.messages.stale())
+    pushes.interrupt(thread.messages.stale())
     context = conversation_context(thread)
     context["draft"] = request.GET.get("q", "")[:500]
     context["backend"] = gateway.current_backend()  # the page head only, never pushed

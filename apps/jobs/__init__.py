@@ -1,3 +1,4 @@
 """What every job a worker does over several seconds shares (chat answers, study generation,
-ingestion runs): the claim, the heartbeat, giving up on a silent job, recovery at worker start.
+attachments; ingestion runs take the heartbeat and the recovery only): the claim, the heartbeat,
+giving up on a silent job, the one loop a job is done in, recovery at worker start.
 """

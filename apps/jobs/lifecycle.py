@@ -1,11 +1,14 @@
 """The rows a worker works on: a worker claims a row (an atomic update: one worker ever has it),
-beats while it works and ends it, or fails it with the reason. A row whose worker went silent
-for the kind's stale seconds was cut short (the worker was killed): it is settled as
-interrupted, so nothing stays "running" for ever.
+beats while it works and ends it, or fails it with the reason (`run_claimed`, the one loop every
+job of a single row runs through). A row whose worker went silent for the kind's stale seconds
+was cut short (the worker was killed): it is settled as interrupted, so nothing stays "running"
+for ever.
 """
 
 import logging
 import threading
+from collections.abc import Callable
+from contextlib import nullcontext
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -74,12 +77,6 @@ class JobQuerySet(models.QuerySet):
     def settle_stale(self) -> list[int]:
         return self.stale().interrupt()
 
-    def recover(self, worker: str) -> tuple[list[int], list[int]]:
-        """At the start of `worker`: what it was doing when it died is interrupted; what no
-        worker took yet is returned to be queued again. (interrupted, untaken) ids."""
-        interrupted = self.filter(worker=worker).interrupt()
-        return interrupted, list(self.untaken().values_list("pk", flat=True))
-
 
 class Job(models.Model):
     """A model whose rows are jobs (its manager a JobQuerySet)."""
@@ -121,3 +118,48 @@ class Heartbeat:
     def __exit__(self, *exc) -> None:
         self.stop.set()
         self.thread.join()
+
+
+UNEXPECTED = "Something went wrong while doing this. Try again."
+
+
+def run_claimed(
+    jobs: JobQuerySet,
+    pk: int,
+    worker: str,
+    work: Callable[[], dict | None],
+    *,
+    expected: type[Exception] | tuple[type[Exception], ...] = (),
+    unexpected: str = UNEXPECTED,
+    interrupt: Callable[[JobQuerySet], object] = JobQuerySet.interrupt,
+    beat: bool = True,
+    on_error: Callable[[], object] | None = None,
+) -> None:
+    """Do job `pk` of `jobs` as `worker` if it claims it; one taken by a worker gone silent (a
+    message delivered again after a crash) is `interrupt`ed instead of done twice. A Heartbeat
+    beats while `work()` runs (`beat=False`: the work beats itself). Then the job is ended with
+    the fields `work` returns (None: the work ended it), or failed with the message of an
+    `expected` error, or, for anything else, logged and failed with `unexpected`, and
+    `on_error()` cleans up. Nothing stays running.
+
+    Ingestion does not come through here (apps/vault/ingestion.py): a run is a chain of tasks,
+    a step each, fenced by its attempt number rather than one worker's claim, and a run left by
+    a dead worker resumes from its checkpoints instead of ending interrupted."""
+    if not jobs.claim(pk, worker):
+        interrupt(jobs.filter(pk=pk).stale())
+        return
+    try:
+        with Heartbeat(jobs.filter(worker=worker), pk) if beat else nullcontext():
+            fields = work()
+    except expected as error:
+        message = str(error)
+    except Exception:
+        log.exception("%s %s failed in %s", jobs.model.__name__, pk, worker)
+        message = unexpected
+    else:
+        if fields is not None:
+            jobs.finish(pk, worker, **fields)
+        return
+    jobs.fail(pk, worker, message)
+    if on_error is not None:
+        on_error()

@@ -1,29 +1,51 @@
-"""Recovery when a worker starts: each kind of job registers what to do for the queue its
-tasks run on, and the one `worker_ready` handler runs what the starting worker's queues need.
-Late acknowledgement delivers a dead worker's messages again only much later, so a worker that
-starts settles what it was doing when it died and queues again what nobody took.
+"""Recovery when a worker starts: each kind of job registers what to do for the task it queues,
+and the one `worker_ready` handler runs those whose task's queue (settings.WORKER_QUEUES) the
+starting worker serves. Late acknowledgement delivers a dead worker's messages again only much
+later, so a worker that starts settles what it was doing when it died and queues again what
+nobody took (`requeue`).
 """
 
 import logging
 from collections.abc import Callable
 
+from celery import Task, current_app
 from celery.signals import worker_ready
 from django.db import close_old_connections
+
+from apps.jobs.lifecycle import JobQuerySet
 
 log = logging.getLogger(__name__)
 
 Recover = Callable[[str], object]  # given the worker's name; what it did, for the log
-RECOVERIES: dict[str, tuple[str, Recover]] = {}  # by the function's dotted name
+RECOVERIES: dict[str, tuple[str, Recover]] = {}  # by the function's dotted name: (task, function)
 
 
-def at_worker_start(queue: str) -> Callable[[Recover], Recover]:
-    """Run the decorated function, with the worker's name, when a worker of `queue` starts."""
+def at_worker_start(task: Task) -> Callable[[Recover], Recover]:
+    """Run the decorated function, with the worker's name, when a worker of `task`'s queue
+    starts."""
 
     def register(recover: Recover) -> Recover:
-        RECOVERIES[f"{recover.__module__}.{recover.__qualname__}"] = (queue, recover)
+        RECOVERIES[f"{recover.__module__}.{recover.__qualname__}"] = (task.name, recover)
         return recover
 
     return register
+
+
+def requeue(
+    jobs: JobQuerySet,
+    worker: str,
+    enqueue: Callable[[int], object],
+    *,
+    interrupt: Callable[[JobQuerySet], list[int]] = JobQuerySet.interrupt,
+) -> tuple[list[int], list[int]]:
+    """At the start of `worker`: the jobs it was doing when it died are `interrupt`ed, and those
+    no worker took yet are queued again with `enqueue(pk)` (a claim is atomic, so a second copy
+    in the queue is harmless). Returns (interrupted, queued) ids."""
+    interrupted = interrupt(jobs.running().filter(worker=worker))
+    queued = list(jobs.untaken().values_list("pk", flat=True))
+    for pk in queued:
+        enqueue(pk)
+    return interrupted, queued
 
 
 @worker_ready.connect
@@ -31,8 +53,8 @@ def on_worker_ready(sender, **kwargs) -> None:
     worker = getattr(sender, "hostname", "") or ""
     consuming = getattr(getattr(sender, "task_consumer", None), "queues", None) or []
     queues = {queue.name for queue in consuming}
-    for name, (queue, recover) in RECOVERIES.items():
-        if queue not in queues:
+    for name, (task, recover) in RECOVERIES.items():
+        if current_app.amqp.router.route({}, task)["queue"].name not in queues:
             continue
         try:
             done = recover(worker)

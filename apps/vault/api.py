@@ -14,7 +14,7 @@ from ninja.files import UploadedFile
 
 from apps.accounts import ratelimits
 from apps.accounts.api import NOT_BLANK, ErrorOut, Id, require_teacher, said
-from apps.vault import imports, pipeline, selftest, tasks
+from apps.vault import imports, ingestion, selftest
 from apps.vault.models import Category, Document, IngestRun
 from apps.vault.scope import Scope
 from apps.vault.search.query import search as search_chunks
@@ -171,7 +171,7 @@ def delete_document(request: HttpRequest, document_id: Id):
     document = get_object_or_404(Document.objects.visible_to(request.auth), pk=document_id)
     if not Document.objects.editable_by(request.auth).filter(pk=document.pk).exists():
         raise HttpError(403, "Only teachers change class documents.")
-    pipeline.delete_document(document)
+    document.delete_with_file()
     return Status(204, None)
 
 
@@ -184,8 +184,8 @@ def reingest_document(request: HttpRequest, document_id: Id):
     if not Document.objects.editable_by(request.auth).filter(pk=document.pk).exists():
         raise HttpError(403, "Only teachers change class documents.")
     ratelimits.check(request, "RATE_LIMIT_REINGEST", "re-ingestions")
-    pipeline.reset_for_reingest(document)
-    run = tasks.start_run(request.auth, [document.pk])
+    document.reset_for_reingest()
+    run = ingestion.start_run(request.auth, [document.pk])
     return Status(202, {"run_id": run.pk})
 
 
@@ -208,7 +208,7 @@ def import_url(request: HttpRequest, payload: UrlIn):
     stored = imports.import_url(request.auth, payload.url, scope=payload.scope, category=chosen)
     if stored.outcome == "unchanged":
         return Status(200, stored.document)
-    tasks.start_run(request.auth, [stored.document.pk])
+    ingestion.start_run(request.auth, [stored.document.pk])
     return Status(201, stored.document)
 
 
@@ -219,7 +219,7 @@ def start_ingestion(request: HttpRequest, payload: IngestIn = NO_BODY):
         editable = Document.objects.editable_by(request.auth).filter(pk__in=ids)
         if editable.count() != len(set(ids)):
             raise HttpError(404, "Some of those documents do not exist or are not yours.")
-    run = tasks.start_run(request.auth, ids)
+    run = ingestion.start_run(request.auth, ids)
     return Status(202, {"run_id": run.pk})
 
 

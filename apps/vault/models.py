@@ -9,7 +9,7 @@ every change of that set bumps IndexState.generation in the same transaction.
 from pathlib import Path
 
 from django.conf import settings
-from django.db import models
+from django.db import models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -99,6 +99,26 @@ class Document(models.Model):
     def path(self) -> Path:
         return upload_dir() / self.stored_name
 
+    def delete_with_file(self) -> None:
+        """The document and its chunks go in one transaction; the file once that committed."""
+        path = self.path
+        with transaction.atomic():
+            self.chunks.all().delete()
+            IndexState.bump()
+            self.delete()
+        transaction.on_commit(lambda: path.unlink(missing_ok=True))
+
+    def reset_for_reingest(self) -> None:
+        """Queue the document for the next run, keeping its checkpoints: they are keyed by the
+        file's hash, so a file whose bytes did not change resumes at its first unfinished step
+        (a done one is made live again without being read or embedded; a batch embedded with
+        another model is embedded again), and a changed or never-read one is read from the
+        start."""
+        with transaction.atomic():
+            Document.objects.filter(pk=self.pk).update(status=Document.Status.PENDING, error="")
+            if self.status == Document.Status.DONE:
+                IndexState.bump()
+
 
 def upload_dir() -> Path:
     """Where originals live, under a generated name (read at call time: tests move DATA_DIR)."""
@@ -156,7 +176,8 @@ class Extraction(models.Model):
 
 
 class IndexState(models.Model):
-    """One row: a counter bumped in every transaction that changes the set of live chunks.
+    """One row: a counter bumped in every transaction that changes the set of live chunks (made
+    live, retired, deleted), so the index generation moves together with the rows.
 
     The on-disk indexes remember the generation they were built at and rebuild when it moved.
     """
@@ -177,6 +198,10 @@ class IndexState(models.Model):
         cls.objects.filter(pk=1).update(generation=F("generation") + 1)
 
 
+class StaleAttempt(Exception):
+    """A task of a finished run, or of an attempt that a resume replaced."""
+
+
 class IngestRunQuerySet(JobQuerySet):
     STALE_SETTING = "INGEST_STALE_SECONDS"
 
@@ -188,15 +213,13 @@ class IngestRunQuerySet(JobQuerySet):
 
 
 class IngestRun(models.Model):
-    """One ingestion: scan+hash, extract, chunk, embed, index, each step checkpointed."""
+    """One ingestion: its steps (apps/vault/ingest_steps.py), each checkpointed."""
 
     class Status(models.TextChoices):
         PENDING = "pending"
         RUNNING = "running"
         DONE = "done"
         FAILED = "failed"
-
-    STEPS = ("scan", "extract", "chunk", "embed", "index")
 
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ingest_runs"
@@ -232,6 +255,15 @@ class IngestRun(models.Model):
             return None
         return ((self.finished_at or timezone.now()) - self.started_at).total_seconds()
 
+    def touch(self) -> None:
+        """Heartbeat; raises StaleAttempt once a resume has taken the run over."""
+        if not IngestRun.objects.filter(attempt=self.attempt).beat(self.pk):
+            raise StaleAttempt(f"run {self.pk} attempt {self.attempt} was superseded")
+
+    def processing(self) -> DocumentQuerySet:
+        """The documents this run is still working on."""
+        return self.documents.filter(status=Document.Status.PROCESSING).order_by("pk")
+
 
 class IngestStep(models.Model):
     class Status(models.TextChoices):
@@ -263,6 +295,20 @@ class IngestStep(models.Model):
         if not self.started_at:
             return None
         return ((self.finished_at or timezone.now()) - self.started_at).total_seconds()
+
+    def report(self, *, done=None, total=None, detail=None) -> None:
+        """The step's progress, as the Ingestion page shows it."""
+        if done is not None:
+            self.done = done
+        if total is not None:
+            self.total = total
+        if detail is not None:
+            self.detail = detail[:300]
+        self.save(update_fields=["done", "total", "detail"])
+
+    def finish(self) -> None:
+        self.status, self.finished_at = IngestStep.Status.DONE, timezone.now()
+        self.save(update_fields=["status", "finished_at", "done", "total", "detail"])
 
 
 class SelfTestQuerySet(models.QuerySet):

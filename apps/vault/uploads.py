@@ -13,8 +13,7 @@ from django.conf import settings
 from django.db import transaction
 
 from apps.vault.errors import OverQuota, UploadRefused
-from apps.vault.models import Category, Document, upload_dir
-from apps.vault.pipeline import on_chunks_changed
+from apps.vault.models import Category, Document, IndexState, upload_dir
 from apps.vault.readers import EXTENSIONS, format_for, looks_like, mismatch
 
 
@@ -136,6 +135,6 @@ def save_document(
         document.status, document.error = Document.Status.PENDING, ""
         document.save()
         if was_live:
-            on_chunks_changed(document.pk)
+            IndexState.bump()
         transaction.on_commit(lambda: old_file.unlink(missing_ok=True))
         return Stored(document, "changed")

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.ratelimits import check, rate_limited
 from apps.accounts.views import teacher_required
-from apps.vault import imports, pipeline, selftest, tasks
+from apps.vault import imports, ingestion, selftest
 from apps.vault.errors import ScopeError, VaultError
 from apps.vault.forms import SearchForm
 from apps.vault.models import Category, Document, IngestRun
@@ -116,7 +116,7 @@ def upload(request: HttpRequest) -> HttpResponse:
         else:
             queued.append(stored.document.pk)
             notices.append(f"{stored.document.filename} uploaded ({stored.outcome}).")
-    run = tasks.start_run(request.user, queued) if queued else None
+    run = ingestion.start_run(request.user, queued) if queued else None
     return respond(
         request,
         notices=notices,
@@ -142,7 +142,7 @@ def import_url(request: HttpRequest) -> HttpResponse:
         return respond(request, errors=[str(error)], status=error.status)
     if stored.outcome == "unchanged":
         return respond(request, notices=[f"{stored.document.filename} is unchanged."])
-    run = tasks.start_run(request.user, [stored.document.pk])
+    run = ingestion.start_run(request.user, [stored.document.pk])
     return respond(request, notices=[f"Imported {stored.document.filename}."], run=run)
 
 
@@ -157,7 +157,7 @@ def editable_document(request: HttpRequest, pk: int) -> Document:
 @login_required
 def delete_document(request: HttpRequest, pk: int) -> HttpResponse:
     document = editable_document(request, pk)
-    pipeline.delete_document(document)
+    document.delete_with_file()
     return respond(request, notices=[f"Deleted {document.filename}."])
 
 
@@ -166,15 +166,15 @@ def delete_document(request: HttpRequest, pk: int) -> HttpResponse:
 def reingest_document(request: HttpRequest, pk: int) -> HttpResponse:
     document = editable_document(request, pk)
     check(request, "RATE_LIMIT_REINGEST", "re-ingestions")
-    pipeline.reset_for_reingest(document)
-    run = tasks.start_run(request.user, [document.pk])
+    document.reset_for_reingest()
+    run = ingestion.start_run(request.user, [document.pk])
     return respond(request, notices=[f"Ingesting {document.filename} again."], run=run)
 
 
 @require_POST
 @login_required
 def ingest_all(request: HttpRequest) -> HttpResponse:
-    run = tasks.start_run(request.user)
+    run = ingestion.start_run(request.user)
     return respond(request, notices=["Checking all your documents for changes."], run=run)
 
 

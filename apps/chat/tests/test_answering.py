@@ -233,9 +233,7 @@ def words_pushed(threads: list[Thread]) -> list[list[str]]:
     each thread's page received."""
     layer = get_channel_layer()
     writers = [
-        threading.Thread(
-            target=answering.Answer(thread.ask("Go", {}, "").pk, thread.pk, steady_words).run
-        )
+        threading.Thread(target=answering.Answer(thread.ask("Go", {}, "").pk, steady_words).run)
         for thread in threads
     ]
 

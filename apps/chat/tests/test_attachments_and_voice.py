@@ -98,6 +98,20 @@ def test_a_damaged_pdf_fails_under_its_own_name_and_its_file_is_deleted(alice_cl
     assert not attachment.path.exists()
 
 
+def test_a_reader_that_breaks_fails_the_attachment_with_a_reason_and_deletes_its_file(
+    alice_client, thread, monkeypatch
+):
+    def broken(*args, **kwargs):
+        raise KeyError("a bug in a reader")
+
+    monkeypatch.setattr("apps.vault.readers.run_isolated", broken)
+    attachment, chip = attach_and_read(alice_client, thread, docx_file("Cells."))
+
+    assert attachment.status == Attachment.Status.FAILED
+    assert "notes.docx could not be read; attach it again." in chip
+    assert not attachment.path.exists()
+
+
 def test_failed_reads_count_in_the_attachment_rate_limit(settings, alice_client, thread, midday):
     settings.RATE_LIMIT_ATTACHMENTS = "2/m"
     for _ in range(2):

@@ -1,6 +1,8 @@
-"""The background-job base: one claim, heartbeats, a silent job settled as interrupted, and the
-recovery a worker runs when it starts, for the queues it serves."""
+"""The background-job base: one claim, heartbeats, a silent job settled as interrupted, the one
+loop a worker does a job in (`run_claimed`), and the recovery a worker runs when it starts, for
+the queues it serves."""
 
+import logging
 import time
 from datetime import timedelta
 from types import SimpleNamespace
@@ -10,7 +12,7 @@ from django.apps.registry import Apps
 from django.db import connection, models
 
 from apps.jobs import recovery
-from apps.jobs.lifecycle import Heartbeat, Job, JobQuerySet
+from apps.jobs.lifecycle import UNEXPECTED, Job, JobQuerySet, run_claimed
 from tests.helpers.clock import MIDDAY
 
 
@@ -50,6 +52,11 @@ def chore_table(django_db_setup, django_db_blocker):
         yield
         with connection.schema_editor() as editor:
             editor.delete_model(Chore)
+
+
+@pytest.fixture(autouse=True)
+def stale_seconds(settings):
+    settings.CHORE_STALE_SECONDS = 30
 
 
 @pytest.fixture
@@ -141,42 +148,127 @@ def test_only_the_worker_holding_a_job_ends_it_and_a_failed_one_can_start_again(
 
 
 @pytest.mark.django_db
-def test_a_restarted_worker_interrupts_what_it_was_doing_and_finds_what_nobody_took():
+def test_a_restarted_worker_interrupts_what_it_was_doing_and_queues_what_nobody_took():
     mine, others, untaken = taken("w@here", "w@elsewhere", "")
-    assert Chore.objects.recover("w@here") == ([mine.pk], [untaken.pk])
+    queued = []
+    assert recovery.requeue(Chore.objects, "w@here", queued.append) == ([mine.pk], [untaken.pk])
+    assert queued == [untaken.pk]
     statuses = dict(Chore.objects.values_list("pk", "status"))
     assert statuses == {mine.pk: "failed", others.pk: "running", untaken.pk: "running"}
 
 
+class Spoilt(Exception):
+    """An error a kind of job expects: its message is for the person."""
+
+
+@pytest.mark.django_db
+def test_a_job_is_done_once_and_ended_with_what_its_work_returns():
+    chore = Chore.objects.create()
+    run_claimed(Chore.objects, chore.pk, "w@a", lambda: {"status": "done", "error": "none"})
+    ran = []
+    run_claimed(Chore.objects, chore.pk, "w@b", lambda: ran.append("again"))  # delivered twice
+    chore.refresh_from_db()
+    assert (chore.status, chore.error, chore.worker, ran) == ("done", "none", "w@a", [])
+
+
+@pytest.mark.django_db
+def test_a_job_whose_work_ends_it_itself_is_left_as_the_work_left_it():
+    chore = Chore.objects.create()
+
+    def make() -> None:
+        Chore.objects.finish(chore.pk, "w@a", status="made")
+
+    run_claimed(Chore.objects, chore.pk, "w@a", make)
+    assert Chore.objects.get(pk=chore.pk).status == "made"
+
+
+@pytest.mark.django_db
+def test_an_expected_error_fails_the_job_with_its_message_and_cleans_up():
+    chore, cleaned = Chore.objects.create(), []
+
+    def spoil():
+        raise Spoilt("The file is damaged.")
+
+    run_claimed(
+        Chore.objects, chore.pk, "w@a", spoil, expected=Spoilt, on_error=lambda: cleaned.append(1)
+    )
+    chore.refresh_from_db()
+    assert (chore.status, chore.error, cleaned) == ("failed", "The file is damaged.", [1])
+
+
+@pytest.mark.django_db
+def test_anything_else_is_logged_and_fails_the_job_with_a_message_of_its_kind(caplog):
+    plain, own, cleaned = Chore.objects.create(), Chore.objects.create(), []
+
+    def bug():
+        raise KeyError("a bug")
+
+    with caplog.at_level(logging.ERROR, logger="apps.jobs.lifecycle"):
+        run_claimed(Chore.objects, plain.pk, "w@a", bug, on_error=lambda: cleaned.append(1))
+        run_claimed(Chore.objects, own.pk, "w@a", bug, expected=Spoilt, unexpected="Do it again.")
+
+    errors = dict(Chore.objects.values_list("pk", "error"))
+    assert errors == {plain.pk: UNEXPECTED, own.pk: "Do it again."} and cleaned == [1]
+    assert [record.exc_info[0] for record in caplog.records] == [KeyError, KeyError]
+
+
+@pytest.mark.django_db
+def test_a_job_taken_by_a_worker_gone_silent_is_interrupted_not_done_again(midday, settings):
+    settings.CHORE_STALE_SECONDS = 30
+    alive, dead = taken("w@alive", "w@dead")
+    midday.shift(timedelta(seconds=31))
+    Chore.objects.beat(alive.pk)
+    shown, ran = [], []
+
+    def interrupt(stale):
+        shown.append(list(stale))
+        return stale.interrupt()
+
+    for chore in (alive, dead):  # each message delivered again to another worker
+        run_claimed(Chore.objects, chore.pk, "w@b", lambda: ran.append(1), interrupt=interrupt)
+
+    assert ran == [] and shown == [[], [dead]]
+    statuses = dict(Chore.objects.values_list("pk", "status"))
+    assert statuses == {alive.pk: "running", dead.pk: "failed"}
+
+
 @COMMITTING
-def test_a_heartbeat_beats_from_its_own_thread_while_the_worker_is_busy(settings, committed):
+def test_a_job_beats_from_its_own_thread_while_the_worker_is_busy(settings, committed):
     settings.CHORE_STALE_SECONDS = 3  # a beat every 0.5 s
-    chore = Chore.objects.create(worker="w@a")
-    with Heartbeat(Chore.objects.filter(worker="w@a"), chore.pk):
-        while Chore.objects.get(pk=chore.pk).heartbeat_at is None:
-            time.sleep(0.05)  # busy until the heartbeat thread has written a beat
+    chore = Chore.objects.create()
+
+    def busy():
+        claimed = Chore.objects.get(pk=chore.pk).heartbeat_at
+        while Chore.objects.get(pk=chore.pk).heartbeat_at == claimed:
+            time.sleep(0.05)  # until the heartbeat thread has written a beat
+
+    run_claimed(Chore.objects, chore.pk, "w@a", busy)
+    assert Chore.objects.get(pk=chore.pk).status == "running"  # the work did not end it
 
 
 @COMMITTING
-def test_a_starting_worker_recovers_the_kinds_of_the_queues_it_serves(monkeypatch, committed):
+def test_a_starting_worker_recovers_the_jobs_of_the_queues_it_serves(monkeypatch, committed):
+    """By the queue each recovery's task is routed to (settings.WORKER_QUEUES)."""
     monkeypatch.setattr(recovery, "RECOVERIES", {})
     taken("w@here")
     ran = []
+    chat_task = SimpleNamespace(name="apps.chat.tasks.chore")
+    study_task = SimpleNamespace(name="apps.study.tasks.chore")
 
-    @recovery.at_worker_start("chores")
+    @recovery.at_worker_start(chat_task)
     def broken(worker: str):
         raise RuntimeError("no database yet")  # ...does not keep the worker from starting
 
-    @recovery.at_worker_start("chores")
+    @recovery.at_worker_start(chat_task)
     def recover_chores(worker: str):
         ran.append(worker)
-        return Chore.objects.recover(worker)
+        return recovery.requeue(Chore.objects, worker, ran.append)
 
-    @recovery.at_worker_start("errands")
+    @recovery.at_worker_start(study_task)
     def recover_errands(worker: str):
         ran.append("errands")
 
-    queues = [SimpleNamespace(name="chores"), SimpleNamespace(name="other")]
+    queues = [SimpleNamespace(name="chat"), SimpleNamespace(name="other")]
     worker = SimpleNamespace(hostname="w@here", task_consumer=SimpleNamespace(queues=queues))
     recovery.on_worker_ready(sender=worker)
 

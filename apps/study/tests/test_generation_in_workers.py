@@ -2,7 +2,6 @@
 failed, its card on the page follows it, and a worker that dies leaves the item failed
 ("interrupted"), never generating for ever. How a generation starts is in test_starting.py."""
 
-import time
 from dataclasses import replace
 from datetime import timedelta
 
@@ -218,23 +217,6 @@ def test_a_worker_starting_again_settles_its_generations_and_queues_untaken_ones
     statuses = dict(Quiz.objects.values_list("pk", "status"))
     assert interrupted == 1 and queued == [("quiz", untaken.pk)]
     assert statuses == {mine.pk: "failed", others.pk: "generating", untaken.pk: "generating"}
-
-
-@pytest.mark.django_db(transaction=True)  # the heartbeat writes from a thread of its own
-def test_the_worker_beats_while_the_model_works(alice, settings, monkeypatch):
-    settings.STUDY_STALE_SECONDS = 3  # a beat every 0.5 s
-    quiz = quiz_taken_by(alice, "", silent_for=0)
-
-    def slow_model(quiz):
-        claimed = Quiz.objects.get(pk=quiz.pk).heartbeat_at
-        while Quiz.objects.get(pk=quiz.pk).heartbeat_at == claimed:
-            time.sleep(0.05)  # until the heartbeat thread has written a beat
-
-    monkeypatch.setitem(kinds.KINDS, "quiz", replace(kinds.get("quiz"), fill=slow_model))
-    tasks.make("quiz", quiz.pk, worker="study@here")
-
-    quiz.refresh_from_db()
-    assert quiz.worker == "study@here" and quiz.heartbeat_at > quiz.created_at
 
 
 def test_a_lesson_asked_for_twice_is_written_once(

@@ -30,7 +30,7 @@ def current_generation(model_name: str) -> int:
     """A number that changes whenever the set of live chunks changes.
 
     The vault bumps IndexState in the same transaction that makes chunks live or retires them
-    (pipeline.on_chunks_changed); the model name keeps two vector spaces apart.
+    (IndexState.bump); the model name keeps two vector spaces apart.
     """
     key = f"{model_name}|{IndexState.current()}"
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:7], "big")

@@ -30,5 +30,5 @@ def no_broker(django_capture_on_commit_callbacks, monkeypatch):
     """Runs are created; their Celery chain is tested elsewhere, so nothing is sent. Returns
     what would have been sent."""
     sent = []
-    monkeypatch.setattr("apps.vault.tasks.enqueue", lambda *args: sent.append(args))
+    monkeypatch.setattr("apps.vault.ingestion.enqueue", lambda *args: sent.append(args))
     return sent

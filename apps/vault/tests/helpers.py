@@ -3,7 +3,8 @@ process, and a loopback URL nothing answers on."""
 
 import socket
 
-from apps.vault import tasks
+from apps.vault import ingestion, tasks
+from apps.vault.ingest_steps import STEPS
 from apps.vault.models import IngestRun
 from apps.vault.uploads import store
 
@@ -22,12 +23,12 @@ def upload(owner, path, **options):
 def ingest(owner, document_ids=None, *, django_capture_on_commit_callbacks) -> IngestRun:
     """Start a run and carry each step through the real Celery task, in this process."""
     with django_capture_on_commit_callbacks(execute=False):
-        run = tasks.start_run(owner, document_ids)
+        run = ingestion.start_run(owner, document_ids)
     return drive(run)
 
 
 def drive(run: IngestRun) -> IngestRun:
-    for name in IngestRun.STEPS:
+    for name in STEPS:
         tasks.ingest_step.apply(args=(run.pk, name, run.attempt))
         run.refresh_from_db()
         if run.finished:

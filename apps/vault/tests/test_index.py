@@ -10,7 +10,6 @@ import pytest
 from django.conf import settings as django_settings
 
 from apps.llm import gateway
-from apps.vault import pipeline
 from apps.vault.models import Chunk, Document
 from apps.vault.search import live, reembed, store
 from apps.vault.search.ranking import RRF_K, fuse
@@ -250,7 +249,7 @@ def test_it_catches_up_when_chunks_are_added_or_retired(class_document, tess):
     assert sorted(live.current().ids.tolist()) == [first[0].id, second[0].id]
     retire(class_document)
     assert live.current().ids.tolist() == [second[0].id]
-    pipeline.delete_document(other)
+    other.delete_with_file()
     assert live.current().ids.tolist() == []
 
 

@@ -1,13 +1,13 @@
-"""The pipeline end to end in this process: steps through the real Celery task, the model
+"""Ingestion end to end in this process: steps through the real Celery task, the model
 gateway's real Ollama backend against a fake Ollama on loopback, real files and SQLite."""
 
 import numpy as np
 import pytest
 
 from apps.llm import gateway
-from apps.vault import pipeline, steps, tasks
+from apps.vault import ingest_steps, ingestion, tasks
 from apps.vault.chunking import windows
-from apps.vault.models import Chunk, Document, IndexState, IngestRun
+from apps.vault.models import Chunk, Document, IndexState, IngestRun, StaleAttempt
 from apps.vault.tests import files
 from apps.vault.tests.helpers import closed_port_url, upload
 
@@ -86,7 +86,7 @@ def test_every_change_of_the_live_set_moves_the_generation(alice, model, run_ing
     start = IndexState.current()
     run_ingestion(alice)
     after_ingest = IndexState.current()
-    pipeline.delete_document(document)
+    document.delete_with_file()
     assert start < after_ingest < IndexState.current()
 
 
@@ -98,7 +98,7 @@ def test_deleting_removes_the_document_its_chunks_and_its_file(
     stored = document.path
     assert stored.exists() and Chunk.objects.filter(document=document).exists()
     with django_capture_on_commit_callbacks(execute=True):
-        pipeline.delete_document(document)
+        document.delete_with_file()
     assert not Chunk.objects.exists() and not Document.objects.exists()
     assert not stored.exists()
 
@@ -122,9 +122,9 @@ def test_reingesting_an_unchanged_file_resumes_from_its_checkpoints(
     before = list(Chunk.objects.values_list("pk", "embedding"))
     asked = len(model.embedded_texts())
     reads = []
-    monkeypatch.setattr(steps, "run_isolated", lambda *args, **kwargs: reads.append(args))
+    monkeypatch.setattr(ingest_steps, "run_isolated", lambda *args, **kwargs: reads.append(args))
 
-    pipeline.reset_for_reingest(document)
+    document.reset_for_reingest()
     run = run_ingestion(alice, [document.pk])
 
     document.refresh_from_db()
@@ -137,19 +137,19 @@ def test_reingesting_an_unchanged_file_resumes_from_its_checkpoints(
 def test_reingesting_a_file_that_failed_to_be_read_reads_it_again(
     alice, model, run_ingestion, tmp_path, monkeypatch
 ):
-    real_read = steps.run_isolated
+    real_read = ingest_steps.run_isolated
     document = upload(alice, files.markdown_file(tmp_path / "notes.md"))
 
     def refused(*args, **kwargs):
-        raise steps.ExtractionError("The reader timed out.")
+        raise ingest_steps.ExtractionError("The reader timed out.")
 
-    monkeypatch.setattr(steps, "run_isolated", refused)
+    monkeypatch.setattr(ingest_steps, "run_isolated", refused)
     run_ingestion(alice)
     document.refresh_from_db()
     assert document.status == "failed"
 
-    monkeypatch.setattr(steps, "run_isolated", real_read)
-    pipeline.reset_for_reingest(document)
+    monkeypatch.setattr(ingest_steps, "run_isolated", real_read)
+    document.reset_for_reingest()
     run_ingestion(alice, [document.pk])
 
     document.refresh_from_db()
@@ -159,7 +159,7 @@ def test_reingesting_a_file_that_failed_to_be_read_reads_it_again(
 def test_a_model_that_stays_down_fails_the_run_and_a_later_run_continues(
     alice, model, run_ingestion, settings, tmp_path, monkeypatch
 ):
-    real_read = steps.run_isolated
+    real_read = ingest_steps.run_isolated
     upload(alice, files.csv_file(tmp_path / "arten.csv", rows=20 * 12))
     up = settings.OLLAMA_HOST
     settings.OLLAMA_HOST = closed_port_url()
@@ -176,7 +176,7 @@ def test_a_model_that_stays_down_fails_the_run_and_a_later_run_continues(
     settings.OLLAMA_HOST = up
     reads = []
     monkeypatch.setattr(
-        steps,
+        ingest_steps,
         "run_isolated",
         lambda *args, **kwargs: reads.append(args) or real_read(*args, **kwargs),
     )
@@ -218,27 +218,23 @@ def test_finished_batches_are_never_embedded_again(alice, model, run_ingestion, 
 def test_a_stale_attempt_stops_without_touching_the_run(alice, model, run_ingestion, tmp_path):
     upload(alice, files.markdown_file(tmp_path / "notes.md"))
     run = run_ingestion(alice)
-    with pytest.raises(pipeline.StaleAttempt):
-        steps.run_step(run.pk, "scan", run.attempt - 1)
+    with pytest.raises(StaleAttempt):
+        ingestion.run_step(run.pk, "scan", run.attempt - 1)
     assert IngestRun.objects.get(pk=run.pk).status == "done"
 
 
 def test_a_worker_start_resumes_its_unfinished_run(
-    alice, model, tmp_path, django_capture_on_commit_callbacks
+    alice, model, tmp_path, monkeypatch, django_capture_on_commit_callbacks
 ):
     upload(alice, files.markdown_file(tmp_path / "notes.md"))
     with django_capture_on_commit_callbacks(execute=False):
-        run = tasks.start_run(alice)
-    steps.run_step(run.pk, "scan", run.attempt, worker="w1@host")
-    steps.run_step(run.pk, "extract", run.attempt, worker="w1@host")
+        run = ingestion.start_run(alice)
+    ingestion.run_step(run.pk, "scan", run.attempt, worker="w1@host")
+    ingestion.run_step(run.pk, "extract", run.attempt, worker="w1@host")
     # w1 dies here with `kill -9`; when it starts again it takes the run over at "chunk".
     enqueued = []
-    original = tasks.enqueue
-    tasks.enqueue = lambda *args: enqueued.append(args)
-    try:
-        with django_capture_on_commit_callbacks(execute=True):
-            resumed = tasks.resume_unfinished_runs("w1@host")
-    finally:
-        tasks.enqueue = original
+    monkeypatch.setattr(ingestion, "enqueue", lambda *args: enqueued.append(args))
+    with django_capture_on_commit_callbacks(execute=True):
+        resumed = tasks.resume_unfinished_runs("w1@host")
     assert resumed == [run.pk]
     assert enqueued == [(run.pk, run.attempt + 1, "chunk")]

@@ -3,7 +3,7 @@ recall@7 and MRR per document and overall, shown only to who may see the documen
 
 import pytest
 
-from apps.vault import selftest, tasks
+from apps.vault import ingestion, selftest, tasks
 from apps.vault.models import SelfTest
 from apps.vault.tests import files
 from apps.vault.tests.helpers import upload
@@ -67,8 +67,8 @@ class Recorded:
 
 
 def test_the_chain_ends_with_the_self_test(monkeypatch):
-    monkeypatch.setattr(tasks, "chain", Recorded)
-    tasks.start_chain(7, 1, ("embed", "index"))
+    monkeypatch.setattr(ingestion, "chain", Recorded)
+    ingestion.enqueue(7, 1, "embed")
     names = [signature.task for signature in Recorded.chains[-1]]
     assert names == [tasks.ingest_step.name] * 2 + [tasks.vault_selftest.name]
 

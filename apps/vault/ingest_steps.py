@@ -1,16 +1,17 @@
-"""Ingestion: scan+hash, extract, chunk, embed, index.
+"""The steps of an ingestion run: scan+hash, extract, chunk, embed, index (STEPS, in order).
 
 Each step is idempotent and checkpoints its results in the database, keyed by the document's
 hash (Extraction rows, Document.chunked_sha256, one transaction per embedded batch of 5,
 Document.indexed_sha256), so a run killed at any point resumes at its first unfinished step and
 repeats no finished work. The index step makes new chunks live and retires old ones in one
-transaction. Celery carries the steps and starts and resumes runs (tasks.py); everything the
-steps do is here.
+transaction. Starting, resuming and running a run's steps is ingestion.py.
 """
 
 import hashlib
 import time
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction
@@ -20,43 +21,11 @@ from django.utils import timezone
 from apps.llm import gateway
 from apps.vault.chunking import Unit, pieces_from_units
 from apps.vault.embedding import chunk_vectors
-from apps.vault.models import Chunk, Document, Extraction, IngestRun, IngestStep
-from apps.vault.pipeline import (
-    StaleAttempt,
-    finish_step,
-    on_chunks_changed,
-    report,
-    run_documents,
-    touch,
-)
+from apps.vault.models import Chunk, Document, Extraction, IndexState, IngestRun, IngestStep
 from apps.vault.readers import ExtractionError, run_isolated
 
 BATCH_SIZE = 5
 PROGRESS_EVERY_SECONDS = 0.5
-
-
-def run_step(run_id: int, name: str, attempt: int, worker: str = "") -> None:
-    """Execute one step of a run unless it is already done. Raises StaleAttempt."""
-    with transaction.atomic():
-        run = IngestRun.objects.filter(pk=run_id).first()
-        if run is None or run.attempt != attempt or run.finished:
-            raise StaleAttempt(f"run {run_id} attempt {attempt} is not current")
-        now = timezone.now()
-        run.status = IngestRun.Status.RUNNING
-        run.started_at = run.started_at or now
-        run.worker, run.heartbeat_at = worker, now
-        run.save(update_fields=["status", "started_at", "worker", "heartbeat_at"])
-        step = run.steps.get(name=name)
-        if step.status == IngestStep.Status.DONE:
-            return
-        step.status = IngestStep.Status.RUNNING
-        step.started_at = step.started_at or now
-        step.save(update_fields=["status", "started_at"])
-    STEPS[name](run, step)
-    if name != "index":  # the index step finishes itself inside its transaction
-        with transaction.atomic():
-            touch(run)
-            finish_step(step)
 
 
 def file_sha256(path) -> str:
@@ -86,9 +55,9 @@ def scan(run: IngestRun, step: IngestStep) -> None:
     for index, document in enumerate(candidates, 1):
         counts[scan_document(run, document, busy, already)] += 1
         summary = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items()))
-        report(step, done=index, total=len(candidates), detail=summary)
+        step.report(done=index, total=len(candidates), detail=summary)
     if not candidates:
-        report(step, detail="no documents to scan")
+        step.report(detail="no documents to scan")
 
 
 def scan_document(run: IngestRun, document: Document, busy: set, already: set) -> str:
@@ -114,21 +83,21 @@ def scan_document(run: IngestRun, document: Document, busy: set, already: set) -
         )
         run.documents.add(document)
         if was_live:
-            on_chunks_changed(document.pk)
+            IndexState.bump()
     return "changed" if document.indexed_sha256 else "new"
 
 
 def extract(run: IngestRun, step: IngestStep) -> None:
-    documents = list(run_documents(run))
-    report(step, total=len(documents))
+    documents = list(run.processing())
+    step.report(total=len(documents))
     for index, document in enumerate(documents):
         done = document.chunked_sha256 == document.sha256 or (
             Extraction.objects.filter(document=document, sha256=document.sha256).exists()
         )
         if not done:
             extract_document(run, step, document, f"{index + 1} of {len(documents)}")
-        report(step, done=index + 1)
-    report(step, detail=extract_summary(run, len(documents)))
+        step.report(done=index + 1)
+    step.report(detail=extract_summary(run, len(documents)))
 
 
 def extract_summary(run: IngestRun, total: int) -> str:
@@ -152,10 +121,10 @@ def extract_document(run: IngestRun, step: IngestStep, document: Document, place
         if time.monotonic() - last < PROGRESS_EVERY_SECONDS:
             return
         last = time.monotonic()
-        report(step, detail=describe_progress(document.filename, place, event))
-        touch(run)
+        step.report(detail=describe_progress(document.filename, place, event))
+        run.touch()
 
-    report(step, detail=f"{document.filename} ({place})")
+    step.report(detail=f"{document.filename} ({place})")
     try:
         result = run_isolated(
             document.path,
@@ -172,7 +141,7 @@ def extract_document(run: IngestRun, step: IngestStep, document: Document, place
         fail_document(document, f"The file could not be opened ({error.strerror}).")
         return
     with transaction.atomic():
-        touch(run)
+        run.touch()
         Extraction.objects.filter(document=document).exclude(sha256=document.sha256).delete()
         Extraction.objects.update_or_create(
             document=document,
@@ -188,8 +157,7 @@ def extract_document(run: IngestRun, step: IngestStep, document: Document, place
             pages=result.get("pages"), ocr_pages=result.get("ocr_pages", 0)
         )
         if result.get("ocr_pages"):
-            report(
-                step,
+            step.report(
                 detail=f"{document.filename}: {result['ocr_pages']} OCR pages in "
                 f"{result['ocr_seconds']:.1f} s",
             )
@@ -209,12 +177,12 @@ def fail_document(document: Document, reason: str) -> None:
 
 
 def chunk(run: IngestRun, step: IngestStep) -> None:
-    documents = list(run_documents(run))
-    report(step, total=len(documents))
+    documents = list(run.processing())
+    step.report(total=len(documents))
     for index, document in enumerate(documents, 1):
         if document.chunked_sha256 != document.sha256:
             chunk_document(run, step, document)
-        report(step, done=index)
+        step.report(done=index)
 
 
 def chunk_document(run: IngestRun, step: IngestStep, document: Document) -> None:
@@ -227,7 +195,7 @@ def chunk_document(run: IngestRun, step: IngestStep, document: Document) -> None
         fail_document(document, "No text was found in this file.")
         return
     with transaction.atomic():
-        touch(run)
+        run.touch()
         # Left over from a forced re-ingest of the same version; never live (not "done").
         document.chunks.filter(document_sha256=document.sha256).delete()
         Chunk.objects.bulk_create(
@@ -245,7 +213,7 @@ def chunk_document(run: IngestRun, step: IngestStep, document: Document) -> None
             batch_size=500,
         )
         Document.objects.filter(pk=document.pk).update(chunked_sha256=document.sha256)
-        report(step, detail=f"{document.filename}: {len(pieces)} chunks")
+        step.report(detail=f"{document.filename}: {len(pieces)} chunks")
 
 
 def embed(run: IngestRun, step: IngestStep) -> None:
@@ -254,7 +222,7 @@ def embed(run: IngestRun, step: IngestStep) -> None:
     model = gateway.embedding_model()
     batches: list[list[int]] = []
     finished = 0
-    for document in run_documents(run).filter(chunked_sha256=F("sha256")):
+    for document in run.processing().filter(chunked_sha256=F("sha256")):
         rows = list(
             document.chunks.filter(document_sha256=document.sha256)
             .order_by("ordinal")
@@ -267,55 +235,65 @@ def embed(run: IngestRun, step: IngestStep) -> None:
                 batches.append([])
             else:
                 batches.append([pk for pk, _, _ in batch])
-    report(step, done=finished, total=len(batches), detail=f"{len(batches)} batches")
+    step.report(done=finished, total=len(batches), detail=f"{len(batches)} batches")
     for number, ids in enumerate(batches, 1):
         if not ids:
             continue
-        touch(run)
-        report(step, detail=f"batch {number} of {len(batches)}")
+        run.touch()
+        step.report(detail=f"batch {number} of {len(batches)}")
         chunks = list(Chunk.objects.filter(pk__in=ids).order_by("ordinal"))
         vectors = chunk_vectors([chunk.text for chunk in chunks])
         with transaction.atomic():
-            touch(run)
+            run.touch()
             for chunk, vector in zip(chunks, vectors, strict=True):
                 Chunk.objects.filter(pk=chunk.pk).update(
                     embedding=vector.tobytes(), embedding_model=model.name
                 )
             finished += 1
-            report(step, done=finished)
-    report(step, detail=f"{len(batches)} batches with {model.name}")
+            step.report(done=finished)
+    step.report(detail=f"{len(batches)} batches with {model.name}")
 
 
 def index(run: IngestRun, step: IngestStep) -> None:
-    """One transaction: each document's new chunks become live and its old ones go, the index
-    generation moves, the run ends."""
-    with transaction.atomic():
-        touch(run)
-        live = 0
-        for document in run_documents(run):
-            current = document.chunks.filter(document_sha256=document.sha256)
-            if (
-                document.chunked_sha256 != document.sha256
-                or current.filter(embedding__isnull=True).exists()
-            ):
-                # Replaced while the run was going: the next run takes it.
-                Document.objects.filter(pk=document.pk).update(status=Document.Status.PENDING)
-                continue
-            document.chunks.exclude(document_sha256=document.sha256).delete()
-            document.extractions.all().delete()
-            Document.objects.filter(pk=document.pk).update(
-                status=Document.Status.DONE,
-                indexed_sha256=document.sha256,
-                ingested_at=timezone.now(),
-                chunk_count=current.count(),
-                error="",
-            )
-            on_chunks_changed(document.pk)
-            live += 1
-        report(step, done=live, total=live, detail=f"{live} documents searchable")
-        finish_step(step)
-        now = timezone.now()
-        IngestRun.objects.filter(pk=run.pk).update(status=IngestRun.Status.DONE, finished_at=now)
+    """Each document's new chunks become live and its old ones go, the index generation moves:
+    in one transaction with the run's end (Step.atomic)."""
+    run.touch()
+    live = 0
+    for document in run.processing():
+        current = document.chunks.filter(document_sha256=document.sha256)
+        if (
+            document.chunked_sha256 != document.sha256
+            or current.filter(embedding__isnull=True).exists()
+        ):
+            # Replaced while the run was going: the next run takes it.
+            Document.objects.filter(pk=document.pk).update(status=Document.Status.PENDING)
+            continue
+        document.chunks.exclude(document_sha256=document.sha256).delete()
+        document.extractions.all().delete()
+        Document.objects.filter(pk=document.pk).update(
+            status=Document.Status.DONE,
+            indexed_sha256=document.sha256,
+            ingested_at=timezone.now(),
+            chunk_count=current.count(),
+            error="",
+        )
+        IndexState.bump()
+        live += 1
+    step.report(done=live, total=live, detail=f"{live} documents searchable")
 
 
-STEPS = {"scan": scan, "extract": extract, "chunk": chunk, "embed": embed, "index": index}
+@dataclass(frozen=True)
+class Step:
+    do: Callable[[IngestRun, IngestStep], None]
+    # Its work and its end in one transaction (the last step's end is the run's): the index
+    # step makes the new chunks live and ends the run at once.
+    atomic: bool = False
+
+
+STEPS = {
+    "scan": Step(scan),
+    "extract": Step(extract),
+    "chunk": Step(chunk),
+    "embed": Step(embed),
+    "index": Step(index, atomic=True),
+}

@@ -1,0 +1,50 @@
+"""The queues are named once, in settings.WORKER_QUEUES: Celery's routing is made from it, and
+the worker commands that cannot import Python (the Procfile, compose.yaml) and the tests' own
+running app are checked against it here, so a queue added in one place and not the others fails
+before a question waits for a worker that never comes."""
+
+import re
+from pathlib import Path
+
+from django.conf import settings
+
+from cognivault_site.celery import app
+from tests.helpers.running_app import worker_command
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def served(commands: list[str]) -> list[str]:
+    """The queues the Celery workers among `commands` consume, each time one does."""
+    return [
+        queue
+        for command in commands
+        if re.search(r"\bcelery\b.*\bworker\b", command)
+        for queue in re.search(r"-Q\s+(\S+)", command).group(1).split(",")
+    ]
+
+
+def test_the_procfile_workers_serve_every_queue_once():
+    assert sorted(served((ROOT / "Procfile").read_text().splitlines())) == sorted(
+        settings.WORKER_QUEUES
+    )
+
+
+def test_the_compose_workers_serve_every_queue_once():
+    assert sorted(served((ROOT / "compose.yaml").read_text().splitlines())) == sorted(
+        settings.WORKER_QUEUES
+    )
+
+
+def test_the_tests_running_app_starts_workers_for_every_queue():
+    commands = [" ".join(map(str, worker_command(kind, 8000))) for kind in ("celery", "chat")]
+    assert sorted(served(commands)) == sorted(settings.WORKER_QUEUES)
+
+
+def test_every_task_is_routed_to_a_queue_a_worker_serves():
+    app.loader.import_default_modules()
+    tasks = [name for name in app.tasks if not name.startswith("celery.")]
+    queues = {name: app.amqp.router.route({}, name)["queue"].name for name in tasks}
+    assert len(tasks) > 5
+    assert set(queues.values()) == set(settings.WORKER_QUEUES)
+    assert queues["apps.chat.tasks.read_attachment"] == "celery"  # a name before its app's glob
