@@ -26,8 +26,10 @@ from apps.study.classsets.models import ClassSet
 from apps.study.flashcards.decks import create_deck
 from apps.study.mindmaps.models import Mindmap
 from apps.study.models import Question, Quiz
+from tests.helpers.classes import make_class
 tess = User.objects.get(username="{TEACHER[0]}")
 sam = User.objects.create_user("{STUDENT[0]}", password="{STUDENT[1]}")
+seventh = make_class(tess, [sam])
 {class_document_seed("biologie.pdf", 2)}
 quiz = Quiz.objects.create(owner=tess, title="Zellbiologie", difficulty="beginner",
                            types=["mcq"], requested=2)
@@ -42,8 +44,8 @@ deck, _ = create_deck(tess, "Organellen", cards, now=timezone.now())
 tree = {{"title": "Zelle", "children": [{{"title": "Kern", "children": [{{"title": "DNA"}}]}},
                                        {{"title": "Mitochondrium"}}]}}
 mindmap, _ = Mindmap.objects.create_from(tess, tree)
-quiz_set = ClassSet.objects.hand_out(tess, quiz, note="Bis Freitag")
-ClassSet.objects.hand_out(tess, deck)
+quiz_set = ClassSet.objects.hand_out(tess, quiz, seventh, note="Bis Freitag")
+ClassSet.objects.hand_out(tess, deck, seventh)
 threads = {{}}
 for person in (tess, sam):
     thread = Thread.objects.create(owner=person, title="Wo liegt die DNA?", titled=True)

@@ -10,6 +10,7 @@ from apps.study.classsets.models import ClassSet
 from apps.study.classsets.policy import Reveal
 from apps.study.quizzes.models import Attempt, Question, Quiz
 from apps.vault.models import Chunk
+from tests.helpers.classes import class_of
 from tests.helpers.clock import MIDDAY
 from tests.helpers.users import client_for
 from tests.vault_seed import add, pages, seed
@@ -111,7 +112,9 @@ def hand_out_quiz(vault) -> Quiz:
         )
         for i, chunk in enumerate(chunks)
     )
-    ClassSet.objects.hand_out(vault.teacher, quiz, attempts=None, reveal=Reveal.AFTER_ATTEMPT)
+    ClassSet.objects.hand_out(
+        vault.teacher, quiz, class_of(vault.teacher), attempts=None, reveal=Reveal.AFTER_ATTEMPT
+    )
     return quiz
 
 

@@ -5,6 +5,7 @@ import uuid
 from django import forms
 from django.forms.renderers import Jinja2
 
+from apps.classes.models import SchoolClass
 from apps.study.generator import Scope
 from apps.vault.forms import DocumentCheckboxes, KeyChoices, pickable
 from apps.vault.models import Category, Document
@@ -37,8 +38,11 @@ class ScopeForm(forms.Form):
         ],
     )
 
-    for_class = forms.BooleanField(
-        label="For the class: hand it out to every student once it is made", required=False
+    for_class = forms.TypedChoiceField(
+        label="For a class: hand it out to its students once it is made",
+        required=False,
+        coerce=int,
+        empty_value=None,
     )
     # A fresh token each time the form is shown: the same form sent twice (a double click, the
     # back button) finds the item the first send started instead of starting another.
@@ -50,12 +54,17 @@ class ScopeForm(forms.Form):
             self.initial["token"] = uuid.uuid4().hex
         self.fields["categories"].queryset = Category.objects.all()
         self.fields["documents"].queryset = pickable(Document.objects.visible_to(user))
-        if not user.is_teacher:
+        self.taught = {c.pk: c for c in SchoolClass.objects.taught_by(user)}
+        if self.taught:
+            choices = [(pk, c.name) for pk, c in self.taught.items()]
+            self.fields["for_class"].choices = [("", "No class: just for me"), *choices]
+        else:
             del self.fields["for_class"]
 
     @property
-    def hand_out_to_class(self) -> bool:
-        return bool(self.cleaned_data.get("for_class"))
+    def hand_out_to(self) -> SchoolClass | None:
+        """The class it is handed out to once made, one the teacher teaches; or none."""
+        return self.taught.get(self.cleaned_data.get("for_class"))
 
     @property
     def key(self) -> str:

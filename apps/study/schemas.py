@@ -66,9 +66,10 @@ class ScopeIn(Schema):
     documents: list[Id] = Field(default_factory=list, max_length=500)
     # Not said: extractive when the embedded model answers, else the model.
     method: Literal["model", "extractive"] | None = None
-    # A teacher's: hand the item to the class at once; students see it once it is ready
-    # (anyone else gets a 403).
+    # A teacher's: hand the item to a class at once (`class_id`, optional while they teach
+    # one); its students see it once it is ready (anyone else gets a 403).
     for_class: bool = False
+    class_id: Id | None = None
 
     @property
     def scope(self) -> generator.Scope:

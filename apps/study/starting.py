@@ -9,9 +9,21 @@ from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 
 from apps.accounts import ratelimits
+from apps.classes import reach
+from apps.classes.models import SchoolClass
 from apps.study import kinds, tasks
 from apps.study.classsets.models import ClassSet
 from apps.study.generation_job import GENERATING
+
+
+def class_for(user, for_class: bool, class_id: int | None = None) -> SchoolClass | None:
+    """The class an item asked "for the class" goes to: the one named, or the one `user`
+    teaches (a 404 for one they do not teach); None when it is for no class. Anyone but a
+    teacher asking for one is refused (NotATeacher)."""
+    if not (for_class or class_id):
+        return None
+    ClassSet.objects.check_teacher(user)
+    return reach.target_class(user, class_id)
 
 
 def start(
@@ -21,14 +33,12 @@ def start(
     key: str,
     make: Callable[..., tuple[object, bool]],
     *,
-    for_class: bool = False,
+    for_class: SchoolClass | None = None,
     **asked,
 ):
     """The item `make(owner, key=key, **asked)` starts (a feature's start_quiz, start_deck, ...),
-    or the one this request key made before. Raises the feature's StudyError (what is asked is
-    not something it makes), NotATeacher, or RateLimited."""
-    if for_class:
-        ClassSet.objects.check_teacher(owner)
+    or the one this request key made before; handed out to `for_class` (see `class_for`).
+    Raises the feature's StudyError (what is asked is not something it makes) or RateLimited."""
     sent = asked_before(kinds.get(kind).model, owner, key)  # the same form or call, sent again
     if sent is not None:
         return sent
@@ -36,7 +46,7 @@ def start(
     item, new = make(owner, key=key, **asked)
     if new:
         if for_class:  # its students see it when a worker has made it ready
-            ClassSet.objects.hand_out(owner, item)
+            ClassSet.objects.hand_out(owner, item, for_class)
         tasks.enqueue(kind, item.pk)
     return item
 

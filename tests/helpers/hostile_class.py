@@ -44,9 +44,11 @@ def setup_code(students: list[str], attackers: list[str]) -> str:
 from apps.accounts.models import User
 from apps.study.classsets.models import ClassSet
 from apps.study.models import Question, Quiz
+from tests.helpers.classes import make_class
 tess = User.objects.get(username="tess")
-for name in {students + attackers!r}:
-    User.objects.create_user(name, password="{PASSWORD}")
+accounts = [User.objects.create_user(name, password="{PASSWORD}")
+            for name in {students + attackers!r}]
+seventh = make_class(tess, accounts)
 quiz = Quiz.objects.create(owner=tess, title="Cells", difficulty="beginner", types=["mcq"],
                            requested=3)
 for i, (text, options, correct) in enumerate([
@@ -57,7 +59,7 @@ for i, (text, options, correct) in enumerate([
     kind = "mcq" if len(options) == 4 else "true_false"
     Question.objects.create(quiz=quiz, position=i, kind=kind, text=text, options=options,
                             correct_index=correct)
-ClassSet.objects.hand_out(tess, quiz)
+ClassSet.objects.hand_out(tess, quiz, seventh)
 """
 
 

@@ -12,7 +12,7 @@ from ninja import Field, Router, Schema, Status
 from pydantic import AfterValidator, AliasChoices
 
 from apps.accounts.api import ErrorOut, Id
-from apps.study import kinds
+from apps.study import kinds, starting
 from apps.study.classsets import results, results_csv
 from apps.study.classsets.models import MAX_ATTEMPTS, ClassSet
 from apps.study.ownership import get_visible, is_student
@@ -42,6 +42,9 @@ Reveal = Literal["after_due", "after_attempt", "never"]
 
 class ClassSetIn(Schema):
     kind: Kind
+    class_id: Id | None = Field(
+        None, description="The class it is handed to; optional while you teach one class."
+    )
     item_id: Id = Field(
         ...,
         validation_alias=AliasChoices("item_id", "id"),
@@ -119,6 +122,8 @@ class QuestionStatsOut(Schema):
 
 class ClassSetOut(Schema):
     id: Id
+    class_id: Id
+    class_name: str
     kind: Kind
     item_id: Id
     title: str
@@ -193,6 +198,8 @@ def class_set_out(class_set: ClassSet, user) -> dict:
     return {
         **quiz_policy_out(class_set, user),
         "id": class_set.pk,
+        "class_id": class_set.school_class_id,
+        "class_name": class_set.school_class.name,
         "kind": class_set.kind,
         "item_id": class_set.item_id,
         "title": class_set.item.title,
@@ -210,22 +217,25 @@ def class_set_out(class_set: ClassSet, user) -> dict:
     response={201: ClassSetOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 422: ErrorOut},
 )
 def hand_out(request: HttpRequest, payload: ClassSetIn):
-    """Hand one of your quizzes, decks, mindmaps or workshops to the class (teachers)."""
-    ClassSet.objects.check_teacher(request.auth)
+    """Hand one of your quizzes, decks, mindmaps or workshops to a class you teach."""
+    school_class = starting.class_for(request.auth, True, payload.class_id)
     model = kinds.get(payload.kind).model
     item = get_visible(model.objects.visible_to, request.auth, pk=payload.item_id)
     policy = payload.model_dump(include={"attempts", "grading", "reveal"})
     made = ClassSet.objects.hand_out(
-        request.auth, item, note=payload.note, due=payload.due, **policy
+        request.auth, item, school_class, note=payload.note, due=payload.due, **policy
     )
     return Status(201, class_set_out(made, request.auth))
 
 
 @router.get("/class-sets", response=list[ClassSetOut])
-def list_class_sets(request: HttpRequest):
-    """A student: every set handed out to the class, with their own figures. A teacher: the
-    sets they handed out."""
-    sets = ClassSet.objects.readable_by(request.auth).select_related("teacher").with_items()
+def list_class_sets(request: HttpRequest, class_id: Id | None = None):
+    """A student: every set handed out to their classes, with their own figures. A teacher:
+    the sets of the classes they teach (of one, with `class_id`)."""
+    sets = ClassSet.objects.readable_by(request.auth).select_related("teacher", "school_class")
+    if class_id:
+        sets = sets.filter(school_class_id=class_id)
+    sets = sets.with_items()
     return [class_set_out(class_set, request.auth) for class_set in sets]
 
 
@@ -240,7 +250,7 @@ def get_class_set(request: HttpRequest, set_id: Id):
 def take_back(request: HttpRequest, set_id: Id):
     """Students no longer reach it; their work stays, and comes back if it is handed out
     again."""
-    get_visible(ClassSet.objects.of_teacher, request.auth, pk=set_id).delete()
+    get_visible(ClassSet.objects.taught_by, request.auth, pk=set_id).delete()
     return Status(204, None)
 
 
@@ -288,17 +298,16 @@ def results_out(report: results.Results, user) -> dict:
 )
 def release_answers(request: HttpRequest, set_id: Id):
     """Show the class a quiz's correct answers and explanations now, whatever its policy."""
-    class_set = get_visible(ClassSet.objects.of_teacher, request.auth, pk=set_id)
+    class_set = get_visible(ClassSet.objects.taught_by, request.auth, pk=set_id)
     class_set.release()
     return class_set_out(class_set, request.auth)
 
 
 @router.get("/class-sets/{set_id}/results", response={200: ResultsOut, 404: ErrorOut})
 def class_results(request: HttpRequest, set_id: Id):
-    """Every student's figures and what the class misses most (the teacher who handed it
-    out only)."""
+    """Every student's figures and what the class misses most (the class's teachers only)."""
     return results_out(
-        results.results(get_visible(ClassSet.objects.of_teacher, request.auth, pk=set_id)),
+        results.results(get_visible(ClassSet.objects.taught_by, request.auth, pk=set_id)),
         request.auth,
     )
 
@@ -311,7 +320,7 @@ def class_results_csv(
 ):
     """The results page's figures as CSV: one row per student, per quiz attempt, or per
     option of each quiz question (with its facility and discrimination)."""
-    class_set = get_visible(ClassSet.objects.of_teacher, request.auth, pk=set_id)
+    class_set = get_visible(ClassSet.objects.taught_by, request.auth, pk=set_id)
     report = results.results(class_set)
     response = HttpResponse(results_csv.as_csv(report, table), content_type="text/csv")
     name = results_csv.csv_name(class_set, table)

@@ -11,6 +11,10 @@ class HandOutForm(forms.Form):
         choices=lambda: [(kind.name, kind.name) for kind in kinds.handed_out()]
     )
     item = forms.IntegerField(min_value=1, max_value=BigIntegerField.MAX_BIGINT)
+    # One of the teacher's classes; left out while they teach one.
+    school_class = forms.IntegerField(
+        min_value=1, max_value=BigIntegerField.MAX_BIGINT, required=False
+    )
     note = forms.CharField(label="Note (optional)", max_length=500, required=False)
     due = forms.DateField(
         label="Due (optional)", required=False, widget=forms.DateInput(attrs={"type": "date"})

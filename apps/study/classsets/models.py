@@ -1,11 +1,13 @@
 """Class sets: a teacher hands one quiz, deck, mindmap or workshop (each kind declared
-`handed_out` in apps/study/kinds.py) to the whole class.
+`handed_out` in apps/study/kinds.py) to one of the classes they teach (apps/classes).
 
-A set names its item by kind and id, so a new kind needs no column here: one set per item,
-and deleting the item deletes its set. The item stays the teacher's (its content changes only
-through them); each student's work on it sits in rows of their own (attempts, card schedules,
-lesson completions, arrangements). Taking a set back deletes the ClassSet: students no longer
-reach the item, and their work stays with it, so handing it out again brings the results back.
+A set names its item by kind and id, so a new kind needs no column here: one set per item and
+class, and deleting the item deletes its sets. The class decides who reaches the set: its
+students study it, its teachers see the results (apps/classes/reach.py). The item stays the
+teacher's (its content changes only through them); each student's work on it sits in rows of
+their own (attempts, card schedules, lesson completions, arrangements). Taking a set back
+deletes the ClassSet: students no longer reach the item, and their work stays with it, so
+handing it out again brings the results back.
 """
 
 from collections import defaultdict
@@ -18,6 +20,7 @@ from django.db.models.signals import post_delete
 from django.dispatch import receiver
 from django.utils import timezone
 
+from apps.classes.models import SchoolClass
 from apps.progress.models import LocalZone
 from apps.study import kinds, ownership
 from apps.study.classsets.policy import Grading, QuizPolicy, Reveal
@@ -47,36 +50,50 @@ def check_quiz_policy(attempts: int | None, grading: str, reveal: str) -> None:
 
 
 class ClassSetQuerySet(models.QuerySet):
-    def of_teacher(self, user):
-        return self.filter(teacher=user) if user.is_authenticated else self.none()
+    def taught_by(self, user):
+        """The sets of the classes `user` teaches (the admin: every class)."""
+        return self.filter(school_class__in=SchoolClass.objects.taught_by(user))
 
     def check_teacher(self, user) -> None:
         """Refuse anyone but a teacher before anything is made "for the class"."""
         if not (user.is_authenticated and user.is_teacher):
             raise NotATeacher(ONLY_TEACHERS)
 
-    def hand_out(self, teacher, item, *, note: str = "", due=None, **policy) -> "ClassSet":
-        """Hand `item` (the teacher's own quiz, deck, mindmap or workshop) to the class; a
-        quiz with its `policy` (attempts, grading, reveal; the fields' defaults otherwise)."""
+    def hand_out(
+        self, teacher, item, school_class: SchoolClass, *, note: str = "", due=None, **policy
+    ) -> "ClassSet":
+        """Hand `item` (the teacher's own quiz, deck, mindmap or workshop) to `school_class`,
+        one they teach; a quiz with its `policy` (attempts, grading, reveal; the fields'
+        defaults otherwise)."""
         self.check_teacher(teacher)
         policy = {"attempts": 1, "grading": Grading.FIRST, "reveal": Reveal.AFTER_DUE, **policy}
         check_quiz_policy(**policy)
         kind = ClassSet.kind_of(item)
         if item.owner_id != teacher.pk:
             raise NotATeacher("Only the teacher who made it can hand it out.")
+        if not SchoolClass.objects.taught_by(teacher).filter(pk=school_class.pk).exists():
+            raise NotATeacher(f"You do not teach {school_class.name}.")
         note = note.strip()[:500]
         try:
             with transaction.atomic():
                 made = self.create(
-                    teacher=teacher, kind=kind, item_id=item.pk, note=note, due=due, **policy
+                    teacher=teacher,
+                    school_class=school_class,
+                    kind=kind,
+                    item_id=item.pk,
+                    note=note,
+                    due=due,
+                    **policy,
                 )
-        except IntegrityError:  # one set per item (two hand-outs at once: one wins)
-            raise AlreadyHandedOut(f"This {kind} is handed out already.") from None
+        except IntegrityError:  # one set per item and class (two at once: one wins)
+            raise AlreadyHandedOut(
+                f"This {kind} is handed out to {school_class.name} already."
+            ) from None
         made.item = item
         return made
 
     def for_item(self, item):
-        """The set `item` is handed out in: none, or one."""
+        """The sets `item` is handed out in: one per class at most."""
         return self.filter(kind=kinds.of(item).name, item_id=item.pk)
 
     def with_items(self) -> list["ClassSet"]:
@@ -91,16 +108,17 @@ class ClassSetQuerySet(models.QuerySet):
         return sets
 
     def readable_by(self, user):
-        """A teacher's own sets; for a student, every set handed out to their class whose item
-        is ready (one still being made, or that failed, is the teacher's alone)."""
+        """A teacher's: the sets of the classes they teach. A student's: every set handed out
+        to their classes whose item is ready (one still being made, or that failed, is the
+        teacher's alone)."""
         if is_student(user):
             return self.handed_to(user).ready()
-        return self.of_teacher(user)
+        return self.taught_by(user)
 
     def handed_to(self, student):
-        """The sets handed out to the student's class: every set, as every student is in the
-        one class. What a student reads of each kind follows (`handed_out_ids`)."""
-        return self.all()
+        """The sets handed out to the classes `student` is in. What a student reads of each
+        kind follows (`handed_out_ids`)."""
+        return self.filter(school_class__in=SchoolClass.objects.joined_by(student))
 
     def ready(self):
         """The sets whose item is ready: per kind, its ids among the ready rows."""
@@ -116,6 +134,9 @@ class ClassSetQuerySet(models.QuerySet):
 class ClassSet(models.Model):
     teacher = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="class_sets"
+    )
+    school_class = models.ForeignKey(
+        SchoolClass, on_delete=models.CASCADE, related_name="class_sets"
     )
     kind = models.CharField(max_length=30)  # a kind's name (apps/study/kinds.py)
     item_id = models.BigIntegerField()  # the pk of a row of the kind's model
@@ -137,7 +158,9 @@ class ClassSet(models.Model):
     class Meta:
         ordering = ["-handed_out_at", "-pk"]
         constraints = [
-            models.UniqueConstraint(fields=["kind", "item_id"], name="one_class_set_per_item")
+            models.UniqueConstraint(
+                fields=["kind", "item_id", "school_class"], name="one_class_set_per_item_and_class"
+            )
         ]
 
     def __str__(self) -> str:

@@ -27,7 +27,7 @@ def figures_of(class_set: ClassSet, student: User) -> kinds.Figures:
 
 
 def results(class_set: ClassSet) -> Results:
-    students = list(User.objects.students())
+    students = list(class_set.school_class.students)
     kind = kinds.get(class_set.kind)
     counted = kind.handed_out
     return Results(

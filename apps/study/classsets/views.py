@@ -7,7 +7,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from apps.study import errors, kinds
+from apps.classes.errors import ClassError
+from apps.study import errors, kinds, starting
 from apps.study.classsets import results, results_csv
 from apps.study.classsets.forms import HandOutForm
 from apps.study.classsets.models import ClassSet
@@ -18,8 +19,13 @@ from apps.study.ownership import get_visible, is_student
 @require_GET
 @login_required
 def class_set_list(request: HttpRequest) -> HttpResponse:
-    """A student's sets from their teachers with their own figures; a teacher's handed-out sets."""
-    sets = ClassSet.objects.readable_by(request.user).select_related("teacher").with_items()
+    """A student's sets from their teachers with their own figures; a teacher's, those of the
+    classes they teach (of one, with ?class=)."""
+    sets = ClassSet.objects.readable_by(request.user).select_related("teacher", "school_class")
+    chosen = request.GET.get("class", "")
+    if chosen.isdigit():
+        sets = sets.filter(school_class_id=int(chosen))
+    sets = sets.with_items()
     student = is_student(request.user)
     rows = [
         (s, results.figures_of(s, request.user), quiz_status(s, request.user))
@@ -41,7 +47,7 @@ def quiz_status(class_set: ClassSet, student) -> dict | None:
 @require_POST
 @login_required
 def class_set_create(request: HttpRequest) -> HttpResponse:
-    """Hand one of one's own items to the class; back to the item's page."""
+    """Hand one of one's own items to a class; on to the set's results."""
     form = HandOutForm(request.POST)
     if not form.is_valid():
         messages.error(
@@ -52,23 +58,23 @@ def class_set_create(request: HttpRequest) -> HttpResponse:
         return redirect("study:class-set-list")
     data = form.cleaned_data
     try:
-        ClassSet.objects.check_teacher(request.user)
+        school_class = starting.class_for(request.user, True, data["school_class"])
         model = kinds.get(data["kind"]).model
         item = get_visible(model.objects.visible_to, request.user, pk=data["item"])
         made = ClassSet.objects.hand_out(
-            request.user, item, note=data["note"], due=data["due"], **form.policy()
+            request.user, item, school_class, note=data["note"], due=data["due"], **form.policy()
         )
-    except StudyError as error:
+    except (StudyError, ClassError) as error:
         errors.show(request, error)
         return redirect("study:class-set-list")
-    messages.success(request, f"Handed “{item.title}” out to the class.")
+    messages.success(request, f"Handed “{item.title}” out to {school_class.name}.")
     return redirect("study:class-set-detail", made.pk)
 
 
 @require_POST
 @login_required
 def class_set_delete(request: HttpRequest, pk: int) -> HttpResponse:
-    class_set = get_visible(ClassSet.objects.of_teacher, request.user, pk=pk)
+    class_set = get_visible(ClassSet.objects.taught_by, request.user, pk=pk)
     title = class_set.item.title
     class_set.delete()
     messages.success(request, f"Took “{title}” back: students no longer see it.")
@@ -79,7 +85,7 @@ def class_set_delete(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def class_set_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """The class's results for one set: who started and finished, scores, most missed."""
-    report = results.results(get_visible(ClassSet.objects.of_teacher, request.user, pk=pk))
+    report = results.results(get_visible(ClassSet.objects.taught_by, request.user, pk=pk))
     return render(request, "study/classsets/detail.html", {"report": report})
 
 
@@ -87,7 +93,7 @@ def class_set_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def class_set_release(request: HttpRequest, pk: int) -> HttpResponse:
     """Show the class the quiz's correct answers and explanations now."""
-    class_set = get_visible(ClassSet.objects.of_teacher, request.user, pk=pk)
+    class_set = get_visible(ClassSet.objects.taught_by, request.user, pk=pk)
     try:
         class_set.release()
     except StudyError as error:
@@ -104,7 +110,7 @@ def class_set_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     table = request.GET.get("table", "students")
     if fmt != "csv" or table not in results_csv.TABLES:
         raise Http404("Results export as CSV: students, attempts or questions.")
-    class_set = get_visible(ClassSet.objects.of_teacher, request.user, pk=pk)
+    class_set = get_visible(ClassSet.objects.taught_by, request.user, pk=pk)
     report = results.results(class_set)
     response = HttpResponse(results_csv.as_csv(report, table), content_type="text/csv")
     name = results_csv.csv_name(class_set, table)

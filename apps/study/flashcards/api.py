@@ -157,15 +157,14 @@ def list_decks(request: HttpRequest):
 def create_deck(request: HttpRequest, payload: DeckIn, key: IdempotencyKey = ""):
     """Cards you bring make the deck at once (201); a deck from the vault is started (202) and
     a worker makes it: GET it until `status` is ready."""
-    if payload.for_class:
-        ClassSet.objects.check_teacher(request.auth)
+    school_class = starting.class_for(request.auth, payload.for_class, payload.class_id)
     if payload.cards is not None:
         cards = [card.dict() for card in payload.cards]
         deck, _badges = decks.create_deck(
             request.auth, payload.title or "Deck", cards, now=timezone.now()
         )
-        if payload.for_class:
-            ClassSet.objects.hand_out(request.auth, deck)
+        if school_class:
+            ClassSet.objects.hand_out(request.auth, deck, school_class)
         return Status(201, deck_out(deck, request.auth))
     deck = starting.start(
         request,
@@ -173,7 +172,7 @@ def create_deck(request: HttpRequest, payload: DeckIn, key: IdempotencyKey = "")
         request.auth,
         key,
         generation.start_deck,
-        for_class=payload.for_class,
+        for_class=school_class,
         num_cards=payload.num_cards,
         scope=payload.scope,
         method=payload.method,

@@ -60,7 +60,7 @@ def deck_generate(request: HttpRequest) -> HttpResponse:
                 request.user,
                 form.key,
                 generation.start_deck,
-                for_class=form.hand_out_to_class,
+                for_class=form.hand_out_to,
                 num_cards=form.cleaned_data["num_cards"],
                 scope=form.scope,
                 method=form.chosen_method,

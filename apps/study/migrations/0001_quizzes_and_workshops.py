@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,101 +14,234 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Quiz',
+            name="Quiz",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('title', models.CharField(max_length=200)),
-                ('difficulty', models.CharField(choices=[('beginner', 'Beginner'), ('intermediate', 'Intermediate'), ('advanced', 'Advanced')], max_length=12)),
-                ('types', models.JSONField(default=list, help_text='e.g. ["mcq", "true_false"]')),
-                ('requested', models.PositiveSmallIntegerField(help_text='Questions asked of the model.')),
-                ('scope', models.JSONField(default=dict, help_text='{category_ids: [...], document_ids: [...]}')),
-                ('chunk_ids', models.JSONField(default=list, help_text='Every chunk the prompt showed.')),
-                ('backend', models.CharField(blank=True, max_length=20)),
-                ('model', models.CharField(blank=True, max_length=200)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='quizzes', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("title", models.CharField(max_length=200)),
+                (
+                    "difficulty",
+                    models.CharField(
+                        choices=[
+                            ("beginner", "Beginner"),
+                            ("intermediate", "Intermediate"),
+                            ("advanced", "Advanced"),
+                        ],
+                        max_length=12,
+                    ),
+                ),
+                ("types", models.JSONField(default=list, help_text='e.g. ["mcq", "true_false"]')),
+                (
+                    "requested",
+                    models.PositiveSmallIntegerField(help_text="Questions asked of the model."),
+                ),
+                (
+                    "scope",
+                    models.JSONField(
+                        default=dict, help_text="{category_ids: [...], document_ids: [...]}"
+                    ),
+                ),
+                (
+                    "chunk_ids",
+                    models.JSONField(default=list, help_text="Every chunk the prompt showed."),
+                ),
+                ("backend", models.CharField(blank=True, max_length=20)),
+                ("model", models.CharField(blank=True, max_length=200)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="quizzes",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'quizzes',
-                'ordering': ['-created_at', '-pk'],
+                "verbose_name_plural": "quizzes",
+                "ordering": ["-created_at", "-pk"],
             },
         ),
         migrations.CreateModel(
-            name='Attempt',
+            name="Attempt",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('answers', models.JSONField(default=list, help_text='Chosen option index per question.')),
-                ('current', models.PositiveSmallIntegerField(default=0, help_text='Question shown (0-based).')),
-                ('correct', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('total', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('started_at', models.DateTimeField(auto_now_add=True)),
-                ('submitted_at', models.DateTimeField(blank=True, null=True)),
-                ('quiz', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='attempts', to='study.quiz')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "answers",
+                    models.JSONField(default=list, help_text="Chosen option index per question."),
+                ),
+                (
+                    "current",
+                    models.PositiveSmallIntegerField(
+                        default=0, help_text="Question shown (0-based)."
+                    ),
+                ),
+                ("correct", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("total", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("started_at", models.DateTimeField(auto_now_add=True)),
+                ("submitted_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "quiz",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="attempts",
+                        to="study.quiz",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-started_at', '-pk'],
+                "ordering": ["-started_at", "-pk"],
             },
         ),
         migrations.CreateModel(
-            name='Workshop',
+            name="Workshop",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('title', models.CharField(max_length=200)),
-                ('summary', models.TextField(blank=True)),
-                ('requested', models.PositiveSmallIntegerField(help_text='Lessons asked of the model.')),
-                ('scope', models.JSONField(default=dict)),
-                ('chunk_ids', models.JSONField(default=list, help_text='The chunks the outline was built from.')),
-                ('backend', models.CharField(blank=True, max_length=20)),
-                ('model', models.CharField(blank=True, max_length=200)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('completed_at', models.DateTimeField(blank=True, null=True)),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='workshops', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("title", models.CharField(max_length=200)),
+                ("summary", models.TextField(blank=True)),
+                (
+                    "requested",
+                    models.PositiveSmallIntegerField(help_text="Lessons asked of the model."),
+                ),
+                ("scope", models.JSONField(default=dict)),
+                (
+                    "chunk_ids",
+                    models.JSONField(
+                        default=list, help_text="The chunks the outline was built from."
+                    ),
+                ),
+                ("backend", models.CharField(blank=True, max_length=20)),
+                ("model", models.CharField(blank=True, max_length=200)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("completed_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="workshops",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-pk'],
+                "ordering": ["-created_at", "-pk"],
             },
         ),
         migrations.AddField(
-            model_name='quiz',
-            name='workshop',
-            field=models.ForeignKey(blank=True, help_text='Set for the recap quiz of a workshop.', null=True, on_delete=django.db.models.deletion.CASCADE, related_name='recap_quizzes', to='study.workshop'),
+            model_name="quiz",
+            name="workshop",
+            field=models.ForeignKey(
+                blank=True,
+                help_text="Set for the recap quiz of a workshop.",
+                null=True,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="recap_quizzes",
+                to="study.workshop",
+            ),
         ),
         migrations.CreateModel(
-            name='Question',
+            name="Question",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveSmallIntegerField()),
-                ('kind', models.CharField(choices=[('mcq', 'Multiple choice'), ('true_false', 'True or false')], max_length=12)),
-                ('text', models.TextField()),
-                ('options', models.JSONField()),
-                ('correct_index', models.PositiveSmallIntegerField()),
-                ('explanation', models.TextField(blank=True)),
-                ('chunk_ids', models.JSONField(default=list)),
-                ('quiz', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='questions', to='study.quiz')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.PositiveSmallIntegerField()),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("mcq", "Multiple choice"), ("true_false", "True or false")],
+                        max_length=12,
+                    ),
+                ),
+                ("text", models.TextField()),
+                ("options", models.JSONField()),
+                ("correct_index", models.PositiveSmallIntegerField()),
+                ("explanation", models.TextField(blank=True)),
+                ("chunk_ids", models.JSONField(default=list)),
+                (
+                    "quiz",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="questions",
+                        to="study.quiz",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['quiz_id', 'position'],
-                'constraints': [models.UniqueConstraint(fields=('quiz', 'position'), name='unique_question_position')],
+                "ordering": ["quiz_id", "position"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("quiz", "position"), name="unique_question_position"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Lesson',
+            name="Lesson",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveSmallIntegerField(help_text='From 1.')),
-                ('title', models.CharField(max_length=200)),
-                ('summary', models.TextField(blank=True)),
-                ('content', models.TextField(blank=True, help_text='Markdown, written when first opened.')),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('generating', 'Generating'), ('ready', 'Ready'), ('failed', 'Failed')], default='pending', max_length=12)),
-                ('error', models.TextField(blank=True)),
-                ('chunk_ids', models.JSONField(default=list)),
-                ('generated_at', models.DateTimeField(blank=True, null=True)),
-                ('completed_at', models.DateTimeField(blank=True, null=True)),
-                ('workshop', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='lessons', to='study.workshop')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.PositiveSmallIntegerField(help_text="From 1.")),
+                ("title", models.CharField(max_length=200)),
+                ("summary", models.TextField(blank=True)),
+                (
+                    "content",
+                    models.TextField(blank=True, help_text="Markdown, written when first opened."),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("generating", "Generating"),
+                            ("ready", "Ready"),
+                            ("failed", "Failed"),
+                        ],
+                        default="pending",
+                        max_length=12,
+                    ),
+                ),
+                ("error", models.TextField(blank=True)),
+                ("chunk_ids", models.JSONField(default=list)),
+                ("generated_at", models.DateTimeField(blank=True, null=True)),
+                ("completed_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "workshop",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="lessons",
+                        to="study.workshop",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['workshop_id', 'number'],
-                'constraints': [models.UniqueConstraint(fields=('workshop', 'number'), name='unique_lesson_number')],
+                "ordering": ["workshop_id", "number"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("workshop", "number"), name="unique_lesson_number"
+                    )
+                ],
             },
         ),
     ]

@@ -6,91 +6,187 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('study', '0001_quizzes_and_workshops'),
-        ('vault', '0001_initial'),
+        ("study", "0001_quizzes_and_workshops"),
+        ("vault", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Card',
+            name="Card",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField(default=0)),
-                ('front', models.TextField()),
-                ('back', models.TextField()),
-                ('state', models.PositiveSmallIntegerField(choices=[(1, 'Learning'), (2, 'Review'), (3, 'Relearning')], default=1)),
-                ('step', models.PositiveSmallIntegerField(blank=True, default=0, null=True)),
-                ('stability', models.FloatField(blank=True, null=True)),
-                ('difficulty', models.FloatField(blank=True, null=True)),
-                ('due_at', models.DateTimeField(db_index=True)),
-                ('last_review_at', models.DateTimeField(blank=True, null=True)),
-                ('mastered', models.BooleanField(default=False)),
-                ('flips', models.PositiveIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('chunk', models.ForeignKey(blank=True, help_text='The passage the card was made from.', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='vault.chunk')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.PositiveIntegerField(default=0)),
+                ("front", models.TextField()),
+                ("back", models.TextField()),
+                (
+                    "state",
+                    models.PositiveSmallIntegerField(
+                        choices=[(1, "Learning"), (2, "Review"), (3, "Relearning")], default=1
+                    ),
+                ),
+                ("step", models.PositiveSmallIntegerField(blank=True, default=0, null=True)),
+                ("stability", models.FloatField(blank=True, null=True)),
+                ("difficulty", models.FloatField(blank=True, null=True)),
+                ("due_at", models.DateTimeField(db_index=True)),
+                ("last_review_at", models.DateTimeField(blank=True, null=True)),
+                ("mastered", models.BooleanField(default=False)),
+                ("flips", models.PositiveIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "chunk",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="The passage the card was made from.",
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="vault.chunk",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['position', 'id'],
+                "ordering": ["position", "id"],
             },
         ),
         migrations.CreateModel(
-            name='CardReview',
+            name="CardReview",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('outcome', models.CharField(choices=[('got_it', 'Got it'), ('review', 'Review')], max_length=10)),
-                ('reviewed_at', models.DateTimeField()),
-                ('state_after', models.PositiveSmallIntegerField(choices=[(1, 'Learning'), (2, 'Review'), (3, 'Relearning')])),
-                ('due_after', models.DateTimeField()),
-                ('card', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='reviews', to='study.card')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "outcome",
+                    models.CharField(
+                        choices=[("got_it", "Got it"), ("review", "Review")], max_length=10
+                    ),
+                ),
+                ("reviewed_at", models.DateTimeField()),
+                (
+                    "state_after",
+                    models.PositiveSmallIntegerField(
+                        choices=[(1, "Learning"), (2, "Review"), (3, "Relearning")]
+                    ),
+                ),
+                ("due_after", models.DateTimeField()),
+                (
+                    "card",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="reviews",
+                        to="study.card",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['reviewed_at', 'id'],
+                "ordering": ["reviewed_at", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Deck',
+            name="Deck",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('title', models.CharField(max_length=200)),
-                ('category_ids', models.JSONField(blank=True, default=list)),
-                ('document_ids', models.JSONField(blank=True, default=list)),
-                ('model_label', models.CharField(blank=True, help_text='Backend and model.', max_length=200)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='decks', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("title", models.CharField(max_length=200)),
+                ("category_ids", models.JSONField(blank=True, default=list)),
+                ("document_ids", models.JSONField(blank=True, default=list)),
+                (
+                    "model_label",
+                    models.CharField(blank=True, help_text="Backend and model.", max_length=200),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="decks",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.AddField(
-            model_name='card',
-            name='deck',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='cards', to='study.deck'),
+            model_name="card",
+            name="deck",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="cards", to="study.deck"
+            ),
         ),
         migrations.CreateModel(
-            name='Mindmap',
+            name="Mindmap",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('title', models.CharField(max_length=200)),
-                ('tree', models.JSONField(help_text='{title, note?, source?, children: [...]}, validated.')),
-                ('layout', models.CharField(choices=[('lr', 'Left to right'), ('tb', 'Top to bottom'), ('radial', 'Radial')], default='lr', max_length=10)),
-                ('positions', models.JSONField(blank=True, default=dict, help_text='Dragged node centres: {layout: {node_id: [x, y]}}.')),
-                ('collapsed', models.JSONField(blank=True, default=list, help_text='Ids of folded nodes.')),
-                ('category_ids', models.JSONField(blank=True, default=list)),
-                ('document_ids', models.JSONField(blank=True, default=list)),
-                ('model_label', models.CharField(blank=True, max_length=200)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='mindmaps', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("title", models.CharField(max_length=200)),
+                (
+                    "tree",
+                    models.JSONField(
+                        help_text="{title, note?, source?, children: [...]}, validated."
+                    ),
+                ),
+                (
+                    "layout",
+                    models.CharField(
+                        choices=[
+                            ("lr", "Left to right"),
+                            ("tb", "Top to bottom"),
+                            ("radial", "Radial"),
+                        ],
+                        default="lr",
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "positions",
+                    models.JSONField(
+                        blank=True,
+                        default=dict,
+                        help_text="Dragged node centres: {layout: {node_id: [x, y]}}.",
+                    ),
+                ),
+                (
+                    "collapsed",
+                    models.JSONField(blank=True, default=list, help_text="Ids of folded nodes."),
+                ),
+                ("category_ids", models.JSONField(blank=True, default=list)),
+                ("document_ids", models.JSONField(blank=True, default=list)),
+                ("model_label", models.CharField(blank=True, max_length=200)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="mindmaps",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
     ]

@@ -4,30 +4,41 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('study', '0002_flashcards_mindmaps'),
+        ("study", "0002_flashcards_mindmaps"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='card',
-            name='extractive',
-            field=models.BooleanField(default=False, help_text='Cut from its chunk by the extractive generator, not a model.'),
+            model_name="card",
+            name="extractive",
+            field=models.BooleanField(
+                default=False,
+                help_text="Cut from its chunk by the extractive generator, not a model.",
+            ),
         ),
         migrations.AddField(
-            model_name='card',
-            name='source_chunk_id',
-            field=models.PositiveBigIntegerField(blank=True, help_text="The passage's id, kept when re-ingestion retires it (and `chunk` empties).", null=True),
+            model_name="card",
+            name="source_chunk_id",
+            field=models.PositiveBigIntegerField(
+                blank=True,
+                help_text="The passage's id, kept when re-ingestion retires it (and `chunk` empties).",
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='lesson',
-            name='extractive',
-            field=models.BooleanField(default=False, help_text="Cut from the documents' passages, not written by a model."),
+            model_name="lesson",
+            name="extractive",
+            field=models.BooleanField(
+                default=False, help_text="Cut from the documents' passages, not written by a model."
+            ),
         ),
         migrations.AddField(
-            model_name='question',
-            name='extractive',
-            field=models.BooleanField(default=False, help_text='Cut from its chunk by the extractive generator, not a model.'),
+            model_name="question",
+            name="extractive",
+            field=models.BooleanField(
+                default=False,
+                help_text="Cut from its chunk by the extractive generator, not a model.",
+            ),
         ),
     ]

@@ -14,102 +14,310 @@ def owners_answered_their_own_attempts(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('study', '0004_generation_in_workers'),
+        ("study", "0004_generation_in_workers"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='attempt',
-            name='asked',
-            field=models.JSONField(blank=True, default=list, help_text='[question id, version] per answer, as the quiz was when it was submitted.'),
+            model_name="attempt",
+            name="asked",
+            field=models.JSONField(
+                blank=True,
+                default=list,
+                help_text="[question id, version] per answer, as the quiz was when it was submitted.",
+            ),
         ),
         migrations.AddField(
-            model_name='attempt',
-            name='user',
-            field=models.ForeignKey(help_text="Who answered: the quiz's owner, or a student on a quiz handed to the class.", null=True, on_delete=django.db.models.deletion.CASCADE, related_name='quiz_attempts', to=settings.AUTH_USER_MODEL),
+            model_name="attempt",
+            name="user",
+            field=models.ForeignKey(
+                help_text="Who answered: the quiz's owner, or a student on a quiz handed to the class.",
+                null=True,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="quiz_attempts",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.RunPython(owners_answered_their_own_attempts, migrations.RunPython.noop),
         migrations.AlterField(
-            model_name='attempt',
-            name='user',
-            field=models.ForeignKey(help_text="Who answered: the quiz's owner, or a student on a quiz handed to the class.", on_delete=django.db.models.deletion.CASCADE, related_name='quiz_attempts', to=settings.AUTH_USER_MODEL),
+            model_name="attempt",
+            name="user",
+            field=models.ForeignKey(
+                help_text="Who answered: the quiz's owner, or a student on a quiz handed to the class.",
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="quiz_attempts",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='cardreview',
-            name='student',
-            field=models.ForeignKey(blank=True, help_text="The student who answered; empty for the deck's owner.", null=True, on_delete=django.db.models.deletion.CASCADE, related_name='card_reviews', to=settings.AUTH_USER_MODEL),
+            model_name="cardreview",
+            name="student",
+            field=models.ForeignKey(
+                blank=True,
+                help_text="The student who answered; empty for the deck's owner.",
+                null=True,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="card_reviews",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='question',
-            name='version',
-            field=models.PositiveIntegerField(default=1, help_text='Goes up when an edit changes what is asked (not for a typo fix).'),
+            model_name="question",
+            name="version",
+            field=models.PositiveIntegerField(
+                default=1,
+                help_text="Goes up when an edit changes what is asked (not for a typo fix).",
+            ),
         ),
         migrations.CreateModel(
-            name='CardSchedule',
+            name="CardSchedule",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('state', models.PositiveSmallIntegerField(choices=[(1, 'Learning'), (2, 'Review'), (3, 'Relearning')], default=1)),
-                ('step', models.PositiveSmallIntegerField(blank=True, default=0, null=True)),
-                ('stability', models.FloatField(blank=True, null=True)),
-                ('difficulty', models.FloatField(blank=True, null=True)),
-                ('due_at', models.DateTimeField(db_index=True)),
-                ('last_review_at', models.DateTimeField(blank=True, null=True)),
-                ('mastered', models.BooleanField(default=False)),
-                ('flips', models.PositiveIntegerField(default=0)),
-                ('card', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='schedules', to='study.card')),
-                ('student', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='card_schedules', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "state",
+                    models.PositiveSmallIntegerField(
+                        choices=[(1, "Learning"), (2, "Review"), (3, "Relearning")], default=1
+                    ),
+                ),
+                ("step", models.PositiveSmallIntegerField(blank=True, default=0, null=True)),
+                ("stability", models.FloatField(blank=True, null=True)),
+                ("difficulty", models.FloatField(blank=True, null=True)),
+                ("due_at", models.DateTimeField(db_index=True)),
+                ("last_review_at", models.DateTimeField(blank=True, null=True)),
+                ("mastered", models.BooleanField(default=False)),
+                ("flips", models.PositiveIntegerField(default=0)),
+                (
+                    "card",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="schedules",
+                        to="study.card",
+                    ),
+                ),
+                (
+                    "student",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="card_schedules",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('card', 'student'), name='one_schedule_per_student')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("card", "student"), name="one_schedule_per_student"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='ClassSet',
+            name="ClassSet",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('quiz', 'Quiz'), ('deck', 'Deck'), ('mindmap', 'Mindmap'), ('workshop', 'Workshop')], max_length=10)),
-                ('note', models.CharField(blank=True, max_length=500)),
-                ('due', models.DateField(blank=True, null=True)),
-                ('handed_out_at', models.DateTimeField(auto_now_add=True)),
-                ('deck', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='class_sets', to='study.deck')),
-                ('mindmap', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='class_sets', to='study.mindmap')),
-                ('quiz', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='class_sets', to='study.quiz')),
-                ('teacher', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='class_sets', to=settings.AUTH_USER_MODEL)),
-                ('workshop', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='class_sets', to='study.workshop')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("quiz", "Quiz"),
+                            ("deck", "Deck"),
+                            ("mindmap", "Mindmap"),
+                            ("workshop", "Workshop"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                ("note", models.CharField(blank=True, max_length=500)),
+                ("due", models.DateField(blank=True, null=True)),
+                ("handed_out_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "deck",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="class_sets",
+                        to="study.deck",
+                    ),
+                ),
+                (
+                    "mindmap",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="class_sets",
+                        to="study.mindmap",
+                    ),
+                ),
+                (
+                    "quiz",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="class_sets",
+                        to="study.quiz",
+                    ),
+                ),
+                (
+                    "teacher",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="class_sets",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "workshop",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="class_sets",
+                        to="study.workshop",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-handed_out_at', '-pk'],
-                'constraints': [models.UniqueConstraint(fields=('quiz',), name='one_class_set_per_quiz'), models.UniqueConstraint(fields=('deck',), name='one_class_set_per_deck'), models.UniqueConstraint(fields=('mindmap',), name='one_class_set_per_mindmap'), models.UniqueConstraint(fields=('workshop',), name='one_class_set_per_workshop'), models.CheckConstraint(condition=models.Q(models.Q(('deck', None), ('kind', 'quiz'), ('mindmap', None), ('quiz__isnull', False), ('workshop', None)), models.Q(('deck__isnull', False), ('kind', 'deck'), ('mindmap', None), ('quiz', None), ('workshop', None)), models.Q(('deck', None), ('kind', 'mindmap'), ('mindmap__isnull', False), ('quiz', None), ('workshop', None)), models.Q(('deck', None), ('kind', 'workshop'), ('mindmap', None), ('quiz', None), ('workshop__isnull', False)), _connector='OR'), name='class_set_names_its_one_item')],
+                "ordering": ["-handed_out_at", "-pk"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("quiz",), name="one_class_set_per_quiz"),
+                    models.UniqueConstraint(fields=("deck",), name="one_class_set_per_deck"),
+                    models.UniqueConstraint(fields=("mindmap",), name="one_class_set_per_mindmap"),
+                    models.UniqueConstraint(
+                        fields=("workshop",), name="one_class_set_per_workshop"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(
+                                ("deck", None),
+                                ("kind", "quiz"),
+                                ("mindmap", None),
+                                ("quiz__isnull", False),
+                                ("workshop", None),
+                            ),
+                            models.Q(
+                                ("deck__isnull", False),
+                                ("kind", "deck"),
+                                ("mindmap", None),
+                                ("quiz", None),
+                                ("workshop", None),
+                            ),
+                            models.Q(
+                                ("deck", None),
+                                ("kind", "mindmap"),
+                                ("mindmap__isnull", False),
+                                ("quiz", None),
+                                ("workshop", None),
+                            ),
+                            models.Q(
+                                ("deck", None),
+                                ("kind", "workshop"),
+                                ("mindmap", None),
+                                ("quiz", None),
+                                ("workshop__isnull", False),
+                            ),
+                            _connector="OR",
+                        ),
+                        name="class_set_names_its_one_item",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='LessonCompletion',
+            name="LessonCompletion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('completed_at', models.DateTimeField(auto_now_add=True)),
-                ('lesson', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='completions', to='study.lesson')),
-                ('student', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='lesson_completions', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("completed_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "lesson",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="completions",
+                        to="study.lesson",
+                    ),
+                ),
+                (
+                    "student",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="lesson_completions",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('lesson', 'student'), name='one_completion_per_student')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("lesson", "student"), name="one_completion_per_student"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='MindmapArrangement',
+            name="MindmapArrangement",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('layout', models.CharField(choices=[('lr', 'Left to right'), ('tb', 'Top to bottom'), ('radial', 'Radial')], max_length=10)),
-                ('positions', models.JSONField(blank=True, default=dict)),
-                ('collapsed', models.JSONField(blank=True, default=list)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('mindmap', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='arrangements', to='study.mindmap')),
-                ('student', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='mindmap_arrangements', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "layout",
+                    models.CharField(
+                        choices=[
+                            ("lr", "Left to right"),
+                            ("tb", "Top to bottom"),
+                            ("radial", "Radial"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                ("positions", models.JSONField(blank=True, default=dict)),
+                ("collapsed", models.JSONField(blank=True, default=list)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "mindmap",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="arrangements",
+                        to="study.mindmap",
+                    ),
+                ),
+                (
+                    "student",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="mindmap_arrangements",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('mindmap', 'student'), name='one_arrangement_per_student')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("mindmap", "student"), name="one_arrangement_per_student"
+                    )
+                ],
             },
         ),
     ]

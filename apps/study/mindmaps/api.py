@@ -108,13 +108,12 @@ def list_mindmaps(request: HttpRequest):
 def create_mindmap(request: HttpRequest, payload: MindmapIn, key: IdempotencyKey = ""):
     """A tree you bring is drawn at once (201); a mindmap from the vault is started (202) and
     a worker draws it: GET it until `status` is ready."""
-    if payload.for_class:
-        ClassSet.objects.check_teacher(request.auth)
+    school_class = starting.class_for(request.auth, payload.for_class, payload.class_id)
     title = (payload.title or "").strip()
     if payload.tree is not None:
         mindmap, _badges = Mindmap.objects.create_from(request.auth, payload.tree, title)
-        if payload.for_class:
-            ClassSet.objects.hand_out(request.auth, mindmap)
+        if school_class:
+            ClassSet.objects.hand_out(request.auth, mindmap, school_class)
         return Status(201, mindmap)
     mindmap = starting.start(
         request,
@@ -122,7 +121,7 @@ def create_mindmap(request: HttpRequest, payload: MindmapIn, key: IdempotencyKey
         request.auth,
         key,
         generation.start_mindmap,
-        for_class=payload.for_class,
+        for_class=school_class,
         scope=payload.scope,
         title=title,
         method=payload.method,

@@ -48,7 +48,7 @@ def mindmap_generate(request: HttpRequest) -> HttpResponse:
                 request.user,
                 form.key,
                 generation.start_mindmap,
-                for_class=form.hand_out_to_class,
+                for_class=form.hand_out_to,
                 scope=form.scope,
                 title=form.cleaned_data["title"],
                 method=form.chosen_method,

@@ -207,7 +207,7 @@ def create_quiz(request: HttpRequest, payload: QuizIn, key: IdempotencyKey = "")
         request.auth,
         key,
         generation.start_quiz,
-        for_class=payload.for_class,
+        for_class=starting.class_for(request.auth, payload.for_class, payload.class_id),
         num_questions=payload.num_questions,
         difficulty=payload.difficulty,
         types=list(payload.types),

@@ -137,7 +137,7 @@ class Quiz(Generated):
         the class set it is handed out in (`class_set`, when the caller has it already)."""
         if person.pk == self.owner_id:
             return Seat(self, person, QuizPolicy())
-        class_set = class_set or ClassSet.objects.for_item(self).first()
+        class_set = class_set or ClassSet.objects.for_item(self).handed_to(person).first()
         if class_set is None:  # taken back: nothing more to answer or see
             return Seat(self, person, QuizPolicy(attempts=0, reveal=Reveal.NEVER, for_class=True))
         return Seat(self, person, class_set.quiz_policy())

@@ -35,7 +35,7 @@ def quiz_list(request: HttpRequest) -> HttpResponse:
                 request.user,
                 form.key,
                 generation.start_quiz,
-                for_class=form.hand_out_to_class,
+                for_class=form.hand_out_to,
                 num_questions=form.cleaned_data["num_questions"],
                 difficulty=form.cleaned_data["difficulty"],
                 types=form.cleaned_data["types"],

@@ -98,10 +98,10 @@ def test_an_id_beyond_the_database_keys_is_refused_on_the_page_not_a_crash(
 
 
 @pytest.mark.parametrize("form", [QuizForm, WorkshopForm, DeckGenerateForm, MindmapGenerateForm])
-def test_the_forms_draw_with_jinja2_what_django_s_templates_draw(tess, form):
+def test_the_forms_draw_with_jinja2_what_django_s_templates_draw(tess, tess_class, form):
     """The generate forms' widgets are drawn by Jinja2 for speed; Django's widget templates for
     it must draw the same HTML (but for blank lines), field by field, for a teacher (who sees
-    every field)."""
+    every field, with a class to hand it to)."""
     Category.objects.create(name="Biology")
     make_studied_document(tess)
     fast = form(user=tess)

@@ -20,6 +20,7 @@ from apps.study import generator, kinds, retrieval, stale, starting
 from apps.study.classsets.models import ClassSet
 from apps.study.generation_job import Generated, GenerationQuerySet
 from apps.study.tests.helpers import add_chunks, make_studied_document, run_worker
+from tests.helpers.classes import class_of
 from tests.helpers.users import make_user
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
@@ -199,7 +200,7 @@ def test_a_kind_declared_outside_the_root_is_counted_and_refreshed_when_its_sour
 
 
 def test_a_kind_declared_handed_out_is_in_the_schema_goes_to_the_class_and_leaves_with_it(
-    tess, tess_client, alice, alice_client, glossary_kind, monkeypatch
+    tess, tess_client, alice, alice_client, tess_class, glossary_kind, monkeypatch
 ):
     """A class set names its item by kind and id, so a kind needs no column there: one not
     declared `handed_out` is refused; declared so, the API lists it, a glossary is handed
@@ -212,7 +213,7 @@ def test_a_kind_declared_handed_out_is_in_the_schema_goes_to_the_class_and_leave
     refused = tess_client.post("/api/v1/study/class-sets", hand_out, content_type=JSON)
     assert refused.status_code == 422
     with pytest.raises(TypeError):
-        ClassSet.objects.hand_out(tess, glossary)
+        ClassSet.objects.hand_out(tess, glossary, class_of(tess))
 
     declare(monkeypatch, replace(glossary_kind, handed_out=COUNTED))
     assert all("glossary" in listed for listed in class_set_kinds(tess_client))
@@ -245,14 +246,14 @@ def test_a_kind_declared_handed_out_is_in_the_schema_goes_to_the_class_and_leave
 
 
 def test_a_kind_declared_handed_out_is_counted_in_the_class_results(
-    tess, tess_client, alice, glossary_kind, monkeypatch
+    tess, tess_client, alice, tess_class, glossary_kind, monkeypatch
 ):
     declare(monkeypatch, replace(glossary_kind, handed_out=COUNTED))
     make_studied_document(tess)
     glossary = start(glossary_kind, tess)
     run_worker()
     glossary.refresh_from_db()
-    class_set = ClassSet.objects.hand_out(tess, glossary)
+    class_set = ClassSet.objects.hand_out(tess, glossary, class_of(tess))
     terms = [term["term"] for term in glossary.terms]
 
     page = tess_client.get(f"/study/class-sets/{class_set.pk}/").content.decode()
@@ -260,6 +261,7 @@ def test_a_kind_declared_handed_out_is_counted_in_the_class_results(
     assert "Terms the class misses most" in page and all(term in page for term in terms)
     report = tess_client.get(f"/api/v1/study/class-sets/{class_set.pk}/results").json()
     assert [(row["username"], row["detail"]) for row in report["students"]] == [
-        ("alice", f"{TERMS} terms to learn")
+        ("alice", f"{TERMS} terms to learn"),
+        ("bob", f"{TERMS} terms to learn"),
     ]
     assert [missed["text"] for missed in report["most_missed"]] == terms

@@ -8,6 +8,7 @@ from django.utils import timezone
 from apps.accounts.models import User
 from apps.study.flashcards.decks import create_deck
 from apps.study.models import Card, ClassSet, Deck, Mindmap
+from tests.helpers.classes import class_of
 
 
 @pytest.mark.django_db
@@ -23,12 +24,12 @@ def test_only_the_owner_sees_a_deck_its_cards_and_a_mindmap(alice, bob):
 
 @pytest.mark.django_db
 def test_a_student_reads_what_is_handed_out_to_the_class_and_only_the_owner_changes_it(
-    tess, alice, bob
+    tess, alice, bob, tess_class
 ):
     theo = User.objects.create_user("theo", is_staff=True)
     deck, _ = create_deck(tess, "Vokabeln", [{"front": "Hund", "back": "dog"}], now=timezone.now())
     bobs, _ = create_deck(bob, "Bobs", [{"front": "Katze", "back": "cat"}], now=timezone.now())
-    ClassSet.objects.hand_out(tess, deck)
+    ClassSet.objects.hand_out(tess, deck, class_of(tess))
 
     for model, item in [(Deck, deck), (Card, deck.cards.get())]:
         assert list(model.objects.readable_by(alice)) == [item]

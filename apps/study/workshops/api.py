@@ -121,7 +121,7 @@ def create_workshop(request: HttpRequest, payload: WorkshopIn, key: IdempotencyK
         request.auth,
         key,
         generation.start_workshop,
-        for_class=payload.for_class,
+        for_class=starting.class_for(request.auth, payload.for_class, payload.class_id),
         num_lessons=payload.num_lessons,
         scope=payload.scope,
         method=payload.method,

@@ -34,7 +34,7 @@ def workshop_list(request: HttpRequest) -> HttpResponse:
                 request.user,
                 form.key,
                 generation.start_workshop,
-                for_class=form.hand_out_to_class,
+                for_class=form.hand_out_to,
                 num_lessons=form.cleaned_data["num_lessons"],
                 scope=form.scope,
                 method=form.chosen_method,

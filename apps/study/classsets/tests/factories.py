@@ -3,14 +3,24 @@ a class document, to hand out in tests."""
 
 from django.utils import timezone
 
+from apps.accounts.models import User
+from apps.classes.models import Enrolment, SchoolClass
 from apps.study.flashcards.decks import create_deck
 from apps.study.models import Lesson, Mindmap, Question, Quiz, Workshop
 from apps.study.tests.helpers import add_chunks
 from apps.vault.models import Document
 from tests.helpers.documents import make_document
+from tests.helpers.users import make_user
 
 JSON = "application/json"
 TREE = {"title": "Zelle", "children": [{"title": "Kern"}, {"title": "Mitochondrium"}]}
+
+
+def classmate(username: str) -> User:
+    """A student of tess's class (the conftest makes it), besides alice and bob."""
+    student = make_user(username)
+    SchoolClass.objects.get(owner__username="tess").enrol([student], Enrolment.Role.STUDENT)
+    return student
 
 
 def class_passages(teacher, count: int = 3):

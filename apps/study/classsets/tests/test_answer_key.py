@@ -10,6 +10,7 @@ import time_machine
 
 from apps.study.classsets.tests.factories import in_shown_order, make_quiz
 from apps.study.models import ClassSet
+from tests.helpers.classes import class_of
 
 pytestmark = pytest.mark.django_db
 JSON = "application/json"
@@ -28,7 +29,7 @@ def quiz(tess):
 
 
 def hand_out(quiz, **policy) -> ClassSet:
-    return ClassSet.objects.hand_out(quiz.owner, quiz, **policy)
+    return ClassSet.objects.hand_out(quiz.owner, quiz, class_of(quiz.owner), **policy)
 
 
 def submit_api(client, quiz, answers):

@@ -18,6 +18,7 @@ from apps.study.models import (
     Deck,
 )
 from apps.study.tests.helpers import make_studied_document, questions
+from tests.helpers.classes import class_of
 from tests.helpers.users import client_for, make_user
 
 pytestmark = pytest.mark.django_db
@@ -41,7 +42,7 @@ def quiz(tess):
 
 @pytest.fixture
 def class_quiz(quiz):
-    ClassSet.objects.hand_out(quiz.owner, quiz)
+    ClassSet.objects.hand_out(quiz.owner, quiz, class_of(quiz.owner))
     return quiz
 
 
@@ -85,7 +86,7 @@ def test_a_teacher_hands_out_only_their_own_items_and_each_once(tess_client, the
     assert hand_out(tess_client, "quiz", quiz.pk).status_code == 201
     again = hand_out(tess_client, "quiz", quiz.pk)
     assert again.status_code == 409 and again.json() == {
-        "detail": "This quiz is handed out already."
+        "detail": "This quiz is handed out to 7b already."
     }
     assert ClassSet.objects.count() == 1
 
@@ -134,7 +135,12 @@ def test_generating_a_quiz_for_the_class_on_the_page_hands_it_out(tess, tess_cli
 
     response = tess_client.post(
         "/study/quizzes/",
-        {"num_questions": 5, "difficulty": "beginner", "types": ["mcq"], "for_class": "on"},
+        {
+            "num_questions": 5,
+            "difficulty": "beginner",
+            "types": ["mcq"],
+            "for_class": class_of(tess).pk,
+        },
     )
 
     assert response.status_code == 302
@@ -165,7 +171,7 @@ def test_another_teacher_neither_reads_nor_lists_the_sets_of_a_colleague(
 ):
     class_set = ClassSet.objects.get()
     theos = make_deck(theo)
-    ClassSet.objects.hand_out(theo, theos)
+    ClassSet.objects.hand_out(theo, theos, class_of(theo))
 
     assert theo_client.get(f"/api/v1/study/quizzes/{class_quiz.pk}").status_code == 404
     assert [s["kind"] for s in tess_client.get("/api/v1/study/class-sets").json()] == ["quiz"]
@@ -218,7 +224,7 @@ def test_a_class_decks_cards_come_due_in_each_students_own_queue(
     tess, tess_client, alice_client, bob_client
 ):
     deck = make_deck(tess)
-    ClassSet.objects.hand_out(tess, deck)
+    ClassSet.objects.hand_out(tess, deck, class_of(tess))
     first = deck.cards.first()
 
     alice_client.post(
@@ -237,7 +243,7 @@ def test_a_class_decks_cards_come_due_in_each_students_own_queue(
 
 def test_exporting_a_class_mindmap_counts_for_the_students_badges(tess, alice, alice_client):
     mindmap = make_mindmap(tess)
-    ClassSet.objects.hand_out(tess, mindmap)
+    ClassSet.objects.hand_out(tess, mindmap, class_of(tess))
 
     response = alice_client.get(f"/study/mindmaps/{mindmap.pk}/export.md")
 

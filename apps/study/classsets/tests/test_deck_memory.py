@@ -9,6 +9,7 @@ import time_machine
 
 from apps.study.classsets.tests.factories import make_deck
 from apps.study.models import ClassSet
+from tests.helpers.classes import class_of
 
 pytestmark = pytest.mark.django_db
 JSON = "application/json"
@@ -18,7 +19,7 @@ DAY_ONE = datetime(2026, 4, 15, 9, 0, tzinfo=UTC)
 @pytest.fixture
 def deck(tess):
     deck = make_deck(tess)
-    ClassSet.objects.hand_out(tess, deck)
+    ClassSet.objects.hand_out(tess, deck, class_of(tess))
     return deck
 
 

@@ -5,6 +5,7 @@ import pytest
 
 from apps.study.classsets.tests.factories import make_deck, make_mindmap, make_quiz, make_workshop
 from apps.study.models import ClassSet, Mindmap
+from tests.helpers.classes import class_of
 
 pytestmark = pytest.mark.django_db
 
@@ -16,7 +17,7 @@ def test_deleting_a_handed_out_item_deletes_its_class_set_and_no_other(tess, tes
     recap.save(update_fields=["workshop"])
     kept = make_quiz(tess)
     for item in (deck, mindmap, workshop, recap, kept):
-        ClassSet.objects.hand_out(tess, item)
+        ClassSet.objects.hand_out(tess, item, class_of(tess))
 
     assert tess_client.post(f"/study/decks/{deck.pk}/delete/").status_code == 302
     Mindmap.objects.filter(pk=mindmap.pk).delete()
@@ -30,8 +31,8 @@ def test_an_item_of_the_same_id_in_another_kind_keeps_its_set(tess):
     quiz, deck = make_quiz(tess), make_deck(tess)
     deck.pk = quiz.pk  # the same id in both tables
     deck.save()
-    ClassSet.objects.hand_out(tess, quiz)
-    ClassSet.objects.hand_out(tess, deck)
+    ClassSet.objects.hand_out(tess, quiz, class_of(tess))
+    ClassSet.objects.hand_out(tess, deck, class_of(tess))
 
     deck.delete()
 

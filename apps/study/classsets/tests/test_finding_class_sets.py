@@ -4,6 +4,7 @@ import pytest
 
 from apps.study.classsets.tests.factories import class_passages, make_quiz
 from apps.study.models import ClassSet
+from tests.helpers.classes import class_of
 
 pytestmark = pytest.mark.django_db
 
@@ -17,11 +18,11 @@ def test_a_teacher_hands_out_a_quiz_from_its_page_as_the_class_sets_tab_says(tes
     tab = tess_client.get("/study/class-sets/").content.decode()
     assert "from its page" in tab
     page = tess_client.get(f"/study/quizzes/{quiz.pk}/").content.decode()
-    assert "Hand out to the class" in page and 'action="/study/class-sets/hand-out/"' in page
+    assert "Hand out to 7b" in page and 'action="/study/class-sets/hand-out/"' in page
 
 
 def test_a_students_quiz_tab_points_to_the_quiz_waiting_from_their_teacher(alice_client, quiz):
-    ClassSet.objects.hand_out(quiz.owner, quiz)
+    ClassSet.objects.hand_out(quiz.owner, quiz, class_of(quiz.owner))
     tab = alice_client.get("/study/quizzes/").content.decode()
     assert "No quizzes yet." not in tab
     assert "1 quiz from your teacher" in tab and 'href="/study/class-sets/"' in tab

@@ -13,6 +13,7 @@ from apps.study.classsets.tests.factories import (
 )
 from apps.study.models import ClassSet, Lesson, Quiz
 from apps.study.tests.helpers import make_studied_document, questions, run_worker
+from tests.helpers.classes import class_of
 
 pytestmark = pytest.mark.django_db
 JSON = "application/json"
@@ -101,7 +102,7 @@ def test_a_class_quiz_made_on_the_page_shows_its_card_to_the_teacher_only(
 ):
     make_studied_document(tess)
     model.answer(questions(5))
-    sent = tess_client.post("/study/quizzes/", {**QUIZ, "for_class": "on"})
+    sent = tess_client.post("/study/quizzes/", {**QUIZ, "for_class": class_of(tess).pk})
     quiz = ClassSet.objects.get().item
 
     assert sent.status_code == 302 and sent["Location"] == f"/study/quizzes/{quiz.pk}/"
@@ -125,7 +126,7 @@ def test_no_kind_of_class_item_reaches_students_before_it_is_ready(
     tess, alice_client, kind, make, api, page, status
 ):
     item = make(tess)
-    ClassSet.objects.hand_out(tess, item)
+    ClassSet.objects.hand_out(tess, item, class_of(tess))
     type(item).objects.filter(pk=item.pk).update(status=status)
 
     assert alice_client.get(api.format(item.pk)).status_code == 404
@@ -162,7 +163,7 @@ def unwritten_class_workshop(tess):
     workshop.chunk_ids = [chunk.pk for chunk in chunks]
     workshop.save(update_fields=["chunk_ids"])
     workshop.lessons.update(status=Lesson.Status.PENDING, content="")
-    ClassSet.objects.hand_out(tess, workshop)
+    ClassSet.objects.hand_out(tess, workshop, class_of(tess))
     return workshop
 
 

@@ -10,6 +10,7 @@ from apps.study.classsets.tests.factories import (
     make_workshop,
 )
 from apps.study.models import CardSchedule, ClassSet, LessonCompletion
+from tests.helpers.classes import class_of
 
 pytestmark = pytest.mark.django_db
 JSON = "application/json"
@@ -37,7 +38,7 @@ def test_page_and_api_hand_out_alike_and_refuse_alike(tess, tess_client, alice_c
     assert twice_api.status_code == 409
     assert twice_page.status_code == 302
     followed = tess_client.get(twice_page["Location"]).content.decode()
-    assert "This quiz is handed out already." in followed
+    assert "This quiz is handed out to 7b already." in followed
     assert student_page.status_code == 302
     assert (
         "Only teachers hand material out" in alice_client.get("/study/class-sets/").content.decode()
@@ -47,7 +48,7 @@ def test_page_and_api_hand_out_alike_and_refuse_alike(tess, tess_client, alice_c
 
 def test_the_results_page_and_api_show_the_same_figures(tess, tess_client, alice_client):
     quiz = make_quiz(tess, class_passages(tess))
-    class_set = ClassSet.objects.hand_out(tess, quiz)
+    class_set = ClassSet.objects.hand_out(tess, quiz, class_of(tess))
     sent = in_shown_order(alice_client, quiz, [1, 1, 1])
     alice_client.post(
         f"/api/v1/study/quizzes/{quiz.pk}/attempts", {"answers": sent}, content_type=JSON
@@ -65,8 +66,8 @@ def test_the_results_page_and_api_show_the_same_figures(tess, tess_client, alice
 
 def test_page_and_api_take_back_alike(tess, tess_client, alice_client):
     quiz, deck = make_quiz(tess), make_deck(tess)
-    by_page = ClassSet.objects.hand_out(tess, quiz)
-    by_api = ClassSet.objects.hand_out(tess, deck)
+    by_page = ClassSet.objects.hand_out(tess, quiz, class_of(tess))
+    by_api = ClassSet.objects.hand_out(tess, deck, class_of(tess))
 
     tess_client.post(f"/study/class-sets/{by_page.pk}/take-back/")
     tess_client.delete(f"/api/v1/study/class-sets/{by_api.pk}")
@@ -80,7 +81,7 @@ def test_a_students_card_answers_from_page_and_api_move_their_schedule_only(
     tess, alice, alice_client
 ):
     deck = make_deck(tess)
-    ClassSet.objects.hand_out(tess, deck)
+    ClassSet.objects.hand_out(tess, deck, class_of(tess))
     first, second = deck.cards.all()
 
     alice_client.post(f"/study/decks/{deck.pk}/cards/{first.pk}/review/", {"outcome": "got_it"})
@@ -97,7 +98,7 @@ def test_a_students_card_answers_from_page_and_api_move_their_schedule_only(
 
 def test_a_students_lessons_completed_from_page_and_api_are_theirs(tess, alice, alice_client):
     workshop = make_workshop(tess, lessons=2)
-    ClassSet.objects.hand_out(tess, workshop)
+    ClassSet.objects.hand_out(tess, workshop, class_of(tess))
 
     page = alice_client.post(f"/study/workshops/{workshop.pk}/lessons/1/complete/")
     alice_client.post(f"/api/v1/study/workshops/{workshop.pk}/lessons/2/complete")

@@ -5,9 +5,10 @@ import re
 
 import pytest
 
-from apps.study.classsets.tests.factories import in_shown_order
+from apps.study.classsets.tests.factories import classmate, in_shown_order
 from apps.study.models import ClassSet, Question, Quiz
-from tests.helpers.users import client_for, make_user
+from tests.helpers.classes import class_of
+from tests.helpers.users import client_for
 
 pytestmark = pytest.mark.django_db
 JSON = "application/json"
@@ -42,14 +43,14 @@ def right_answers(quiz) -> list[int]:
 @pytest.fixture
 def quiz(tess):
     quiz = long_quiz(tess)
-    ClassSet.objects.hand_out(tess, quiz, attempts=None, reveal="after_attempt")
+    ClassSet.objects.hand_out(tess, quiz, class_of(tess), attempts=None, reveal="after_attempt")
     return quiz
 
 
 def test_students_see_orders_of_their_own_and_the_teacher_the_quizs_own(
     tess_client, alice_client, bob_client, quiz
 ):
-    carla_client = client_for(make_user("carla"))
+    carla_client = client_for(classmate("carla"))
     orders = [seen(client, quiz) for client in (alice_client, bob_client, carla_client)]
     own = [(q.text, q.options) for q in quiz.questions.all()]
 

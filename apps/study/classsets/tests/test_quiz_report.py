@@ -7,9 +7,10 @@ import io
 
 import pytest
 
-from apps.study.classsets.tests.factories import answer, make_quiz
+from apps.study.classsets.tests.factories import answer, classmate, make_quiz
 from apps.study.models import ClassSet
-from tests.helpers.users import client_for, make_user
+from tests.helpers.classes import class_of
+from tests.helpers.users import client_for
 
 pytestmark = pytest.mark.django_db
 JSON = "application/json"
@@ -40,9 +41,9 @@ def quiz(tess):
 
 @pytest.fixture
 def class_of_four(db, quiz):
-    class_set = ClassSet.objects.hand_out(quiz.owner, quiz)
+    class_set = ClassSet.objects.hand_out(quiz.owner, quiz, class_of(quiz.owner))
     for username, answers in CLASS.items():
-        answered(client_for(make_user(username)), quiz, answers)
+        answered(client_for(classmate(username)), quiz, answers)
     return class_set
 
 
@@ -52,7 +53,9 @@ def class_of_four(db, quiz):
 def test_a_students_score_is_graded_by_the_policy_with_every_attempt_listed(
     tess_client, alice_client, quiz, grading, score
 ):
-    class_set = ClassSet.objects.hand_out(quiz.owner, quiz, attempts=None, grading=grading)
+    class_set = ClassSet.objects.hand_out(
+        quiz.owner, quiz, class_of(quiz.owner), attempts=None, grading=grading
+    )
     for answers in ([0, 0, 0], [1, 0, 1], [1, 1, 1]):  # 33 %, 100 %, 67 %
         answered(alice_client, quiz, answers)
 

@@ -9,6 +9,7 @@ import pytest
 from apps.study.classsets.tests.factories import (
     answer,
     class_passages,
+    classmate,
     make_deck,
     make_mindmap,
     make_quiz,
@@ -17,7 +18,8 @@ from apps.study.classsets.tests.factories import (
 )
 from apps.study.models import ClassSet
 from apps.study.quizzes.models import edit_distance
-from tests.helpers.users import client_for, make_user
+from tests.helpers.classes import class_of
+from tests.helpers.users import client_for
 
 pytestmark = pytest.mark.django_db
 JSON = "application/json"
@@ -35,13 +37,15 @@ def by_student(report: dict) -> dict:
 
 @pytest.fixture
 def carla(db):
-    return make_user("carla")
+    return classmate("carla")
 
 
 @pytest.fixture
 def class_quiz(tess):
     quiz = make_quiz(tess, class_passages(tess))
-    return quiz, ClassSet.objects.hand_out(tess, quiz, attempts=None, grading="latest")
+    return quiz, ClassSet.objects.hand_out(
+        tess, quiz, class_of(tess), attempts=None, grading="latest"
+    )
 
 
 def test_the_teacher_sees_who_started_who_finished_and_each_score(
@@ -91,7 +95,7 @@ def test_the_cards_the_class_answers_review_most_come_first(
 ):
     chunks = class_passages(tess)
     deck = make_deck(tess, chunks)
-    class_set = ClassSet.objects.hand_out(tess, deck)
+    class_set = ClassSet.objects.hand_out(tess, deck, class_of(tess))
     first, second = deck.cards.all()
     review = f"/api/v1/study/decks/{deck.pk}/cards/{{}}/review"
     alice_client.post(review.format(first.pk), {"outcome": "review"}, content_type=JSON)
@@ -112,8 +116,8 @@ def test_the_cards_the_class_answers_review_most_come_first(
 def test_workshop_and_mindmap_figures(tess, tess_client, alice_client, bob):
     workshop = make_workshop(tess, lessons=2)
     mindmap = make_mindmap(tess)
-    workshop_set = ClassSet.objects.hand_out(tess, workshop)
-    mindmap_set = ClassSet.objects.hand_out(tess, mindmap)
+    workshop_set = ClassSet.objects.hand_out(tess, workshop, class_of(tess))
+    mindmap_set = ClassSet.objects.hand_out(tess, mindmap, class_of(tess))
     alice_client.post(f"/api/v1/study/workshops/{workshop.pk}/lessons/1/complete")
     alice_client.post(
         f"/api/v1/study/mindmaps/{mindmap.pk}/collapsed", {"node": "r"}, content_type=JSON
@@ -229,7 +233,7 @@ def test_a_typo_is_at_most_two_characters_per_text():
 
 def test_the_results_export_as_csv_with_formulas_defused(tess_client, db, class_quiz):
     quiz, class_set = class_quiz
-    mallory = make_user("mallory")
+    mallory = classmate("mallory")
     mallory.first_name, mallory.last_name = '=HYPERLINK("http://evil")', "@x"
     mallory.save()
     answer(client_for(mallory), quiz, [1, 0, 0])

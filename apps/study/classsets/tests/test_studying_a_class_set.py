@@ -22,6 +22,7 @@ from apps.study.models import (
     LessonCompletion,
     MindmapArrangement,
 )
+from tests.helpers.classes import class_of
 
 pytestmark = pytest.mark.django_db
 JSON = "application/json"
@@ -34,7 +35,7 @@ def quiz(tess):
 
 @pytest.fixture
 def class_quiz(quiz):
-    ClassSet.objects.hand_out(quiz.owner, quiz)
+    ClassSet.objects.hand_out(quiz.owner, quiz, class_of(quiz.owner))
     return quiz
 
 
@@ -43,7 +44,7 @@ def class_quiz(quiz):
 
 def test_a_student_reads_a_class_deck_but_cannot_change_it(tess, alice_client):
     deck = make_deck(tess)
-    ClassSet.objects.hand_out(tess, deck)
+    ClassSet.objects.hand_out(tess, deck, class_of(tess))
     card = deck.cards.first()
     api = f"/api/v1/study/decks/{deck.pk}"
 
@@ -86,7 +87,7 @@ def test_a_student_answers_a_class_quiz_but_cannot_change_or_export_it(alice_cli
 
 def test_a_student_arranges_a_class_mindmap_but_cannot_rename_or_delete_it(tess, alice_client):
     mindmap = make_mindmap(tess)
-    ClassSet.objects.hand_out(tess, mindmap)
+    ClassSet.objects.hand_out(tess, mindmap, class_of(tess))
     api = f"/api/v1/study/mindmaps/{mindmap.pk}"
 
     refusals = [
@@ -106,7 +107,7 @@ def test_a_student_completes_class_lessons_but_the_recap_and_exports_stay_the_te
     tess, alice_client
 ):
     workshop = make_workshop(tess)
-    ClassSet.objects.hand_out(tess, workshop)
+    ClassSet.objects.hand_out(tess, workshop, class_of(tess))
 
     refusals = [
         alice_client.post(f"/api/v1/study/workshops/{workshop.pk}/recap"),
@@ -154,7 +155,7 @@ def test_a_student_plays_a_class_quiz_on_the_page_and_resumes_their_own_attempt(
 
 def test_one_card_keeps_one_schedule_per_student(tess, alice, alice_client, bob_client, midday):
     deck = make_deck(tess)
-    ClassSet.objects.hand_out(tess, deck)
+    ClassSet.objects.hand_out(tess, deck, class_of(tess))
     card = deck.cards.first()
     teachers_due = card.due_at
     url = f"/api/v1/study/decks/{deck.pk}/cards/{card.pk}/review"
@@ -179,7 +180,7 @@ def test_a_student_studies_a_class_deck_on_the_page_with_their_own_due_cards(
     tess, alice_client, bob_client
 ):
     deck = make_deck(tess)
-    ClassSet.objects.hand_out(tess, deck)
+    ClassSet.objects.hand_out(tess, deck, class_of(tess))
     first = deck.cards.first()
     study = f"/study/decks/{deck.pk}/study/"
 
@@ -191,7 +192,7 @@ def test_a_student_studies_a_class_deck_on_the_page_with_their_own_due_cards(
 
 def test_lessons_completed_and_badges_are_each_students_own(tess, alice, alice_client, bob_client):
     workshop = make_workshop(tess, lessons=2)
-    ClassSet.objects.hand_out(tess, workshop)
+    ClassSet.objects.hand_out(tess, workshop, class_of(tess))
     url = f"/api/v1/study/workshops/{workshop.pk}/lessons"
 
     first = alice_client.post(f"{url}/1/complete").json()
@@ -212,7 +213,7 @@ def test_lessons_completed_and_badges_are_each_students_own(tess, alice, alice_c
 def test_a_students_mindmap_arrangement_is_their_own(tess, alice_client, bob_client):
     mindmap = make_mindmap(tess)
     mindmap.move_node("r.0", "lr", 10, 20)
-    ClassSet.objects.hand_out(tess, mindmap)
+    ClassSet.objects.hand_out(tess, mindmap, class_of(tess))
     api = f"/api/v1/study/mindmaps/{mindmap.pk}"
 
     moved = alice_client.post(
