@@ -92,13 +92,14 @@ def vault(alice, settings, tmp_path, django_capture_on_commit_callbacks):
 
 @pytest.mark.embedded
 @pytest.mark.django_db
+@pytest.mark.timeout(600)  # OCR and the real encoder on a busy 2-core machine
 @pytest.mark.parametrize("word", ["Murdock", "Schlüsselmerkmale"])
 def test_a_word_of_one_scanned_document_ranks_its_passage_first(vault, word):
     hits = search(vault, word)
 
-    assert hits[0].filename == "debian-scan.pdf"
-    assert word.casefold() in hits[0].text.casefold()
     assert len(hits) > 1  # the others are found by meaning, not by the word
     for hit in hits:
         holds_word = bool(set(query_terms(word)) & set(tokenize(hit.text)))
         assert (hit.sparse_rank is not None) == holds_word, (hit.filename, hit.sparse_rank)
+    assert hits[0].filename == "debian-scan.pdf"
+    assert word.casefold() in hits[0].text.casefold()
