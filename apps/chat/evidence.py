@@ -27,8 +27,8 @@ MAX_SENTENCES = 3
 # After the best, a unit is kept only while it scores this share of the best.
 KEEP_SHARE = 0.8
 # Sentences come from the best few passages only: the fifth to seventh rarely hold the answer
-# and double the sentences to embed (docs/chat.md has the measurement). Further down, only
-# what opens with the term a question asks about ("-l, --lock Sperrt…").
+# and double the sentences to embed. Further down, only what opens with the term a question
+# asks about ("-l, --lock Sperrt…").
 PASSAGES = 4
 RANK_WEIGHT = 0.1  # a unit of the n-th passage gets RANK_WEIGHT / n on top of its score
 WORDS_WEIGHT = 0.3  # × the idf-weighted share of the question's words the unit holds
