@@ -129,6 +129,7 @@ class Variant:
 
 
 OFF = ((search_ranking, "FEEDBACK_WEIGHT", 0.0),)  # the pipeline before pseudo-relevance feedback
+RARE = (search_ranking, "RARE_WEIGHT")
 
 VARIANTS = [
     # Round 1 (no feedback).
@@ -154,7 +155,10 @@ VARIANTS = [
     Variant("max-sim, RRF k = 20", settings=((search_ranking, "RRF_K", 20), *OFF)),
     Variant("max-sim, z-scores 0.6 dense + 0.4 BM25 instead of RRF", retrievers="z-score"),
     # Round 3, each against round 1's pipeline. The BM25 feedback (idea 1) is kept.
-    Variant("max-sim, RRF, BM25 + 10 terms of the top 3 weighing 0.5 × the query, RRF (**kept**)"),
+    Variant(
+        "max-sim, RRF, BM25 + 10 terms of the top 3 weighing 0.5 × the query, RRF, "
+        "rare words × 1.75 (**kept**)"
+    ),
     Variant("PRF dense: + 0.5 × mean best vector of top 3", rocchio=0.5),
     Variant("PRF dense: + 1.0 × mean best vector of top 3", rocchio=1.0),
     Variant("PRF dense: + 0.5 × mean best vector of top 5", rocchio=0.5, feedback=5),
@@ -269,6 +273,22 @@ VARIANTS = [
     Variant(
         "BM25 stemmed (Snowball English, then German)",
         settings=(*stemming("english", "german"), *OFF),
+    ),
+    # Round 4, each against the kept pipeline: how much a rare word's keyword rank weighs.
+    Variant("round 4: kept without rare words", settings=((*RARE, 1.0),)),
+    Variant("round 4: rare words × 1.5", settings=((*RARE, 1.5),)),
+    Variant("round 4: rare words × 2", settings=((*RARE, 2.0),)),
+    Variant(
+        "round 4: rare words × 1.5, in ≤ 10 chunks",
+        settings=((*RARE, 1.5), (search_ranking, "RARE_CHUNKS", 10)),
+    ),
+    Variant(
+        "round 4: rare words × 1.5, in 1 chunk",
+        settings=((*RARE, 1.5), (search_ranking, "RARE_CHUNKS", 1)),
+    ),
+    Variant(
+        "round 4: rare words in any number of chunks",
+        settings=((search_ranking, "RARE_CHUNKS", 10**9),),
     ),
 ]
 Z_DENSE = 0.6

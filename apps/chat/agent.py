@@ -249,7 +249,8 @@ def quote(turn: Turn, toolbox: Toolbox, question: str, cancel) -> Iterator:
         yield Event("notice", f"Using {name}…")
         text = offline.tool_answer(name, toolbox.run(name, arguments))
     else:
-        toolbox.run("search_knowledge_base", {"query": question})
+        for query in offline.queries(question):
+            toolbox.run("search_knowledge_base", {"query": query})
         close_old_connections()
         if toolbox.citations:
             yield Event("sources", list(toolbox.citations))

@@ -17,6 +17,14 @@ STARTERS = [
     "Explain the hardest concept in my notes simply.",
 ]
 
+
+def starters() -> list[str]:
+    """The example questions under an empty chat; none when no model writes the answers:
+    quoted sentences answer a question about one thing, not "summarise my documents"
+    (docs/chat.md). A template calls it only where it shows them."""
+    return STARTERS if gateway.current_backend().faithful else []
+
+
 # Which partials are pushed when: a page (re)connecting gets the whole conversation; an edit
 # or a regenerate, which drop messages, redraw it (and leave the question box alone); a finished
 # answer replaces just its own message. Send and Stop follow whether an answer is being
@@ -44,7 +52,7 @@ def conversation_context(thread: Thread) -> dict:
         "memory": fit_memory(answered_pairs(messages), 0, MEMORY_BUDGET),
         "categories": Category.objects.all(),
         "files": ComposerFiles(user=user)["document_ids"],
-        "starters": STARTERS,
+        "starters": starters,
         "speech": gateway.speech_available,  # called only by the partials that show the microphone
         "max_attachments": MAX_ATTACHMENTS,
     }

@@ -11,7 +11,7 @@ from itertools import groupby, pairwise
 from django.conf import settings
 
 from apps.chat.calculator import CalculatorError, calculate
-from apps.chat.evidence import Quote, best_sentences
+from apps.chat.evidence import Quote, best_sentences, subject_of
 
 # What the answer records as its model: the words are the documents', not a model's.
 EXTRACTIVE = "extractive"
@@ -50,6 +50,14 @@ def pick_tool(question: str) -> tuple[str, dict] | None:
     if _TIME.search(question):
         return "current_time", {}
     return None
+
+
+def queries(question: str) -> list[str]:
+    """What a quoted answer searches for: the question, and before it the options or
+    identifiers a "what does X do" question asks about ("-k", "BZ_DATA_ERROR"), which its other
+    words drown: "What does the -k option do?" is near in meaning to any option's passage."""
+    named = [term for term in subject_of(question) if not term.isalpha()]
+    return [" ".join(named), question] if named else [question]
 
 
 def no_model_line(what: str) -> str:

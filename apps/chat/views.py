@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.ratelimits import RateLimited
 from apps.chat import attachments, pushes, tasks
-from apps.chat.conversation import STARTERS, conversation_context
+from apps.chat.conversation import conversation_context, starters
 from apps.chat.forms import RenameForm
 from apps.chat.models import Attachment, Message, Thread
 from apps.llm import gateway
@@ -29,7 +29,7 @@ def index(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "chat/index.html",
-        {"has_documents": has_documents, "starters": STARTERS},
+        {"has_documents": has_documents, "starters": starters},
     )
 
 

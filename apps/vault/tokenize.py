@@ -12,8 +12,12 @@ from collections.abc import Iterator
 _GERMAN_FOLDS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss", "ẞ": "ss"})
 
 # A word is a run of letters/digits/underscores; words joined by `-`, `.`, `/` or (between
-# digits) `,` form one identifier. `§ 3` is written as `§3`.
-_TOKEN = re.compile(r"§\s?\w+(?:[.\-/]\w+)*|\w+(?:(?:[.\-/]|(?<=\d),(?=\d))\w+)*")
+# digits) `,` form one identifier. `§ 3` is written as `§3`; a command-line option keeps its
+# dashes (`-k`, `--keep`), so a question about `-k` is not a question about any `k`.
+_TOKEN = re.compile(
+    r"§\s?\w+(?:[.\-/]\w+)*|(?<![\w-])--?[^\W_]\w*(?:-\w+)*"
+    r"|\w+(?:(?:[.\-/]|(?<=\d),(?=\d))\w+)*"
+)
 _COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 _PARTS = re.compile(r"[^\W_]+")
 _SPACE = re.compile(r"\s")

@@ -69,6 +69,7 @@ def quotes_best(quotes) -> int:
     return max(quotes, key=lambda quote: quote.score).citation["document_id"]
 
 
+@pytest.mark.django_db
 def test_offline_quotes_stand_verbatim_in_reading_order_by_keywords_without_embeddings(settings):
     settings.EMBEDDING_BACKEND = "ollama"
     settings.OLLAMA_HOST, settings.OLLAMA_RETRIES = closed_port_url(), 0

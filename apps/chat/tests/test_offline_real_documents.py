@@ -1,10 +1,16 @@
-"""Offline answers over real documents (bench/retrieval_eval/: Debian manuals in English and
-German), ingested with the real embedded encoder: for 20 questions whose answers are known,
-every sentence of the answer stands verbatim in a chunk it cites, and mostly the chunk that
-holds the answer is cited."""
+"""Offline answers over real documents, judged (tests/offline_answers/): the bzip2 manual as
+Debian installs it (PDF), two chapters of the German Debian FAQ (one a scan read back by OCR, one
+a PDF) and passwd(1)/chage(1) in German (DOCX), ingested with the real embedded encoder. Of 20
+questions (10 English, 10 German), each with the sentence of its document that answers it, at
+least 16 answers quote that sentence; every quoted sentence stands verbatim in the chunk it
+cites, and none ends mid-sentence."""
 
+import difflib
+import gzip
 import re
-import shutil
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -12,39 +18,82 @@ from apps.chat import offline
 from apps.chat.tools import Toolbox
 from apps.vault.search import live
 from apps.vault.tests.helpers import closed_port_url, ingest, upload
-from bench.retrieval_eval import DOCUMENTS, answers, normalised, questions
+from bench.retrieval_eval import DOCUMENTS, MAKERS
 
-pytestmark = [pytest.mark.embedded, pytest.mark.django_db]
+# Ingesting a 38-page manual and OCR-reading a scan take minutes on a busy 2-core machine.
+pytestmark = [pytest.mark.embedded, pytest.mark.django_db, pytest.mark.timeout(1200)]
 
-# Per document, its first three paraphrases and first two identifier questions in
-# questions.tsv: 10 English, 10 German.
-FILES = [
-    "util-linux-deprecated.en.txt",
-    "users-and-groups.en.txt",
-    "passwd-chage.de.txt",
-    "free-kill.de.txt",
-]
+HERE = Path(__file__).resolve().parents[3] / "tests" / "offline_answers"
+BZIP2_MANUAL = Path("/usr/share/doc/bzip2/manual.pdf.gz")
 QUOTE = re.compile(r"^> (?P<text>.+) \[(?P<number>\d+)\]$")
-SENTENCE_END = re.compile(r"\s+…\s+|(?<=[.!?])\s+")  # an ellipsis: a gap in the passage
+PIECES = re.compile(r"\s+…\s+|(?<=[.!?])\s+")  # an ellipsis: a gap in the passage
+CLOSED = re.compile(r"[.!?:…][\"'»«“”’)\]]*$")
+COMMANDS = re.compile(r":\s+[a-z][\w.+-]*(?: \S+){0,7}$")  # "…Befehle aus: dpkg --search foo"
 
 
-def chosen():
-    picked = []
-    for name in FILES:
-        of_file = [q for q in questions() if q.file == name]
-        picked += [q for q in of_file if q.kind == "paraphrase"][:3]
-        picked += [q for q in of_file if q.kind == "identifier"][:2]
-    return picked
+@dataclass(frozen=True)
+class Judged:
+    id: str
+    file: str
+    question: str
+    sentences: list[str]  # any of them answers it
+
+
+def judged() -> list[Judged]:
+    rows = (HERE / "questions.tsv").read_text(encoding="utf-8").splitlines()
+    found = []
+    for row in rows:
+        if row.strip() and not row.startswith("#"):
+            id_, file, question, sentences = row.split("\t")
+            found.append(Judged(id_, file, question, sentences.split(" || ")))
+    return found
+
+
+def sources() -> dict[str, tuple[str, str]]:
+    """Each document's format at test time and language."""
+    rows = (HERE / "sources.tsv").read_text(encoding="utf-8").splitlines()
+    return {
+        file: (made, language)
+        for file, made, language, *_ in (row.split("\t") for row in rows if row[:1] != "#")
+    }
+
+
+def normalised(text: str) -> str:
+    """Case, ligatures (ﬁ), quotes and white space aside: the words in order."""
+    return " ".join(re.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold()))
+
+
+def holds(answer: str, sentence: str, ocr: bool) -> bool:
+    """The answer quotes the sentence; read back by OCR, within a slip or two ("lan Murdock")."""
+    answer, sentence = normalised(answer), normalised(sentence)
+    if sentence in answer:
+        return True
+    if not ocr:
+        return False
+    size = len(sentence)
+    return any(
+        difflib.SequenceMatcher(None, answer[start : start + size], sentence).ratio() >= 0.95
+        for start in range(0, max(1, len(answer) - size + 1))
+    )
 
 
 @pytest.fixture
 def vault(alice, settings, tmp_path, django_capture_on_commit_callbacks):
+    if not BZIP2_MANUAL.exists():
+        pytest.skip(f"{BZIP2_MANUAL} is not installed (Debian's bzip2 package)")
     settings.LLM_BACKEND = settings.EMBEDDING_BACKEND = "embedded"
     settings.OLLAMA_HOST = closed_port_url()  # no model server at all
     live.forget()
-    for name in FILES:
-        shutil.copy(DOCUMENTS / name, tmp_path / name)
-        upload(alice, tmp_path / name)
+    manual = tmp_path / "bzip2-manual.pdf"
+    manual.write_bytes(gzip.decompress(BZIP2_MANUAL.read_bytes()))
+    upload(alice, manual)
+    for name, made in (("debian-faq-1.de.txt", "scanned-pdf"), ("debian-faq-8.de.txt", "pdf")):
+        path = tmp_path / f"{name.removesuffix('.txt')}.pdf"
+        MAKERS[made]((HERE / name).read_text(encoding="utf-8"), path)
+        upload(alice, path)
+    passwd = tmp_path / "passwd-chage.de.docx"
+    MAKERS["docx"]((DOCUMENTS / "passwd-chage.de.txt").read_text(encoding="utf-8"), passwd)
+    upload(alice, passwd)
     run = ingest(alice, django_capture_on_commit_callbacks=django_capture_on_commit_callbacks)
     assert run.status == "done"
     yield alice
@@ -66,23 +115,26 @@ def quoted_runs(answer: str) -> list[tuple[str, int]]:
     return runs
 
 
-def test_twenty_offline_answers_quote_only_what_their_cited_chunks_say(vault):
-    picked = chosen()
-    assert len(picked) == 20 and {q.file[-6:-4] for q in picked} == {"en", "de"}
-    found = cited_answer = quoted_answer = 0
-    for question in picked:
+def test_twenty_judged_offline_answers_quote_the_sentence_that_answers(vault):
+    questions, documents = judged(), sources()
+    languages = [documents[q.file][1] for q in questions]
+    assert languages.count("en") == languages.count("de") == 10
+    answered = []
+    for question in questions:
         toolbox = Toolbox(vault)
-        toolbox.run("search_knowledge_base", {"query": question.text})
-        answer = offline.quoted_answer(question.text, toolbox.citations)
+        for query in offline.queries(question.question):  # as the chat's answer searches
+            toolbox.run("search_knowledge_base", {"query": query})
+        answer = offline.quoted_answer(question.question, toolbox.citations)
         chunks = {c["number"]: " ".join(c["text"].split()) for c in toolbox.citations}
 
         runs = quoted_runs(answer)
-        assert runs and sum(len(SENTENCE_END.split(text)) for text, _ in runs) >= 2, answer
+        assert runs, (question.id, answer)
         for text, number in runs:
-            for sentence in SENTENCE_END.split(text):
-                assert sentence in chunks[number], (question.id, sentence)
-        found += any(answers(text, question) for text in chunks.values())
-        cited_answer += any(answers(chunks[number], question) for _, number in runs)
-        quoted_answer += normalised(question.answer)[:30] in normalised(answer)
-    # Measured here: 18, 15 and 13 of 20 (docs/chat.md); encoders differ a little by CPU.
-    assert found >= 15 and cited_answer >= 12 and quoted_answer >= 10
+            for piece in PIECES.split(text):
+                assert piece in chunks[number], (question.id, piece)
+            assert CLOSED.search(text) or COMMANDS.search(text), (question.id, text)
+        ocr = documents[question.file][0] == "scanned-pdf"
+        if any(holds(answer, sentence, ocr) for sentence in question.sentences):
+            answered.append(question.id)
+    # Measured here: 17 of 20 (docs/chat.md); the misses are sentences cut by a chunk's end.
+    assert len(answered) >= 16, sorted({q.id for q in questions} - set(answered))

@@ -47,3 +47,19 @@ def test_a_cited_source_opens_at_its_passage_with_its_document_and_page(alice, a
     assert passage.status_code == 200
     assert "powerhouse of the cell" in passage.text
     assert "cells.pdf" in passage.text and "Page 2" in passage.text
+
+
+@pytest.mark.parametrize(("backend", "shown"), [("ollama", True), ("embedded", False)])
+def test_the_starters_show_only_where_a_model_writes_the_answers(
+    settings, alice, alice_client, backend, shown
+):
+    """Offline, answers are quoted sentences: "Summarise the key points of my documents" would
+    be answered by whichever sentences match it best, so no starter offers it."""
+    settings.LLM_BACKEND = backend
+    index = alice_client.get("/chat/").text
+    thread = Thread.objects.create(owner=alice)
+    page = alice_client.get(f"/chat/{thread.pk}/").text
+    for html in (index, page):
+        assert ("Summarise the key points of my documents." in html) == shown
+        assert ('class="starter"' in html) == shown
+    assert "Ask anything about your documents" in page

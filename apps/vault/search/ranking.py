@@ -3,7 +3,7 @@ pseudo-relevance feedback) and their reciprocal rank fusion."""
 
 import bisect
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -28,6 +28,11 @@ FEEDBACK_CHUNKS = 3
 FEEDBACK_TERMS = 10
 FEEDBACK_WEIGHT = 0.5
 MIN_FEEDBACK_TERM = 3  # shorter words are not added, nor identifiers and numbers
+# A query word that occurs in one document only, in at most RARE_CHUNKS chunks ("Murdock",
+# "Schlüsselmerkmale"), is what BM25 weighs most and RRF forgets: a chunk holding one counts
+# its keyword rank RARE_WEIGHT times.
+RARE_WEIGHT = 1.75
+RARE_CHUNKS = 3
 
 
 def faiss_library() -> ModuleType:
@@ -162,13 +167,33 @@ class Retrieval:
         keyword = self.bm25_scores(query)
         sparse_rows = self._best(keyword, allowed, n)
         dense_ids = self.ids[dense].tolist()
+        rare = set(self.ids[self.rare_rows(query)].tolist())
         if texts is not None and FEEDBACK_WEIGHT:
-            first = fuse(dense_ids, self.ids[sparse_rows].tolist(), FEEDBACK_CHUNKS)
+            first = fuse(dense_ids, self.ids[sparse_rows].tolist(), FEEDBACK_CHUNKS, rare)
             added = self.feedback_terms(texts([r.chunk_id for r in first]), query)
+            asked = keyword > 0
             for term_id, weight in added.items():
                 self._add_term(keyword, term_id, weight)
+            # The added words reorder the chunks that hold a query word and bring in no other:
+            # a keyword rank always means a word of the query is in the chunk.
+            keyword[~asked] = 0
             sparse_rows = self._best(keyword, allowed, n)
-        return fuse(dense_ids, self.ids[sparse_rows].tolist(), k)
+        return fuse(dense_ids, self.ids[sparse_rows].tolist(), k, rare)
+
+    def rare_rows(self, query: str) -> np.ndarray:
+        """Rows holding a query word that occurs in one document only, in few chunks."""
+        rows = [np.zeros(0, np.int64)]
+        for term in query_terms(query):
+            term_id = self.term_ids.get(term)
+            if term_id is None:
+                continue
+            found = self.postings.indices[
+                self.postings.indptr[term_id] : self.postings.indptr[term_id + 1]
+            ]
+            codes = self.document_codes[found]
+            if 0 < len(codes) <= RARE_CHUNKS and (codes == codes[0]).all():
+                rows.append(found.astype(np.int64))
+        return np.unique(np.concatenate(rows))
 
     def _best(self, scores: np.ndarray, allowed: np.ndarray | None, n: int) -> np.ndarray:
         candidates = np.flatnonzero(scores > 0)
@@ -201,14 +226,20 @@ class Retrieval:
         return sorted(ids)
 
 
-def fuse(dense: Sequence[int], keyword: Sequence[int], k: int) -> list[Ranked]:
-    """Reciprocal rank fusion: score = Σ 1 / (60 + rank), ranks from 1, merged by chunk id."""
+def fuse(
+    dense: Sequence[int], keyword: Sequence[int], k: int, rare: Collection[int] = ()
+) -> list[Ranked]:
+    """Reciprocal rank fusion: score = Σ weight / (60 + rank), ranks from 1, merged by chunk
+    id; the keyword rank of a chunk in `rare` (holding a query word of one document only)
+    weighs RARE_WEIGHT."""
     scores: dict[int, float] = {}
     dense_ranks = {chunk_id: rank for rank, chunk_id in enumerate(dense, 1)}
     sparse_ranks = {chunk_id: rank for rank, chunk_id in enumerate(keyword, 1)}
-    for ranks, weight in ((dense_ranks, DENSE_WEIGHT), (sparse_ranks, SPARSE_WEIGHT)):
-        for chunk_id, rank in ranks.items():
-            scores[chunk_id] = scores.get(chunk_id, 0.0) + weight / (RRF_K + rank)
+    for chunk_id, rank in dense_ranks.items():
+        scores[chunk_id] = DENSE_WEIGHT / (RRF_K + rank)
+    for chunk_id, rank in sparse_ranks.items():
+        weight = SPARSE_WEIGHT * (RARE_WEIGHT if chunk_id in rare else 1.0)
+        scores[chunk_id] = scores.get(chunk_id, 0.0) + weight / (RRF_K + rank)
     order = sorted(scores, key=lambda chunk_id: (-scores[chunk_id], chunk_id))[:k]
     return [
         Ranked(chunk_id, scores[chunk_id], dense_ranks.get(chunk_id), sparse_ranks.get(chunk_id))

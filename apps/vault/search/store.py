@@ -20,9 +20,10 @@ from apps.vault.search.snapshot import Snapshot, dense_index, stored_rows
 logger = logging.getLogger(__name__)
 
 FILE_NAME = "hybrid.npz"
-# 2: several vectors per chunk (`starts`); 3: the vectors in float16. A file of another format
-# reads as missing, so it is rebuilt from the database, never misread.
-FORMAT = 3
+# 2: several vectors per chunk (`starts`); 3: the vectors in float16; 4: options keep their
+# dashes as terms (`-k`). A file of another format reads as missing, so it is rebuilt from the
+# database, never misread.
+FORMAT = 4
 BATCH = 1000
 
 

@@ -47,3 +47,25 @@ def test_an_identifier_written_with_a_space_after_the_paragraph_sign_is_one_term
 def test_underscores_make_an_identifier_but_other_scripts_and_digits_are_plain_words():
     assert tokenize("__init__") == ["__init__", "init"]
     assert tokenize("мир x² ٣٤") == ["мир", "x2", "٣٤"]
+
+
+def test_a_command_line_option_keeps_its_dashes_beside_its_words():
+    assert tokenize("bzip2 -k --keep-tokens") == [
+        "bzip2",
+        "-k",
+        "k",
+        "--keep-tokens",
+        "keep",
+        "tokens",
+    ]
+    assert tokenize("e-mail, 3-4 and x - y") == [
+        "e-mail",
+        "e",
+        "mail",
+        "3-4",
+        "3",
+        "4",
+        "and",
+        "x",
+        "y",
+    ]
