@@ -11,7 +11,7 @@ from apps.vault.readers.pdf import extract_pdf
 from apps.vault.readers.sheets import extract_csv, extract_xlsx
 from apps.vault.readers.text import extract_html, extract_md, extract_txt
 
-EXTRACTORS: dict[str, Callable[[Path, Progress], dict]] = {
+EXTRACTORS: dict[str, Callable[..., dict]] = {
     "pdf": extract_pdf,
     "docx": extract_docx,
     "pptx": extract_pptx,
@@ -24,11 +24,11 @@ EXTRACTORS: dict[str, Callable[[Path, Progress], dict]] = {
 }
 
 
-def extract(path: Path, fmt: str, progress: Progress = noop) -> dict:
+def extract(path: Path, fmt: str, progress: Progress = noop, **options) -> dict:
     """In this process: {"units": [Unit], "pages": int | None, "ocr_pages": int, ...}."""
     if fmt not in EXTRACTORS:
         raise ExtractionError(f"The format {fmt!r} is not supported.")
-    result = EXTRACTORS[fmt](Path(path), progress)
+    result = EXTRACTORS[fmt](Path(path), progress, **options)
     result.setdefault("ocr_pages", 0)
     result.setdefault("ocr_seconds", 0.0)
     return result
