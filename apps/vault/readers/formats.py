@@ -1,9 +1,11 @@
-"""Which reader reads which format (the vault's, and "image" for a chat attachment's header),
-and `extract`, which runs one in this process: the sandbox child, tests and benches call it."""
+"""Which reader reads which format (the vault's, "image" for a chat attachment's header, "audio"
+for a recording to transcribe), and `extract`, which runs one in this process: the sandbox
+child, tests and benches call it."""
 
 from collections.abc import Callable
 from pathlib import Path
 
+from apps.vault.readers.audio import read_audio
 from apps.vault.readers.common import ExtractionError, Progress, noop
 from apps.vault.readers.image import read_image
 from apps.vault.readers.office import extract_docx, extract_pptx
@@ -21,6 +23,7 @@ EXTRACTORS: dict[str, Callable[..., dict]] = {
     "txt": extract_txt,
     "html": extract_html,
     "image": read_image,
+    "audio": read_audio,
 }
 
 
