@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Literal
 
-from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
@@ -227,7 +226,7 @@ async def transcribe(request: HttpRequest, file: File[UploadedFile], wait: int |
     the most): 200 with the text, or 202 while it is still under way, to be asked for at
     GET /chat/transcriptions/{id}. A failure within the wait answers with its status (400 not
     audio, 413 too long, 503 no speech model); 429 with Retry-After past the person's share."""
-    transcription = await sync_to_async(start_transcription)(request.auth, file)
+    transcription = await database_sync_to_async(start_transcription)(request.auth, file)
     longest = settings.CHAT_TRANSCRIBE_WAIT_SECONDS
     seconds = longest if wait is None else max(0, min(wait, longest))
     transcription = await transcriptions.wait(transcription.pk, seconds)

@@ -13,6 +13,7 @@ import uuid
 from datetime import timedelta
 
 import numpy as np
+from channels.db import database_sync_to_async
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 from django.utils import timezone
@@ -141,11 +142,12 @@ def transcribe_samples(samples: np.ndarray, report) -> str:
 
 
 async def wait(transcription_id: int, seconds: float) -> Transcription:
-    """The transcription once it ended, or as it is after `seconds`; no thread is held."""
+    """The transcription once it ended, or as it is after `seconds`. A caller waiting holds no
+    thread, and no database connection between its looks (a pool of 20 would run dry)."""
     deadline = time.monotonic() + seconds
-    rows = Transcription.objects.filter(pk=transcription_id)
+    look = database_sync_to_async(Transcription.objects.get)
     while True:
-        transcription = await rows.aget()
+        transcription = await look(pk=transcription_id)
         if transcription.status != Transcription.Status.TRANSCRIBING:
             return transcription
         if time.monotonic() >= deadline:

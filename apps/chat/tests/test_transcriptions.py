@@ -14,8 +14,8 @@ from apps.chat.models import Transcription, TranscriptionQuerySet
 from apps.chat.tests.helpers import silent_flac
 from tests.helpers.isolation import assert_only_owner_can_reach
 
-transactional = pytest.mark.django_db(transaction=True, serialized_rollback=True)
-pytestmark = pytest.mark.django_db
+# The API closes its database connection while it waits: a transaction per test would go too.
+pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
 
 def send(client, audio: bytes, wait: int | None = None):
@@ -23,7 +23,6 @@ def send(client, audio: bytes, wait: int | None = None):
     return client.post(url, {"file": SimpleUploadedFile("question.flac", audio)})
 
 
-@transactional
 def test_the_text_comes_back_when_the_worker_finishes_within_the_wait(
     alice_client, transcription_worker, fake_whisper
 ):
@@ -75,7 +74,6 @@ def test_a_transcription_not_finished_in_the_wait_is_asked_for_by_its_id(
     assert_only_owner_can_reach(url, bob_client, ["get"])
 
 
-@transactional
 def test_a_file_that_is_not_audio_gets_a_400_and_is_deleted(
     alice_client, transcription_worker, fake_whisper
 ):
