@@ -31,7 +31,11 @@ from apps.study.classsets.tests.factories import (
 from apps.vault.models import IngestRun, IngestStep, SelfTest, SelfTestDocument
 from tests.helpers.users import client_for, make_user
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATES = ROOT / "templates"
+# Emoji and the other pictographs past U+1F000 show as an empty box where no emoji font is
+# installed (a school's Debian): icons are inline SVG.
+PICTOGRAPH = re.compile("[\U0001f000-\U0001ffff]")
 TEMPLATE_SYNTAX = re.compile(r"\{#|\{%|\{\{|#\}")
 # What a page shows as template text on purpose: the prompt templates and their placeholders.
 SHOWN_AS_TEXT = re.compile(r"<(\w+)[^>]*\bdata-template-text\b.*?</\1>", re.DOTALL)
@@ -284,4 +288,16 @@ def test_no_template_leaves_a_comment_or_a_tag_as_text():
             elif token.token_type == TokenType.TEXT and inside is None:
                 found += [f"{template.relative_to(TEMPLATES)}:{token.lineno}: {snippet!r}"
                           for snippet in raw_syntax(token.contents)]  # fmt: skip
+    assert not found, "\n".join(found)
+
+
+def test_no_page_or_script_needs_an_emoji_font():
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for folder in (TEMPLATES, ROOT / "static", *ROOT.glob("apps/*/static"))
+        for path in sorted(folder.rglob("*"))
+        if path.suffix in (".html", ".js", ".css", ".svg")
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if PICTOGRAPH.search(line)
+    ]
     assert not found, "\n".join(found)

@@ -47,3 +47,13 @@ def test_a_cited_source_opens_at_its_passage_with_its_document_and_page(alice, a
     assert passage.status_code == 200
     assert "powerhouse of the cell" in passage.text
     assert "cells.pdf" in passage.text and "Page 2" in passage.text
+
+
+def test_the_record_button_draws_its_microphone_itself(alice, alice_client, monkeypatch):
+    """An inline SVG, not an emoji: a machine without an emoji font showed an empty box."""
+    monkeypatch.setattr("apps.llm.gateway.speech_available", lambda: True)
+    thread = Thread.objects.create(owner=alice)
+    page = alice_client.get(f"/chat/{thread.pk}/").text
+    button = re.search(r"<button[^>]*data-record[^>]*>(.*?)</button>", page, re.DOTALL)[1]
+    assert button.startswith("<svg") and 'aria-hidden="true"' in button
+    assert re.sub(r"<[^>]+>", "", button) == "Record"
