@@ -102,7 +102,8 @@ def render_credentials(
     context = {
         "credentials": credentials,
         "batch": batch,
-        "join_url": join_urls(request)[0],
+        # The server's own address, short enough to type: its home page leads to the login.
+        "address": bases(request)[0],
         "fingerprint": tls.fingerprint(),
     }
     return render(request, "accounts/credentials.html", context)
