@@ -13,7 +13,7 @@ from apps.vault.models import Chunk
 from tests.helpers.classes import class_of
 from tests.helpers.clock import MIDDAY
 from tests.helpers.users import client_for
-from tests.vault_seed import add, pages, seed
+from tests.vault_seed import FRAGMENTS, add, pages, seed
 
 pytestmark = pytest.mark.django_db
 
@@ -56,9 +56,10 @@ def queries_per_page(vault) -> dict[str, int]:
     counts, clients = {}, {}
     for name, user, url in pages(vault, MIDDAY):
         client = clients.setdefault(user.pk, client_for(user))
-        assert client.get(url).status_code == 200, name
+        headers = {"HTTP_HX_REQUEST": "true"} if name in FRAGMENTS else {}
+        assert client.get(url, **headers).status_code == 200, name
         with CaptureQueriesContext(connection) as queries:
-            client.get(url)
+            client.get(url, **headers)
         counts[name] = len(queries)
     return counts
 

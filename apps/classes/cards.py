@@ -8,7 +8,7 @@ from django.shortcuts import render
 from django.utils.safestring import mark_safe
 
 from apps.accounts import login_cards, tls
-from apps.accounts.lan import bases, join_urls
+from apps.accounts.lan import bases
 from apps.accounts.models import StudentBatch, User
 from apps.classes.models import SchoolClass
 
@@ -19,7 +19,7 @@ QR_MASK = 0
 
 def card_qr(url: str) -> str:
     """The card's QR code as inline SVG; segno writes it from the URL alone."""
-    return mark_safe(segno.make(url, mask=QR_MASK).svg_inline(scale=4))
+    return mark_safe(segno.make(url, mask=QR_MASK).svg_inline(scale=4, omitsize=True))
 
 
 def issue_missing(students, by: User) -> list[User]:
@@ -47,7 +47,8 @@ def sheet(
         "school_class": school_class,
         "credentials": printed,
         "batch": batch,
-        "join_url": join_urls(request)[0],
+        # The server's own address, short enough to type: its home page leads to the login.
+        "address": base,
         "fingerprint": tls.fingerprint(),
     }
     response = render(request, "classes/cards.html", context)

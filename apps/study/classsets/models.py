@@ -182,6 +182,13 @@ class ClassSet(models.Model):
         """The page a student studies the item on."""
         return kinds.get(self.kind).url(self.item)
 
+    @property
+    def reveal_phrase(self) -> str:
+        """When the answers show, inside a sentence ("after the due date, or when I release
+        them"): the choice's label without its capital, which `lower` would take from the I."""
+        label = self.get_reveal_display()
+        return label[:1].lower() + label[1:]
+
     def quiz_policy(self) -> QuizPolicy:
         return QuizPolicy(
             attempts=self.attempts,

@@ -8,7 +8,7 @@ from django.utils import timezone
 from apps.progress import tracking
 from apps.study.classsets.models import ClassSet
 from apps.study.classsets.policy import QuizPolicy, Reveal
-from apps.study.errors import InvalidAnswers, InvalidInput
+from apps.study.errors import InvalidAnswers, InvalidInput, QuestionRemoved
 from apps.study.generation_job import Generated, GenerationQuerySet, one_per_request
 from apps.study.quizzes.seat import Seat
 from apps.study.sources import sources_for_each
@@ -223,7 +223,10 @@ class Question(models.Model):
         self.text, self.options, self.correct_index = text, options, correct_index
         if explanation is not None:
             self.explanation = explanation.strip()
-        self.save(update_fields=["text", "options", "correct_index", "explanation", "version"])
+        fields = ["text", "options", "correct_index", "explanation", "version"]
+        # An update that finds no row: the question was removed since it was read.
+        if not Question.objects.filter(pk=self.pk).update(**{f: getattr(self, f) for f in fields}):
+            raise QuestionRemoved("This question was removed meanwhile: reload the quiz.")
         return typo
 
     def accepts(self, choice: object) -> bool:
