@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.helpers.running_app import TEACHER
+from tests.helpers.slowness import REPLY
 
 pytestmark = pytest.mark.services
 
@@ -35,7 +36,7 @@ def send(app, head: str, body_bytes: int, *, chunked: bool = False) -> bytes:
     """Send the request line and headers, then `body_bytes` of body (in chunks if `chunked`);
     return what the server answered."""
     address = urlsplit(app.url)
-    with socket.create_connection((address.hostname, address.port), timeout=30) as sock:
+    with socket.create_connection((address.hostname, address.port), timeout=REPLY) as sock:
         sock.sendall(head.encode() + b"\r\n")
         piece = b"x" * 65536
         for _ in range(body_bytes // len(piece)):
@@ -102,7 +103,7 @@ def test_an_upload_under_the_limit_still_works(small_limit_app):
         data=json.dumps({"username": TEACHER[0], "password": TEACHER[1]}).encode(),
         headers={"Content-Type": "application/json"},
     )
-    with urllib.request.urlopen(login, timeout=30) as response:
+    with urllib.request.urlopen(login, timeout=REPLY) as response:
         token = json.load(response)["token"]
     boundary = uuid.uuid4().hex
     text = b"Photosynthesis turns light into sugar.\n" * 20_000  # 780 KB: a temporary file
@@ -123,6 +124,6 @@ def test_an_upload_under_the_limit_still_works(small_limit_app):
         },
     )
 
-    with urllib.request.urlopen(upload, timeout=60) as response:
+    with urllib.request.urlopen(upload, timeout=REPLY) as response:
         assert response.status == 201
         assert json.load(response)["sha256"] == hashlib.sha256(text).hexdigest()

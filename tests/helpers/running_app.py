@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.helpers.services import ROOT, celery_workers, free_port, spawn, stop, wait_until
+from tests.helpers.slowness import REPLY
 from tests.postgres import database_env
 
 TEACHER = ("tess", "tess-teaches-2026")
@@ -49,7 +50,7 @@ class RunningApp:
         ).stdout
 
     def get_json(self, path: str) -> dict:
-        with urllib.request.urlopen(self.url + path, timeout=10) as response:
+        with urllib.request.urlopen(self.url + path, timeout=REPLY) as response:
             return json.load(response)
 
 
@@ -74,7 +75,11 @@ def another_web_server(app: RunningApp, port: int) -> subprocess.Popen:
     env = {**app.env, "PORT": str(port)}
     process = spawn([*daphne, "cognivault_site.asgi:application"], env, log)
     url = f"http://127.0.0.1:{port}/api/v1/health"
-    wait_until(lambda: urllib.request.urlopen(url, timeout=5), timeout=60, what="daphne")
+    try:
+        wait_until(lambda: urllib.request.urlopen(url, timeout=REPLY), timeout=60, what="daphne")
+    except TimeoutError:
+        stop(process)
+        raise
     return process
 
 
