@@ -55,7 +55,7 @@ def test_every_page_runs_with_no_csp_violation(browser, running_app):
 
 def test_a_confirm_before_deleting_still_asks(browser, running_app):
     page = log_in(browser, running_app, *TEACHER)
-    page.goto("/accounts/classroom/")
+    page.goto("/classes/")
     page.evaluate(
         """() => {
           const form = document.createElement("form");
@@ -71,4 +71,4 @@ def test_a_confirm_before_deleting_still_asks(browser, running_app):
     with page.expect_event("dialog"):
         page.get_by_role("button", name="Go").click()
     assert asked == ["Really?"]
-    assert page.url.endswith("/accounts/classroom/")  # dismissed: not submitted
+    assert page.url.endswith("/classes/")  # dismissed: not submitted

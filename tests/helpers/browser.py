@@ -35,6 +35,15 @@ def log_in(browser, app: RunningApp, username: str, password: str, **context_opt
     return page
 
 
+def new_class(page, name: str = "7b") -> str:
+    """The teacher's `page` makes a class and is left on its page; its address."""
+    page.goto("/classes/")
+    page.get_by_label("New class").fill(name)
+    page.get_by_role("button", name="Create class").click()
+    page.get_by_label("Names").wait_for()
+    return page.url
+
+
 # True when the focused element shows a ring of its own or on a part of it (the flashcard
 # draws its ring on its faces): an outline or a box shadow, while it matches :focus-visible.
 FOCUS_RING_SHOWN = """element => {
