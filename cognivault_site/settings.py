@@ -11,6 +11,7 @@ from pathlib import Path
 import dj_database_url
 from redis.connection import parse_url
 
+from cognivault_site.data_dir import keep_private
 from cognivault_site.network import machine_hosts
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -57,7 +58,8 @@ def read_or_create_secret_key(data_dir: Path) -> str:
 # --- Where everything lives -----------------------------------------------------------------
 
 DATA_DIR = env_path("DATA_DIR", BASE_DIR / "var")
-DATA_DIR.mkdir(parents=True, exist_ok=True)
+# Every process loads these settings first: what it writes under DATA_DIR is its account's alone.
+keep_private(DATA_DIR)
 
 SECRET_KEY = os.environ.get("SECRET_KEY") or read_or_create_secret_key(DATA_DIR)
 DEBUG = env_bool("DEBUG", False)
