@@ -274,9 +274,13 @@ class ApiTokenQuerySet(models.QuerySet):
         )
         return token, raw
 
+    def holding(self, raw: str):
+        """The token whose secret is `raw`, while its account is active."""
+        return self.filter(key_hash=hash_token(raw), user__is_active=True)
+
     def authenticate(self, raw: str) -> User | None:
-        token = self.select_related("user").filter(key_hash=hash_token(raw)).first()
-        if token is None or not token.user.is_active:
+        token = self.holding(raw).select_related("user").first()
+        if token is None:
             return None
         self.filter(pk=token.pk).update(last_used_at=timezone.now())
         return token.user

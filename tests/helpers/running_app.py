@@ -17,8 +17,8 @@ from tests.helpers.slowness import REPLY
 from tests.postgres import database_env
 
 TEACHER = ("tess", "tess-teaches-2026")
-# daphne as the Procfile starts it (cognivault_site/serve.py: bodies over the upload limit
-# refused at their headers); daphne's own arguments follow.
+# daphne as the Procfile starts it (cognivault_site/serve.py: what a body may be is decided at
+# its headers, cognivault_site/bodies.py); daphne's own arguments follow.
 WEB_SERVER = [sys.executable, "-m", "cognivault_site.serve"]
 
 # Before an app starts: its database migrated and the teacher (DJANGO_SUPERUSER_* of its env).
