@@ -4,7 +4,7 @@ the rows the extractive generators cut cards and mindmaps from."""
 from dataclasses import dataclass
 from pathlib import Path
 
-from apps.study.extractive.structure import Row
+from apps.study.extractive.outline import Row
 from apps.study.retrieval import Source
 from apps.vault.chunking import Unit, pieces_from_units
 from bench.retrieval_eval import DOCUMENTS, units
@@ -18,6 +18,7 @@ class Paper:
     filename: str
     format: str
     path: Path
+    pk: int = 1
 
 
 def rows_of(found: list[dict], first_id: int) -> list[Row]:
