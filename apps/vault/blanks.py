@@ -17,6 +17,8 @@ from apps.vault.sentences import STOPWORDS, Span, fold
 # talks about ("data", "Pakete"): asking for it tests nothing. Told once there are enough chunks.
 GENERIC_SHARE = 1 / 3
 MIN_CHUNKS_FOR_GENERIC = 10
+# Below this many chunks (a few short documents) there is no telling what a document repeats.
+MIN_CHUNKS_FOR_REPEATS = 30
 # A number is asked for only with its unit ("900,000 bytes"), never as a date or a version.
 UNITS = frozenset(
     """
@@ -31,9 +33,6 @@ NOUN_BEFORE = frozenset(
     both of for from in on with by about into through per between under over without within
     one two three several many few more most less other another such same whole
     """.split()  # noqa: SIM905
-)
-ARTICLES = frozenset(
-    "the a an its their his her our your my each every any no some all both another".split()  # noqa: SIM905
 )
 # "a number of", "in any case": nouns that say how much or which, not what.
 QUANTITIES = frozenset(
@@ -61,9 +60,12 @@ def askable(
         return False
     if _given_away(text, span, occurrence) or _part_of_a_name(text, span, occurrence, term):
         return False
+    german = _german(vocabulary, term)
+    if german and term.kind in (Kind.WORD, Kind.NAME) and occurrence.surface[:1].islower():
+        return False  # German nouns are capitalised: a lower-case word ("entfernen") is none
     if term.kind is Kind.WORD:
-        if vocabulary.languages.get(term.chunk_ids[0]) == "de":
-            return False  # German nouns are capitalised: a lower-case word is no noun
+        if german:
+            return False
         # A plain English word is a key term when the document keeps coming back to it.
         return repeated(vocabulary, term, MIN_WORD_CHUNKS) and _english_noun(text, occurrence, span)
     return True
@@ -101,11 +103,21 @@ def _given_away(text: str, span: Span, occurrence: Occurrence) -> bool:
     return len(core) >= 3 and re.search(rf"(?<![\w-]){re.escape(core)}(?!\w)", rest) is not None
 
 
+def _german(vocabulary: Vocabulary, term: Term) -> bool:
+    """Written mostly in German chunks (a manual's synopsis may read as English)."""
+    languages = [vocabulary.languages.get(chunk_id) for chunk_id in set(term.chunk_ids)]
+    return languages.count("de") * 2 > len(languages)
+
+
 def repeated(vocabulary: Vocabulary, term: Term, times: int = 2) -> bool:
     """Written in `times` chunks or more; in a scope of a few chunks there is no telling what
     the documents come back to, so every key term counts."""
-    small = len(vocabulary.languages) < MIN_CHUNKS_FOR_GENERIC
-    return small or len(set(term.chunk_ids)) >= times
+    return small(vocabulary) or len(set(term.chunk_ids)) >= times
+
+
+def small(vocabulary: Vocabulary) -> bool:
+    """A scope of a few short documents: too little to tell what they come back to."""
+    return len(vocabulary.languages) < MIN_CHUNKS_FOR_REPEATS
 
 
 def generic(vocabulary: Vocabulary, term: Term) -> bool:
@@ -150,8 +162,11 @@ def _english_noun(text: str, occurrence: Occurrence, span: Span) -> bool:
         and not after.group(1).endswith(NOT_NOUN_ENDINGS)
     ):
         return False  # "standard input", "block size": a word that describes the next one
+    if re.match(r"\s+[A-Z]", text[occurrence.end : span.end]):
+        return False  # "messenger RNA": the same, before a name
     before = re.findall(r"[\w'-]+", text[span.start : occurrence.start])
-    return bool(before) and fold(before[-1]) in ARTICLES  # "the block", not "file names"
+    # "the block", "of organisms"; not "file names", where "file" describes the noun.
+    return bool(before) and fold(before[-1]) in NOUN_BEFORE
 
 
 def shape(term: Term) -> str:
@@ -219,8 +234,8 @@ def distractors(
     preferred = set(prefer)
     languages = {vocabulary.languages.get(chunk_id) for chunk_id in term.chunk_ids}
     wanted, spread = shape(term), vocabulary.spread(term)
-    small = len(vocabulary.languages) < MIN_CHUNKS_FOR_GENERIC
-    if small:
+    loose = small(vocabulary)
+    if loose:
         before = ""
     written = {fold(word) for word in re.findall(r"[\w§][\w./:-]*\w|\w", avoid)}
     candidates = [
@@ -229,7 +244,7 @@ def distractors(
         if other.kind is term.kind
         and other.key != term.key
         and languages.intersection(vocabulary.languages.get(c) for c in other.chunk_ids)
-        and (term.kind is not Kind.IDENTIFIER or _kin(shape(other), wanted, small))
+        and (term.kind is not Kind.IDENTIFIER or _kin(shape(other), wanted, loose))
         and repeated(vocabulary, other)
         and not generic(vocabulary, other)
         and not other.key.endswith(NOT_NOUN_ENDINGS if term.kind is Kind.WORD else ("\0",))
@@ -251,6 +266,8 @@ def distractors(
             continue
         if any(same_family(candidate.key, word) for word in written):
             continue  # the sentence has it already, maybe in another form ("documents")
+        if candidate.key in term.key or term.key in candidate.key:
+            continue  # a part of the answer ("Datei" of "Konfigurationsdatei")
         if any(same_family(candidate.surface, other.surface) for other in picked):
             continue
         if not _fits(vocabulary, term, candidate, before):

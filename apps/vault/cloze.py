@@ -24,14 +24,15 @@ LEANING = frozenset(
     """
     it its they this these those such he she sie es er diese dieser dies dabei dadurch damit
     daher deshalb hierbei hiermit außerdem ausserdem also however therefore thus then
-    otherwise andernfalls sonst jeder jede jedes both beide similarly likewise ähnlich ebenso
+    otherwise andernfalls sonst jeder jede jedes each both beide similarly likewise ähnlich ebenso
     see siehe vgl lesen read refer
     """.split()  # noqa: SIM905
 )
 LEANING = frozenset(fold(word) for word in LEANING)
 # "this parameter", "dieser Befehl", "stattdessen": what it speaks of was named before it.
 POINTING = re.compile(
-    r"\b(?:such an?|solche[nmrs]?|this|these|those|dies|diese[nmrs]?|instead|stattdessen)\b",
+    r"\b(?:such an?|solche[nmrs]?|derartige[nmrs]?|this|these|those|dies|diese[nmrs]?|instead"
+    r"|stattdessen)\b",
     re.IGNORECASE,
 )
 # "… finden Sie unter apt-cache(8)", "see bzip2(1)": a pointer to another page, no fact.
@@ -45,6 +46,9 @@ PRONOUN = re.compile(r"\b(?:sie|er|es|ihn|ihm|it|they|them)\b")
 LIST = re.compile(r"(?:^|\s)[\w-]+:\s.*\s[\w-]+:\s", re.DOTALL)
 # A prototype or a line of code ("int BZ2_bzCompress ( bz_stream *strm, int action );").
 CODE = re.compile(r"\);|[{}]|\w\s\*\w|==|\w\(\s|[a-z_]\([a-z_]|\[\*")
+# Two sentences the splitter read as one ("… undamaged ones. bzip2recover is …"): a full
+# stop before a word, but not after an abbreviation of single letters ("d.h. wir", "e.g. the").
+INNER_END = re.compile(r"(?<!\b\w)(?<!\b[Nn]r)[.!?;]\s+[\w(]")
 # What follows a verb that opens a sentence without its subject ("Releases all memory …").
 OBJECT_WORDS = frozenset("the a an all any up its this that whether if".split())  # noqa: SIM905
 
@@ -124,7 +128,7 @@ def statement(text: str, span: Span, *, first: bool = False, last: bool = False)
         return False
     if PRONOUN.search(" ".join(words[:6])) or LIST.search(sentence) or ELSEWHERE.search(sentence):
         return False
-    if CODE.search(sentence):
+    if CODE.search(sentence) or INNER_END.search(sentence):
         return False
     lines = [line.strip() for line in sentence.splitlines() if line.strip()]
     if any(furniture.toc_line(line) or furniture.page_number(line) for line in lines):
@@ -148,6 +152,8 @@ def _cut_off(text: str, span: Span, *, first: bool, last: bool) -> bool:
         return True
     if word.isalpha() and word.islower() and (fold(word) in STOPWORDS or _inflected(word)):
         return True  # "lockeren Umgebungen …", "than a block.": the rest of a sentence
+    if _continued(text, span):
+        return True
     if first:
         head, _, rest = sentence.partition("\n")
         if rest[:1].islower() and len(head.split()) <= 6 and not head.endswith(_STOPS):
@@ -155,9 +161,13 @@ def _cut_off(text: str, span: Span, *, first: bool, last: bool) -> bool:
     return last and not sentence.rstrip(_CLOSING).endswith(_STOPS)
 
 
+# "Der Befehl wird …": a word the document uses this often names a thing said before it.
+LEANING_SHARE = 0.15
 DEFINITE = frozenset("the der die das den dem des".split())  # noqa: SIM905
 # "The only …", "The same …": which one it is was said before.
-RELATIVE = frozenset("only same other following above last next first former latter".split())  # noqa: SIM905
+RELATIVE = frozenset(
+    "only same other following above last next first former latter result rest remainder".split()  # noqa: SIM905
+)
 
 
 def _leaning(sentence: str, vocabulary: Vocabulary) -> bool:
@@ -172,7 +182,7 @@ def _leaning(sentence: str, vocabulary: Vocabulary) -> bool:
     if fold(words[0]) == "the" and not words[1][:1].islower():
         return False  # "The Debian package …": a name, not a word pointing back
     term = vocabulary.get(fold(words[1]))
-    return term is not None and blanks.generic(vocabulary, term)
+    return term is not None and vocabulary.spread(term) > LEANING_SHARE
 
 
 def _described(text: str, span: Span) -> bool:
@@ -188,6 +198,20 @@ def _described(text: str, span: Span) -> bool:
     name = fold(words[0].strip("-,:()"))
     said = re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", fold(text[span.start : span.end]))
     return bool(name) and said is None
+
+
+def _continued(text: str, span: Span) -> bool:
+    """After a blank line (a scan breaks paragraphs at random), the rest of a sentence whose
+    start ends the paragraph above without a full stop ("Conffiles sind" / "Konfigurations-
+    dateien, die …"), not a title or an entry's name above its text."""
+    above = text[body_start(text) : span.start]
+    if not re.search(r"\n\s*\n\s*$", above):
+        return False
+    lines = [line.strip() for line in above.splitlines() if line.strip()]
+    if not lines or lines[-1].endswith((".", "!", "?", ":", ";", "…")):
+        return False
+    following = text[span.start : span.end].split("\n", 1)[0]
+    return not is_heading(lines[-1], following)
 
 
 def _inflected(word: str) -> bool:

@@ -7,7 +7,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
-from apps.vault.sentences import body_start, fold, is_heading, sentences
+from apps.vault.sentences import body_start, fold, is_heading, is_table_row, sentences
 
 # ". . . . . . 12", "........ iii": a contents line's leader to its page number.
 DOT_LEADER = re.compile(r"(?:\.\s?){5,}\s*[\divxlc]{0,6}\s*$", re.IGNORECASE)
@@ -91,7 +91,7 @@ def name_line(line: str) -> bool:
     """A line of names or a title on its own, as a reference list has them: two to eight
     capitalised words, no full sentence ("Daniel S. Hirschberg and Debra A. LeLewer")."""
     line = line.strip().rstrip(":")
-    if ":" in line or line.endswith("."):  # "Types: deb deb-src" is a line of settings
+    if ":" in line or line.endswith(".") or is_table_row(line):  # settings, a table's row
         return False
     return 2 <= len(line.split()) <= 8 and title_case(line)
 

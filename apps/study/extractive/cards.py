@@ -306,7 +306,9 @@ def _own_sentence(text: str, span: Span, at: int) -> Span:
         (part.start, part.end) for part in _parts(text, span) if part.start <= at < part.end
     )
     first, _, rest = text[start:end].partition("\n")
-    heading = first.isupper() or (first.split() and _repeats(first, rest.strip() or first))
+    heading = (len(first) > 2 and first.isupper()) or (
+        first.split() and _repeats(first, rest.strip() or first)
+    )
     if rest.strip() and heading and start + len(first) < at:
         # A manual's section title above the sentence, or an entry's name said twice.
         start += len(first) + len(rest) - len(rest.lstrip()) + 1

@@ -34,6 +34,8 @@ for pair in PAIRS.split("|"):
     ANTONYMS[first] = second
     if first not in ONE_WAY:
         ANTONYMS.setdefault(second, first)
+# Where the word means something else: "vor allem" (above all), "first of all", "at last".
+IDIOMS = re.compile(r"vor (?:allem|kurzem|Ort)\b|first of all\b|at (?:first|last)\b", re.IGNORECASE)
 # Facts a swap may change: exact names of things, not everyday nouns that might fit as well.
 SWAPPED_KINDS = (Kind.IDENTIFIER, Kind.NUMBER)
 
@@ -57,6 +59,10 @@ def false_statement(cloze_terms: list, cloze_of, vocabulary: Vocabulary, near) -
     return None
 
 
+def _idiom(sentence: str, match: re.Match) -> bool:
+    return IDIOMS.search(sentence[max(0, match.start() - 3) : match.end() + 7]) is not None
+
+
 def _antonym(sentence: str) -> str | None:
     """The sentence with its first word that has an antonym swapped for it, when the antonym
     is not in the sentence already ("compression or decompression" stays as it is)."""
@@ -64,7 +70,7 @@ def _antonym(sentence: str) -> str | None:
     for match in re.finditer(r"\w+", sentence):
         word = match.group()
         other = ANTONYMS.get(word.casefold())
-        if other is None or fold(other) in words:
+        if other is None or fold(other) in words or _idiom(sentence, match):
             continue
         if word[:1].isupper():
             other = other[:1].upper() + other[1:]

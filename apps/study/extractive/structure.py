@@ -146,12 +146,13 @@ class _Terms:
             share = term.weight * len(own) / len(term.chunk_ids)
             rank = KINDS.index(term.kind), bool(FLAG.fullmatch(term.key))
             scored.append((rank, -share, term.key, term))
-        # A plain word only where the section names nothing else; in German none (its nouns
-        # are capitalised, its lower-case words verbs and adjectives).
+        # A plain word only where the section names nothing else and the scope is so small
+        # that words are all it has; in German none (its nouns are capitalised, its lower-case
+        # words verbs and adjectives).
         words = [row for row in scored if row[3].kind is Kind.WORD]
-        scored = [row for row in scored if row[3].kind is not Kind.WORD] or [
-            row for row in words if self._english_noun(row[3])
-        ]
+        scored = [row for row in scored if row[3].kind is not Kind.WORD]
+        if not scored and blanks.small(self.vocabulary):
+            scored = [row for row in words if self._english_noun(row[3])]
         picked: list[Term] = []
         for *_, term in sorted(scored, key=lambda s: s[:3]):
             if len(picked) < TERMS_PER_SECTION and not any(

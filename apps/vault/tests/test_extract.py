@@ -165,15 +165,6 @@ def test_markdown_sections_carry_their_breadcrumb(tmp_path):
     assert by_section[""].startswith("Intro text")
 
 
-def test_markdown_sections_of_one_level_are_siblings_whichever_level_it_is(tmp_path):
-    path = tmp_path / "apt-get.md"
-    text = "This section of the manual page says one thing about the tool at length: {}. "
-    one, two, three = (text.format(word) * 3 for word in ("name", "options", "yes"))
-    path.write_text(f"## Name\n\n{one}\n\n## Options\n\n{two}\n\n### -y\n\n{three}\n")
-    sections = [chunk.section for chunk in pieces(isolated(path, "md"))]
-    assert sections == ["Name", "Options", "Options > -y"]
-
-
 def test_markdown_underlined_headings_open_sections_too(tmp_path):
     # How many READMEs write their H1 and H2 (git's, GTK's): the title underlined with = or -.
     path = tmp_path / "README.md"
