@@ -10,7 +10,7 @@ import zlib
 from collections.abc import Iterable
 
 from apps.vault.furniture import DATE
-from apps.vault.keyterms import Kind, Occurrence, Term, Vocabulary, same_family, tokens
+from apps.vault.keyterms import Kind, Occurrence, Term, Vocabulary, same_family
 from apps.vault.sentences import STOPWORDS, Span, fold
 
 # A term (with its inflections) in more of the chunks than this is what the whole document
@@ -39,8 +39,8 @@ QUANTITIES = frozenset(
     "number lot couple variety bit kind sort way case fact point thing deal amount part".split()  # noqa: SIM905
 )
 NOT_NOUN_ENDINGS = ("ly", "ing", "ed")
-# Characters that glue a term to a larger token: "/usr/share", "Dir::Cache", "0.1pl2".
 MIN_WORD_CHUNKS = 3
+# Characters that glue a term to a larger token: "/usr/share", "Dir::Cache", "0.1pl2".
 GLUED_BEFORE = "/.:\\-_@"
 GLUED_AFTER = "/:\\_@"
 FEMININE = ("ung", "ion", "heit", "keit", "tät", "schaft", "enz", "anz", "ik")
@@ -49,8 +49,9 @@ FEMININE = ("ung", "ion", "heit", "keit", "tät", "schaft", "enz", "anz", "ik")
 def askable(
     vocabulary: Vocabulary, term: Term, occurrence: Occurrence, text: str, span: Span
 ) -> bool:
-    """Whether a question may leave this writing of the term out of its sentence."""
-    if not _whole(text, occurrence) or _written_twice(text, span, occurrence):
+    """Whether a question may leave this writing of the term out of its sentence (one the
+    sentence writes once: key_sentences sees to that)."""
+    if not _whole(text, occurrence):
         return False
     if term.kind is Kind.NUMBER or re.fullmatch(r"\d+[a-z]{1,2}", term.key):
         return _measure(text, occurrence, span)
@@ -133,10 +134,6 @@ def _whole(text: str, occurrence: Occurrence) -> bool:
     if after[:1] and after[:1] in GLUED_AFTER:
         return False
     return not (after[:1] in "-." and after[1:2].isalnum())
-
-
-def _written_twice(text: str, span: Span, occurrence: Occurrence) -> bool:
-    return sum(other.term == occurrence.term for other in tokens(text, span)) > 1
 
 
 def _measure(text: str, occurrence: Occurrence, span: Span) -> bool:

@@ -5,6 +5,7 @@ teaches: not a heading, a contents line, licence or acknowledgement text, a refe
 date, not half a sentence, not one that leans on the sentence before it."""
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from apps.vault import blanks, furniture
@@ -102,10 +103,12 @@ def key_sentences(chunk_id: int, text: str, vocabulary: Vocabulary) -> list[tupl
             continue
         if _leaning(text[span.start : span.end], vocabulary) or _described(text, span):
             continue
+        written = Counter(occurrence.term for occurrence in tokens(text, span))
         terms = [
             (term, occurrence)
             for term, occurrence in vocabulary.in_span(text, span)
-            if blanks.askable(vocabulary, term, occurrence, text, span)
+            if written[term.key] == 1  # a blank the sentence fills elsewhere gives it away
+            and blanks.askable(vocabulary, term, occurrence, text, span)
         ]
         terms.sort(key=lambda pair: ANSWER_KINDS.index(pair[0].kind))
         if terms:

@@ -68,7 +68,10 @@ def _stem(term: str) -> str:
 def same_family(a: str, b: str) -> bool:
     """True when one term is the other in another case or inflection (Zelle/Zellen,
     index/Index, Mitochondrion/Mitochondrien), so it cannot serve as a wrong answer."""
-    a, b = fold(a), fold(b)
+    return _same_keys(fold(a), fold(b))
+
+
+def _same_keys(a: str, b: str) -> bool:
     if a == b or _stem(a) == _stem(b):
         return True
     short, long_ = sorted((a, b), key=len)
@@ -186,7 +189,8 @@ class Vocabulary:
     def __init__(self, texts: Mapping[int, str]) -> None:
         self.terms: dict[str, Term] = {}
         self.texts = texts  # what the wrong answers of a question are read in
-        self._families: dict[str, set[int]] | None = None
+        self._buckets: dict[str, list[Term]] | None = None  # terms by their first letters
+        self._spreads: dict[str, float] = {}
         self.languages = {chunk_id: language(text) for chunk_id, text in texts.items()}
         if not texts:
             return
@@ -248,22 +252,20 @@ class Vocabulary:
         return found
 
     def spread(self, term: Term) -> float:
-        """The share of the chunks that hold the term or another form of it (same_family)."""
-        if self._families is None:
-            buckets: dict[str, list[Term]] = defaultdict(list)
-            for other in self.terms.values():
-                buckets[other.key[:4]].append(other)
-            self._families = {
-                one.key: {
-                    c for other in group if same_family(one.key, other.key) for c in other.chunk_ids
-                }
-                for group in buckets.values()
-                for one in group
-            }
-        chunks = set(term.chunk_ids)
-        if term.kind is not Kind.IDENTIFIER:  # an identifier is written one way only
-            chunks = self._families.get(term.key) or chunks
-        return len(chunks) / max(1, len(self.languages))
+        """The share of the chunks that hold the term or another form of it (same_family); an
+        identifier is written one way only."""
+        if term.key not in self._spreads:
+            if self._buckets is None:
+                self._buckets = defaultdict(list)
+                for other in self.terms.values():
+                    self._buckets[other.key[:4]].append(other)
+            chunks = set(term.chunk_ids)
+            if term.kind is not Kind.IDENTIFIER:
+                for other in self._buckets[term.key[:4]]:
+                    if _same_keys(term.key, other.key):
+                        chunks.update(other.chunk_ids)
+            self._spreads[term.key] = len(chunks) / max(1, len(self.languages))
+        return self._spreads[term.key]
 
 
 def _kind(counts: Counter, surfaces: Counter) -> Kind:
