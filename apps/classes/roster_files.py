@@ -76,12 +76,14 @@ def text_of(data: bytes, file: str) -> str:
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
         raise UnreadableRoster(
-            f"{Where(file, line)}: this is not UTF-8 text. Save the file as “CSV UTF-8” and "
-            "send it again."
+            f"{Where(file, line).heading}: this is not UTF-8 text. Save the file as "
+            "“CSV UTF-8” and send it again."
         ) from error
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
-        raise UnreadableRoster(f"{Where(file, line)}: a NUL character: this is not a CSV file.")
+        raise UnreadableRoster(
+            f"{Where(file, line).heading}: a NUL character: this is not a CSV file."
+        )
     return text
 
 
@@ -129,7 +131,7 @@ class Table:
                     rows.append((line, [cell.strip() for cell in cells]))
                 line = reader.line_num + 1
         except csv.Error as error:
-            raise UnreadableRoster(f"{Where(file, line)}: {error}.") from error
+            raise UnreadableRoster(f"{Where(file, line).heading}: {error}.") from error
         if not rows:
             raise UnreadableRoster(f"{file or 'The file'} is empty.")
         (self.header_line, header), *self.records = rows
@@ -140,7 +142,7 @@ class Table:
     def require(self, *names: str) -> None:
         missing = [name for name in names if name.lower() not in self.columns]
         if missing:
-            where = Where(self.file, self.header_line)
+            where = Where(self.file, self.header_line).heading
             raise UnreadableRoster(f"{where}: no column {', '.join(missing)}. {COLUMNS[self.file]}")
 
     def at_most(self, limit: int) -> None:
@@ -194,8 +196,8 @@ def plain(text: str) -> Roster:
     table = Table(text, "", delimiter=max(",;\t", key=header.count))
     if "name" not in table.columns and "sourcedid" in table.columns:
         raise UnreadableRoster(
-            f"{Where('', table.header_line)}: this looks like OneRoster's users.csv: send the "
-            "zip with users.csv, classes.csv and enrollments.csv."
+            f"{Where('', table.header_line).heading}: this looks like OneRoster's users.csv: "
+            "send the zip with users.csv, classes.csv and enrollments.csv."
         )
     table.require("name", "class")
     table.at_most(MAX_PEOPLE)
@@ -248,9 +250,9 @@ def oneroster(texts: dict[str, str]) -> Roster:
     people = oneroster_users(roster, Table(texts[USERS], USERS))
     classes = oneroster_classes(roster, Table(texts[CLASSES], CLASSES))
     oneroster_enrolments(roster, Table(texts[ENROLLMENTS], ENROLLMENTS), people, classes)
+    teaching = {id(m.person) for m in roster.memberships if m.role == "teacher"}
     for person in people.values():
-        roles = {m.role for m in roster.memberships if m.person is person}
-        person.role = person.role or ("teacher" if "teacher" in roles else "student")
+        person.role = person.role or ("teacher" if id(person) in teaching else "student")
     for membership in roster.memberships:
         if membership.role != membership.person.role:
             membership.refuse(

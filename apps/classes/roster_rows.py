@@ -19,6 +19,11 @@ class Where:
     def __str__(self) -> str:
         return f"{self.file} line {self.line}" if self.file else f"line {self.line}"
 
+    @property
+    def heading(self) -> str:
+        """As it starts a sentence."""
+        return f"{self.file} line {self.line}" if self.file else f"Line {self.line}"
+
 
 @dataclass(frozen=True)
 class RowError:

@@ -225,8 +225,9 @@ def apply(importer: User, roster: Roster) -> dict:
             person.account = account
     update_accounts([person for person in existing if not person.leaving])
     classes = [c for c in roster.classes if not c.error]
+    owners = first_teachers(roster) if importer.is_admin else {}
     for school_class in classes:
-        keep_class(importer, school_class, roster)
+        keep_class(school_class, owners.get(id(school_class), importer))
     memberships = [m for m in roster.memberships if not m.error and m.school_class.found]
     enrol(memberships, {account.pk for account, _ in created}, batch)
     take_out(memberships, [p for p in existing if p.leaving], classes)
@@ -250,28 +251,28 @@ def update_accounts(people: list[Person]) -> None:
     User.objects.bulk_update(changed, ["first_name", "last_name", "roster_id"])
 
 
-def keep_class(importer: User, school_class: RosterClass, roster: Roster) -> None:
-    """Rename a class the roster names anew; make one it names first (not one to delete). The
-    admin's new class is owned by its first teacher in the roster."""
+def keep_class(school_class: RosterClass, owner: User) -> None:
+    """Rename a class the roster names anew; make one it names first (not one to delete)."""
     found = school_class.found
     if found is not None and not school_class.leaving and found.name != school_class.name:
         found.name = school_class.name
         found.save(update_fields=["name"])
     if found is not None or school_class.leaving:
         return
-    owner = importer
-    if importer.is_admin:
-        teachers = [
-            m
-            for m in roster.memberships
-            if m.school_class is school_class and m.role == "teacher" and not (m.error or m.leaving)
-        ]
-        teachers.sort(key=lambda m: not m.primary)
-        owner = teachers[0].person.account if teachers else importer
     school_class.found = SchoolClass.objects.create_for(owner, school_class.name)
     if school_class.roster_id:  # another import's class of this sourcedId: IntegrityError
         school_class.found.roster_id = school_class.roster_id
         school_class.found.save(update_fields=["roster_id"])
+
+
+def first_teachers(roster: Roster) -> dict[int, User]:
+    """Each class's first teacher in the roster (`primary` first): the admin's new class is
+    theirs."""
+    teaching = [m for m in roster.memberships if m.role == "teacher" and not (m.error or m.leaving)]
+    first: dict[int, User] = {}
+    for m in sorted(teaching, key=lambda m: not m.primary):
+        first.setdefault(id(m.school_class), m.person.account)
+    return first
 
 
 def enrol(memberships: list[Membership], new_pks: set[int], batch) -> None:

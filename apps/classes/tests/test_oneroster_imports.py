@@ -4,6 +4,7 @@ updates names, titles and enrolments and makes no one twice; only the admin make
 a teacher never reaches another teacher's student through a roster."""
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from apps.accounts.models import User
 from apps.classes.models import SchoolClass
@@ -14,6 +15,10 @@ from tests.helpers.users import client_for
 pytestmark = pytest.mark.django_db
 
 ONLY_TWO_ROLES = "only students and teachers are imported."
+
+
+def upload(data: bytes) -> SimpleUploadedFile:
+    return SimpleUploadedFile("roster", data)
 
 
 def without(text: str, *marks: str) -> str:
@@ -179,3 +184,12 @@ def test_a_plain_csv_names_a_student_of_a_oneroster_import_by_username(admin):
     assert (answer["created"], answer["updated"], answer["errors"]) == (0, 1, [])
     assert class_members("Chess club") == ["mvarga"]
     assert User.objects.get(username="mvarga").roster_id == "usr-s-0412"
+
+
+def test_the_admins_page_prints_the_new_teachers_passwords_without_a_card(admin):
+    page = client_for(admin).post("/classes/import/", {"file": upload(oneroster_zip())})
+
+    assert page.status_code == 200
+    assert page.text.count('class="card credential"') == 7
+    assert page.text.count('aria-label="Login QR code for') == 5  # the students'
+    assert "Login QR code for onkemdirim" not in page.text

@@ -186,8 +186,8 @@ BOMB = zip_of(
     ("data", "status", "detail"),
     [
         (b"", 422, "The file is empty."),
-        (b"name,username\nAda,ada\n", 422, "line 1: no column class. A roster CSV has the columns"),
-        ("name,class\nJosé,7b\n".encode("latin-1"), 422, "line 2: this is not UTF-8 text."),
+        (b"name,username\nAda,ada\n", 422, "Line 1: no column class. A roster CSV has the columns"),
+        ("name,class\nJosé,7b\n".encode("latin-1"), 422, "Line 2: this is not UTF-8 text."),
         (b"name,class\nAda,7b\n" + b"x" * 1024 * 1024, 413, "A roster file may be at most 1 MB"),
         (BOMB, 413, "users.csv is over 1 MB unzipped"),
         (oneroster_zip(enrollments=None), 422, "The zip has no enrollments.csv"),
@@ -198,7 +198,7 @@ BOMB = zip_of(
         ),
         (example_csv("users").encode(), 422, "this looks like OneRoster's users.csv"),
         (b"PK\x03\x04 not a zip at all", 422, "The zip cannot be read"),
-        (b"%PDF-1.7\n\x00\x01", 422, "line 2: a NUL character"),
+        (b"%PDF-1.7\n\x00\x01", 422, "Line 2: a NUL character"),
     ],
     ids=[
         "empty",
