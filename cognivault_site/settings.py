@@ -432,6 +432,8 @@ UPLOAD_ROUTES = [
     "chat/<int:thread_id>/attachments/",
     "api/v1/chat/transcribe",
     "study/decks/import/",
+    "classes/import/",
+    "api/v1/classes/import",
 ]
 
 # --- Vault ------------------------------------------------------------------------------------

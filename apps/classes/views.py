@@ -2,6 +2,9 @@
 class with its join code, students, login cards and batches, and a student joining by code.
 Every class, student and batch comes from apps/classes/reach.py: 404 when not reached."""
 
+import base64
+import binascii
+
 import segno
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -16,10 +19,11 @@ from apps.accounts.forms import StudentListForm
 from apps.accounts.lan import bases, join_urls
 from apps.accounts.models import StudentBatch, User
 from apps.accounts.views import admin_required, teacher_required
-from apps.classes import cards, reach, rosters
+from apps.classes import cards, reach, roster_files, rosters
 from apps.classes.errors import ClassError
 from apps.classes.forms import ClassForm, JoinForm, UsernameForm
 from apps.classes.models import SchoolClass
+from apps.classes.roster_files import UnreadableRoster
 
 
 def qr_svg(url: str) -> str:
@@ -34,11 +38,16 @@ def class_list(request: HttpRequest) -> HttpResponse:
     if not user.is_teacher:
         joined = SchoolClass.objects.joined_by(user)
         return render(request, "classes/joined.html", {"classes": joined, "form": JoinForm()})
-    context = {"classes": reach.classes(user).with_counts(), "form": ClassForm()}
+    return render_list(request)
+
+
+def render_list(request: HttpRequest, status: int = 200, **context) -> HttpResponse:
+    user = request.user
+    context |= {"classes": reach.classes(user).with_counts(), "form": ClassForm()}
     if user.is_admin:
         teachers = User.objects.filter(is_staff=True).order_by("username")
         context |= {"teachers": teachers, "teacher_form": StudentListForm()}
-    return render(request, "classes/list.html", context)
+    return render(request, "classes/list.html", context, status=status)
 
 
 @require_POST
@@ -152,6 +161,45 @@ def remove_student(request: HttpRequest, pk: int, student_pk: int) -> HttpRespon
     student.enrolments.filter(school_class=school_class).delete()
     messages.success(request, f"{student.username} left {school_class.name}; the account stays.")
     return redirect("classes:detail", pk)
+
+
+@require_POST
+@teacher_required
+def import_roster(request: HttpRequest) -> HttpResponse:
+    """A roster file, or (`kept`) the one whose errors were just shown, with `confirm` to apply
+    its good rows: the new accounts' login cards are the answer (docs/classroom.md#rosters)."""
+    try:
+        data = roster_sent(request.FILES.get("file"), request.POST.get("kept", ""))
+        imported = rosters.import_roster(request.user, data, confirm="confirm" in request.POST)
+    except ClassError as error:
+        return render_list(request, error.status, import_error=str(error))
+    if not imported.applied:
+        kept = base64.b64encode(data).decode()
+        response = render_list(request, 422, imported=imported, kept=kept)
+        response["Cache-Control"] = "no-store"  # the page holds the file
+        return response
+    left_out = f" {len(imported.errors)} rows with errors were left out." if imported.errors else ""
+    messages.success(
+        request,
+        f"Roster imported: {len(imported.created)} accounts made, {imported.updated} "
+        f"updated.{left_out}",
+    )
+    if not imported.created:
+        return redirect("classes:index")
+    return cards.sheet(request, imported.school_class, imported.created, imported.batch)
+
+
+def roster_sent(upload, kept_text: str) -> bytes:
+    """The roster's bytes: a file chosen now, or the one a page with its errors kept."""
+    if upload is not None:
+        return roster_files.upload(upload)
+    try:
+        kept = base64.b64decode(kept_text, validate=True)
+    except binascii.Error as error:
+        raise UnreadableRoster("Choose the roster file again.") from error
+    if not kept:
+        raise UnreadableRoster("Choose a roster file.")
+    return kept
 
 
 @require_http_methods(["GET", "POST"])
