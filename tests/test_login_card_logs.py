@@ -31,7 +31,7 @@ class Scan:
     card_page: dict[str, str] = field(default_factory=dict)  # its response headers
     landed: str = ""  # the browser's address after the login
     settings: str = ""  # the student's settings page, read in the same browser afterwards
-    sent: list[tuple[str, str]] = field(default_factory=list)  # (url, Referer) of each request
+    sent: list[tuple[str, str | None]] = field(default_factory=list)  # (url, Referer) each
     plain_http: str = ""  # where plain HTTP from the network sends the card's address
     logs: dict[str, str] = field(default_factory=dict)  # every log file of the run
 
@@ -51,8 +51,8 @@ def api(app: RunningApp, path: str, body: dict, token: str = "") -> object:
 
 
 def print_card(app: RunningApp) -> Scan:
-    """A teacher makes a class of four (their passwords go to the jobs worker) and prints
-    their cards; the first card."""
+    """The teacher (the admin here) makes four students, whose passwords go to the jobs worker,
+    and prints their cards; the first card."""
     username, password = TEACHER
     token = api(app, "/api/v1/auth/token", {"username": username, "password": password})["token"]
     names = ["Ada Lovelace", "Bo Li", "Carla Wide", "Dan Ek"]
