@@ -8,6 +8,9 @@ from apps.accounts.models import ApiToken, CardEvent, User
 class CogniVaultUserAdmin(UserAdmin):
     list_display = ("username", "first_name", "last_name", "is_staff", "last_login")
     list_filter = ("is_staff", "is_active")
+    # When the card in use was printed; its key's hash is never shown (every card: Card events).
+    fieldsets = (*UserAdmin.fieldsets, ("Login card", {"fields": ("card_printed_at",)}))
+    readonly_fields = ("card_printed_at",)
 
 
 @admin.register(CardEvent)
@@ -15,6 +18,7 @@ class CardEventAdmin(admin.ModelAdmin):
     """Login cards printed, revoked and used: who, when, by whom, from where."""
 
     list_display = ("user", "kind", "at", "by", "address")
+    list_select_related = ("user", "by")
     list_filter = ("kind",)
     search_fields = ("user__username",)
     readonly_fields = ("user", "kind", "at", "by", "address")
