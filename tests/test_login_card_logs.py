@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 import pytest
+from playwright.sync_api import sync_playwright
 
 from cognivault_site.network import lan_addresses
 from tests.helpers.browser import CHROMIUM_ARGS
 from tests.helpers.running_app import TEACHER, RunningApp
+from tests.helpers.slowness import BROWSER_MS, REPLY
 
 pytestmark = [pytest.mark.services, pytest.mark.browser]
 
@@ -46,7 +48,7 @@ def api(app: RunningApp, path: str, body: dict, token: str = "") -> object:
     if token:
         headers["Authorization"] = f"Bearer {token}"
     request = urllib.request.Request(app.url + path, json.dumps(body).encode(), headers)
-    with urllib.request.urlopen(request, timeout=30) as response:
+    with urllib.request.urlopen(request, timeout=REPLY) as response:
         return json.load(response)
 
 
@@ -63,13 +65,13 @@ def print_card(app: RunningApp) -> Scan:
 
 def scan_with_a_phone(scan: Scan) -> None:
     """Chromium opens the card's address and presses "Log in as ...", following the redirect."""
-    from playwright.sync_api import sync_playwright
-
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS
         )
-        page = browser.new_context(ignore_https_errors=True).new_page()  # self-signed
+        context = browser.new_context(ignore_https_errors=True)  # self-signed
+        context.set_default_timeout(BROWSER_MS)
+        page = context.new_page()
         page.on("request", lambda sent: scan.sent.append((sent.url, sent.headers.get("referer"))))
         opened = page.goto(scan.card)
         scan.card_page = opened.headers
@@ -91,7 +93,7 @@ def open_over_plain_http(scan: Scan, app: RunningApp) -> None:
     parts = urlsplit(scan.card)
     plain = f"http://{LAN}:{port}{parts.path}?{parts.query}"
     with pytest.raises(urllib.error.HTTPError) as redirected:
-        urllib.request.build_opener(NoRedirects).open(plain, timeout=30)
+        urllib.request.build_opener(NoRedirects).open(plain, timeout=REPLY)
     assert redirected.value.code == 302
     scan.plain_http = redirected.value.headers["Location"]
 
