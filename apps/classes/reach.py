@@ -24,6 +24,18 @@ def school_class(user, pk: int) -> SchoolClass:
     return get_object_or_404(classes(user), pk=pk)
 
 
+def chosen_class(user, pk: int | None) -> SchoolClass | None:
+    """The class a view of one class shows: the one named (a 404 unless `user` teaches it) or,
+    when none is, the one class `user` teaches (None if they teach none; ChooseAClass if
+    several)."""
+    if pk is not None:
+        return school_class(user, pk)
+    taught = list(classes(user)[:2])
+    if len(taught) > 1:
+        raise ChooseAClass("You teach several classes: say which one (class_id).")
+    return taught[0] if taught else None
+
+
 def visible_class(user, pk: int) -> SchoolClass:
     """A class `user` teaches or is a student of."""
     return get_object_or_404(classes(user) | SchoolClass.objects.joined_by(user), pk=pk)
