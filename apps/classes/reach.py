@@ -42,8 +42,8 @@ def visible_class(user, pk: int) -> SchoolClass:
 
 
 def owned_class(user, pk: int) -> SchoolClass:
-    """A class `user` may delete and give co-teachers: their own (the admin: any). Its other
-    teachers are refused; anyone else finds nothing."""
+    """A class `user` may rename, delete and give co-teachers: their own (the admin: any). Its
+    other teachers are refused; anyone else finds nothing."""
     found = school_class(user, pk)
     if not (user.is_admin or found.owner_id == user.pk):
         raise NotAllowed("Only the teacher who made this class (or the admin) can do that.")
