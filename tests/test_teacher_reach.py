@@ -56,9 +56,12 @@ def school(db):
 def slots(route: Route) -> dict[str, tuple[str, str]]:
     """Where the route takes a row: name -> (path, query or body; what it points at). The pk
     of a {kind}/{pk} pair is an item of each kind in turn (`tries`)."""
-    found = {name: ("path", kind) for name, kind in route.params.items() if kind in ROWS - {"item"}}
-    found |= {n: ("query", BY_NAME[n]) for n in route.query if BY_NAME.get(n) in ROWS}
-    return found | {name: ("body", kind) for name, kind in body_fields(route).items()}
+    tried = ROWS - SHARED - {"item"}
+    found = {name: ("path", kind) for name, kind in route.params.items() if kind in tried}
+    found |= {n: ("query", BY_NAME[n]) for n in route.query if BY_NAME.get(n) in tried}
+    return found | {
+        name: ("body", kind) for name, kind in body_fields(route).items() if kind in tried
+    }
 
 
 def request(client, route: Route, method: str, values: dict, where: dict) -> object:
