@@ -104,8 +104,9 @@ def confide(student, folder, capture) -> None:
     deck = made["decks"]
     for card in deck["cards"][:2]:
         url = f"/api/v1/study/decks/{deck['id']}/cards/{card['id']}/review"
-        client.post(url, {"outcome": "review"}, content_type=JSON)
-    client.post(f"/api/v1/study/workshops/{made['workshops']['id']}/lessons/1/complete")
+        assert client.post(url, {"outcome": "review"}, content_type=JSON).status_code == 200
+    lesson = f"/api/v1/study/workshops/{made['workshops']['id']}/lessons/1/complete"
+    assert client.post(lesson).status_code == 200
     chat(student, document)
     imported(student)
 

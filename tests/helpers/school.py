@@ -102,11 +102,12 @@ def side(teacher_name: str, class_name: str, student_name: str) -> Side:
         kind: ClassSet.objects.hand_out(teacher, item, school_class) for kind, item in items.items()
     }
     studies = client_for(student)
-    answer(studies, items["quiz"], [0, None, 1])
+    assert answer(studies, items["quiz"], [0, None, 1]).status_code == 201
     deck, card = items["deck"], items["deck"].cards.first()
     review = f"/api/v1/study/decks/{deck.pk}/cards/{card.pk}/review"
-    studies.post(review, {"outcome": "review"}, content_type=JSON)
-    studies.post(f"/api/v1/study/workshops/{items['workshop'].pk}/lessons/1/complete")
+    assert studies.post(review, {"outcome": "review"}, content_type=JSON).status_code == 200
+    lesson = f"/api/v1/study/workshops/{items['workshop'].pk}/lessons/1/complete"
+    assert studies.post(lesson).status_code == 200
     thread = Thread.objects.create(owner=student, title="Homework", titled=True)
     question = Message.objects.create(
         thread=thread, role=Message.Role.USER, content="What is a cell?"
