@@ -16,8 +16,10 @@ from django.contrib import admin as django_admin
 from django.core.cache import cache
 from django.urls import reverse
 
+from apps.classes import rosters
 from apps.study import kinds
 from cognivault_site.routing import websocket_urlpatterns
+from tests.helpers.classes import make_class
 from tests.helpers.routes import (
     BY_NAME,
     MODELS,
@@ -216,6 +218,19 @@ def test_a_page_asked_for_another_teachers_class_shows_nothing_of_it(school, pat
     expected = client.get(f"{path}?{PAGE_QUERIES[path]}={MISSING}")
     assert got.status_code == expected.status_code
     assert theirs.name not in got.text and school[1].student.username not in got.text
+
+
+def test_a_class_page_shows_only_its_own_students_and_batches(school):
+    ours, _ = school
+    other = make_class(ours.teacher, name="Tess-8a")
+    batch, [(student, _)] = rosters.create_students(other, ["Bea Berg"], by=ours.teacher)
+    client = client_for(ours.teacher)
+    here = f"/classes/{ours.school_class.pk}"
+
+    assert client.get(f"/classes/{other.pk}/batches/{batch.pk}/").status_code == 200
+    assert client.get(f"{here}/batches/{batch.pk}/").status_code == 404
+    assert client.post(f"{here}/students/{student.pk}/card/").status_code == 404
+    assert student.username not in client.get(f"{here}/").text
 
 
 def test_another_teachers_student_is_not_added_by_name(school):

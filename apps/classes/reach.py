@@ -71,8 +71,8 @@ def batches(user, school_class: SchoolClass | None = None) -> QuerySet[StudentBa
     return StudentBatch.objects.filter(pk__in=made.values("batch"))
 
 
-def batch(user, pk: int) -> StudentBatch:
-    return get_object_or_404(batches(user), pk=pk)
+def batch(user, pk: int, school_class: SchoolClass | None = None) -> StudentBatch:
+    return get_object_or_404(batches(user, school_class), pk=pk)
 
 
 def target_class(user, pk: int | None) -> SchoolClass:
