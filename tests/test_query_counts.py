@@ -44,7 +44,7 @@ QUERIES = {
     "source passage": 3,
     "progress": 7,
     "progress day": 7,
-    "class progress (teacher)": 8,
+    "class progress (teacher)": 10,  # with the classes to pick from and the one shown
     "privacy": 8,  # with the student's own stored bytes (documents, attachments)
     "connections": 2,
     "privacy indicator": 2,

@@ -12,6 +12,13 @@ class CogniVaultUserAdmin(UserAdmin):
     fieldsets = (*UserAdmin.fieldsets, ("Login card", {"fields": ("card_printed_at",)}))
     readonly_fields = ("card_printed_at",)
 
+    def get_deleted_objects(self, objs, request):
+        """What deleting an account takes, as counts: Django's list would name each of the
+        person's own documents, chats and study items, which are theirs alone even for the
+        admin (docs/classroom.md#who-reaches-what)."""
+        _, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        return [str(user) for user in objs], counts, perms_needed, protected
+
 
 @admin.register(CardEvent)
 class CardEventAdmin(admin.ModelAdmin):

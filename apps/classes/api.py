@@ -195,9 +195,10 @@ def get_class(request: HttpRequest, class_id: Id):
     return class_out(reach.visible_class(request.auth, class_id), request.auth)
 
 
-@router.patch("/classes/{class_id}", response={200: ClassOut, 404: ErrorOut})
+@router.patch("/classes/{class_id}", response={200: ClassOut, 403: ErrorOut, 404: ErrorOut})
 def rename_class(request: HttpRequest, class_id: Id, payload: ClassIn):
-    school_class = reach.school_class(request.auth, class_id)
+    """The owner's (or the admin's); its other teachers are refused."""
+    school_class = reach.owned_class(request.auth, class_id)
     school_class.name = payload.name.strip()
     school_class.save(update_fields=["name"])
     return class_out(school_class, request.auth)

@@ -8,6 +8,7 @@ import binascii
 import segno
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -20,10 +21,19 @@ from apps.accounts.lan import bases, join_urls
 from apps.accounts.models import StudentBatch, User
 from apps.accounts.views import admin_required, teacher_required
 from apps.classes import cards, reach, roster_files, rosters
-from apps.classes.errors import ClassError
+from apps.classes.errors import ClassError, NotAllowed
 from apps.classes.forms import ClassForm, JoinForm, UsernameForm
 from apps.classes.models import SchoolClass
 from apps.classes.roster_files import UnreadableRoster
+
+
+def owned(request: HttpRequest, pk: int) -> SchoolClass:
+    """The class for what only its owner (or the admin) does; its other teachers get a 403 page
+    that says so, anyone else a 404."""
+    try:
+        return reach.owned_class(request.user, pk)
+    except NotAllowed as error:
+        raise PermissionDenied(str(error)) from error
 
 
 def qr_svg(url: str) -> str:
@@ -95,7 +105,7 @@ def class_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @teacher_required
 def rename_class(request: HttpRequest, pk: int) -> HttpResponse:
-    school_class = reach.school_class(request.user, pk)
+    school_class = owned(request, pk)
     form = ClassForm(request.POST)
     if form.is_valid():
         school_class.name = form.cleaned_data["name"]
@@ -106,7 +116,7 @@ def rename_class(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @teacher_required
 def delete_class(request: HttpRequest, pk: int) -> HttpResponse:
-    school_class = reach.owned_class(request.user, pk)
+    school_class = owned(request, pk)
     school_class.delete()
     messages.success(
         request, f"Deleted the class {school_class.name}; its students' accounts stay."
@@ -117,7 +127,7 @@ def delete_class(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @teacher_required
 def add_teacher(request: HttpRequest, pk: int) -> HttpResponse:
-    school_class = reach.owned_class(request.user, pk)
+    school_class = owned(request, pk)
     form = UsernameForm(request.POST)
     if form.is_valid():
         teacher = rosters.add_teacher(school_class, form.cleaned_data["username"])

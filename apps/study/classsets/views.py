@@ -14,6 +14,7 @@ from apps.study.classsets.forms import HandOutForm
 from apps.study.classsets.models import ClassSet
 from apps.study.errors import StudyError
 from apps.study.ownership import get_visible, is_student
+from apps.vault.scope import MAX_ID
 
 
 @require_GET
@@ -23,7 +24,7 @@ def class_set_list(request: HttpRequest) -> HttpResponse:
     classes they teach (of one, with ?class=)."""
     sets = ClassSet.objects.readable_by(request.user).select_related("teacher", "school_class")
     chosen = request.GET.get("class", "")
-    if chosen.isdigit():
+    if chosen.isdigit() and int(chosen) <= MAX_ID:
         sets = sets.filter(school_class_id=int(chosen))
     sets = sets.with_items()
     student = is_student(request.user)

@@ -90,11 +90,13 @@ class Quiz(Generated):
             attempt.correct, attempt.total = self.grade(answers)
             attempt.submitted_at = timezone.now()
             attempt.save()
+        # What was missed is kept for a class's quiz only: a quiz of one's own stays private.
         return attempt, tracking.record_quiz(
             seat.person,
             score_percent=attempt.percent or 0,
             difficulty=self.difficulty,
-            questions_wrong=attempt.missed(),
+            class_id=seat.class_id,
+            questions_wrong=attempt.missed() if seat.class_id else (),
         )
 
     def version(self) -> list[list[int]]:
@@ -140,7 +142,7 @@ class Quiz(Generated):
         class_set = class_set or ClassSet.objects.for_item(self).handed_to(person).first()
         if class_set is None:  # taken back: nothing more to answer or see
             return Seat(self, person, QuizPolicy(attempts=0, reveal=Reveal.NEVER, for_class=True))
-        return Seat(self, person, class_set.quiz_policy())
+        return Seat(self, person, class_set.quiz_policy(), class_set)
 
     def remove_question(self, question: "Question") -> None:
         """Take a question out; the ones after it move up, and so do the answers of the

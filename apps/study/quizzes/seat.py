@@ -1,7 +1,7 @@
 """A person's seat at a quiz: what a request needs about (quiz, person), worked out once and
 passed to everything the request calls. Their policy (the owner's own rules, or the class
-set's for a student it is handed out to), their paper (the order they see), the attempts they
-handed in and have left, and whether the correct answers show now.
+set's for a student it is handed out to, with that class set), their paper (the order they
+see), the attempts they handed in and have left, and whether the correct answers show now.
 
 `Quiz.seat_for(person)` makes one: no query for the owner, two for a student (the class set,
 its teacher's time zone); the paper and the attempts handed in are read when first asked for.
@@ -23,7 +23,14 @@ class Seat:
     quiz: object  # a quizzes.models.Quiz
     person: object  # the one answering: its owner, or a student it is handed out to
     policy: QuizPolicy
+    class_set: object | None = None  # the student's class set it is handed out in; else None
     now: datetime = field(default_factory=timezone.now)
+
+    @property
+    def class_id(self) -> int | None:
+        """The class the answers count for (its overview's most-missed questions); None for
+        the owner's own quiz."""
+        return self.class_set.school_class_id if self.class_set else None
 
     @property
     def owner(self) -> bool:
