@@ -434,6 +434,9 @@ UPLOAD_ROUTES = [
     "study/decks/import/",
     "classes/import/",
     "api/v1/classes/import",
+    "api/v1/study/decks/import",
+    "study/quizzes/import/",
+    "api/v1/study/quizzes/import",
 ]
 
 # --- Vault ------------------------------------------------------------------------------------

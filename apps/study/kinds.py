@@ -41,6 +41,7 @@ class Figures:
     started: bool = False
     finished: bool = False
     score: int | None = None  # percent: the quiz score, deck mastery, lessons completed
+    fraction: float | None = None  # the score unrounded, 0 to 1, where it is not a whole percent
     detail: str = ""
     old_version: bool = False  # the quiz score is from an attempt on an older version
     last_activity: datetime | None = None
@@ -75,6 +76,8 @@ class HandOut:
     report: Callable[[Any, list], Any] | None = None
     # The template of the kind's own sections of the results page (it reads `report`).
     template: str = ""
+    # The most marks an item gives, for a gradebook (a quiz: its questions); else 100.
+    out_of: Callable[[Any], int] | None = None
 
 
 @dataclass(frozen=True)

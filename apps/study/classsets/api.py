@@ -8,12 +8,12 @@ from datetime import date, datetime
 from typing import Annotated, Literal
 
 from django.http import HttpRequest, HttpResponse
-from ninja import Field, Router, Schema, Status
+from ninja import Field, Query, Router, Schema, Status
 from pydantic import AfterValidator, AliasChoices
 
 from apps.accounts.api import ErrorOut, Id
 from apps.study import kinds, starting
-from apps.study.classsets import results, results_csv
+from apps.study.classsets import gradebooks, results
 from apps.study.classsets.models import MAX_ATTEMPTS, ClassSet
 from apps.study.ownership import get_visible, is_student
 
@@ -317,12 +317,13 @@ def class_results_csv(
     request: HttpRequest,
     set_id: Id,
     table: Literal["students", "attempts", "questions"] = "students",
+    gradebook: Annotated[Literal["moodle", "canvas"] | None, Query(alias="for")] = None,
 ):
     """The results page's figures as CSV: one row per student, per quiz attempt, or per
-    option of each quiz question (with its facility and discrimination)."""
+    option of each quiz question (with its facility and discrimination). `?for=moodle` or
+    `?for=canvas`: the marks as that gradebook's own import file instead."""
     class_set = get_visible(ClassSet.objects.taught_by, request.auth, pk=set_id)
-    report = results.results(class_set)
-    response = HttpResponse(results_csv.as_csv(report, table), content_type="text/csv")
-    name = results_csv.csv_name(class_set, table)
+    content, name = gradebooks.results_file(class_set, table, gradebook)
+    response = HttpResponse(content, content_type="text/csv")
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response

@@ -1,18 +1,19 @@
-"""Quizzes under /api/v1/study/quizzes: generate, read, answer, export."""
+"""Quizzes under /api/v1/study/quizzes: generate or import, read, answer, export."""
 
 from datetime import date, datetime
 from typing import Annotated, Literal
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
-from ninja import Field, Router, Schema, Status
+from ninja import Field, File, Router, Schema, Status
+from ninja.files import UploadedFile
 
+from apps.accounts import ratelimits
 from apps.accounts.api import ErrorOut, Id
 from apps.study import starting
 from apps.study.ownership import get_visible
-from apps.study.quizzes import exports, generation, review
-from apps.study.quizzes.generation import OPTION_COUNT
-from apps.study.quizzes.models import Quiz
+from apps.study.quizzes import bank_import, exports, generation, review
+from apps.study.quizzes.models import Question, Quiz
 from apps.study.quizzes.seat import Seat
 from apps.study.quizzes.stale import refresh_quiz as refresh_stale
 from apps.study.quizzes.stale import stale_questions
@@ -102,12 +103,12 @@ class QuizListOut(Schema):
 
 # An option's index, or null for a question left open. How many and which answers fit is
 # Quiz.check_answers's rule, as for the page; the schema shows what any quiz could take.
-Choice = Annotated[int, checked_by_the_rule(minimum=0, maximum=max(OPTION_COUNT.values()) - 1)]
+Choice = Annotated[int, checked_by_the_rule(minimum=0, maximum=Question.MAX_OPTIONS - 1)]
 
 
 class AttemptIn(Schema):
     answers: list[Choice | None] = checked_by_the_rule(
-        maxItems=max(Quiz.SIZES),
+        maxItems=Quiz.MOST_QUESTIONS,
         description="One per question, in the order GET /quizzes/{id} shows the questions to "
         "you, each the index of an option in the order shown there (on a class quiz, your own "
         "shuffled order), or null for a question left open.",
@@ -217,6 +218,32 @@ def create_quiz(request: HttpRequest, payload: QuizIn, key: IdempotencyKey = "")
     return started(quiz)
 
 
+# Declared before /quizzes/{quiz_id}, which would take "import" for an id.
+class SkippedOut(Schema):
+    index: int  # the question's number in the file, from 1
+    type: str  # the file's own name for its kind of question: "essay", "matchInteraction"
+    reason: str
+
+
+class ImportOut(Schema):
+    id: Id
+    imported: int
+    skipped: list[SkippedOut]
+
+
+@router.post("/quizzes/import", response={201: ImportOut, 400: ErrorOut, 429: ErrorOut})
+def import_quiz(request: HttpRequest, file: File[UploadedFile]):
+    """A quiz of the multiple choice (one right answer) and true/false questions of a Moodle
+    XML, GIFT or QTI 2.1 file, told apart by its content; the other questions are listed as
+    skipped. A file with none is a 400, and nothing is kept."""
+    ratelimits.check(request, "RATE_LIMIT_UPLOADS", "uploads")
+    quiz, skipped = bank_import.import_quiz(request.auth, file)
+    return Status(
+        201,
+        {"id": quiz.pk, "imported": quiz.questions.count(), "skipped": [vars(s) for s in skipped]},
+    )
+
+
 @router.get("/quizzes/{quiz_id}", response={200: QuizOut, 404: ErrorOut})
 def get_quiz(request: HttpRequest, quiz_id: Id):
     quiz = get_visible(Quiz.objects.readable_by, request.auth, pk=quiz_id)
@@ -259,8 +286,8 @@ def create_attempt(request: HttpRequest, quiz_id: Id, payload: AttemptIn):
     )
 
 
-# Positions as QuestionOut numbers them, from 0; no quiz has more than the largest size.
-Position = Annotated[int, Field(ge=0, le=max(Quiz.SIZES) - 1)]
+# Positions as QuestionOut numbers them, from 0; no quiz has more than MOST_QUESTIONS.
+Position = Annotated[int, Field(ge=0, le=Quiz.MOST_QUESTIONS - 1)]
 
 
 class QuestionPatch(Schema):
@@ -269,7 +296,7 @@ class QuestionPatch(Schema):
 
     question: str | None = Field(None, min_length=1, max_length=2000)
     options: list[Annotated[str, Field(min_length=1, max_length=500)]] | None = Field(
-        None, min_length=2, max_length=4
+        None, min_length=2, max_length=Question.MAX_OPTIONS
     )
     correct_index: Choice | None = None
     explanation: str | None = Field(None, max_length=4000)
@@ -321,6 +348,19 @@ def export_quiz(request: HttpRequest, quiz_id: Id, format: Literal["md", "pdf"] 
     if format == "pdf":
         return HttpResponse(exports.as_pdf(item), content_type="application/pdf")
     return HttpResponse(exports.as_markdown(item), content_type="text/markdown; charset=utf-8")
+
+
+@router.get("/quizzes/{quiz_id}/export.{fmt}", response={200: None, 404: ErrorOut})
+def export_quiz_file(
+    request: HttpRequest, quiz_id: Id, fmt: Literal["xml", "gift", "zip", "md", "pdf"]
+):
+    """The quiz as Moodle XML (`.xml`), GIFT (`.gift`), an IMS QTI 2.1 package (`.zip`),
+    Markdown or PDF."""
+    item = get_visible(Quiz.objects.visible_to, request.auth, pk=quiz_id)
+    content_type, make = exports.FORMATS[fmt]
+    response = HttpResponse(make(item), content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="quiz-{item.pk}.{fmt}"'
+    return response
 
 
 @router.post("/quizzes/{quiz_id}/refresh", response={200: RefreshOut, 404: ErrorOut})

@@ -38,6 +38,7 @@ def figures(class_set, student) -> kinds.Figures:
     if chosen:
         figures.finished = True
         figures.score = graded_percent(chosen)
+        figures.fraction = sum(a.correct / a.total if a.total else 0 for a in chosen) / len(chosen)
         if len(chosen) == 1:
             figures.detail = f"{chosen[0].correct}/{chosen[0].total}"
         else:
@@ -98,6 +99,7 @@ QUIZ = kinds.register(
             missed=missed_questions,
             report=quiz_report,
             template="study/quizzes/class_results.html",
+            out_of=lambda quiz: quiz.questions.count(),
         ),
     )
 )

@@ -10,6 +10,7 @@ from apps.study.classsets.models import ClassSet
 from apps.study.classsets.policy import QuizPolicy, Reveal
 from apps.study.errors import InvalidAnswers, InvalidInput, QuestionRemoved
 from apps.study.generation_job import Generated, GenerationQuerySet, one_per_request
+from apps.study.quizzes.bank import MAX_OPTIONS
 from apps.study.quizzes.seat import Seat
 from apps.study.sources import sources_for_each
 
@@ -22,6 +23,7 @@ class Difficulty(models.TextChoices):
 
 class Quiz(Generated):
     SIZES = (5, 10, 20)
+    MOST_QUESTIONS = 1000  # an imported question bank's quiz, at most
 
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="quizzes"
@@ -169,6 +171,8 @@ class Question(models.Model):
         MCQ = "mcq", "Multiple choice"
         TRUE_FALSE = "true_false", "True or false"
 
+    MAX_OPTIONS = MAX_OPTIONS
+
     quiz = models.ForeignKey(Quiz, on_delete=models.CASCADE, related_name="questions")
     position = models.PositiveSmallIntegerField()
     kind = models.CharField(max_length=12, choices=Kind.choices)
@@ -182,6 +186,11 @@ class Question(models.Model):
     )
     version = models.PositiveIntegerField(
         default=1, help_text="Goes up when an edit changes what is asked (not for a typo fix)."
+    )
+    pictures = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Pictures shown with the question (data URIs), from an imported file.",
     )
 
     class Meta:
