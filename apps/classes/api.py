@@ -95,15 +95,15 @@ class BatchOut(Schema):
     finished_at: datetime | None
 
 
-class ImportErrorOut(Schema):
+class RosterErrorOut(Schema):
     line: int
     detail: str
 
 
-class ImportOut(Schema):
+class RosterImportOut(Schema):
     created: int
     updated: int
-    errors: list[ImportErrorOut]
+    errors: list[RosterErrorOut]
     # The new accounts' passwords and login cards (a teacher gets no card), shown only here.
     credentials: list[CredentialOut]
 
@@ -171,7 +171,7 @@ def join_class(request: HttpRequest, payload: JoinIn):
 
 
 @router.post(
-    "/classes/import", response={200: ImportOut, 403: ErrorOut, 413: ErrorOut, 422: ErrorOut}
+    "/classes/import", response={200: RosterImportOut, 403: ErrorOut, 413: ErrorOut, 422: ErrorOut}
 )
 def import_roster(request: HttpRequest, file: File[UploadedFile], confirm: Form[bool] = False):
     """A roster: a CSV of `name`, `class` and `username` (optional), or a OneRoster 1.2 CSV zip

@@ -299,10 +299,10 @@ def test_the_schema_states_the_import_route_as_clients_read_it(client):
     assert (form["required"], form["properties"]["confirm"]["type"]) == (["file"], "boolean")
     assert {"200", "403", "413", "422"} <= set(route["responses"])
     shapes = schema["components"]["schemas"]
-    assert list(shapes["ImportOut"]["properties"]) == [
+    assert list(shapes["RosterImportOut"]["properties"]) == [
         "created",
         "updated",
         "errors",
         "credentials",
     ]
-    assert list(shapes["ImportErrorOut"]["properties"]) == ["line", "detail"]
+    assert list(shapes["RosterErrorOut"]["properties"]) == ["line", "detail"]

@@ -225,13 +225,13 @@ class SkippedOut(Schema):
     reason: str
 
 
-class ImportOut(Schema):
+class QuizImportOut(Schema):
     id: Id
     imported: int
     skipped: list[SkippedOut]
 
 
-@router.post("/quizzes/import", response={201: ImportOut, 400: ErrorOut, 429: ErrorOut})
+@router.post("/quizzes/import", response={201: QuizImportOut, 400: ErrorOut, 429: ErrorOut})
 def import_quiz(request: HttpRequest, file: File[UploadedFile]):
     """A quiz of the multiple choice (one right answer) and true/false questions of a Moodle
     XML, GIFT or QTI 2.1 file, told apart by its content; the other questions are listed as
