@@ -69,9 +69,9 @@ class ClassSetIn(Schema):
     marks: Marks | None = Field(
         None,
         description="When students see their quiz scores: after each attempt, after the due "
-        "date (or once the teacher releases the answers), or never (unless released); no later "
-        "than the answers. Left out: after each attempt when one attempt is allowed (or the "
-        "answers show after each), else after the due date.",
+        "date (or once the teacher releases the answers), or never (unless released); with the "
+        "answers at the latest, which tell them. Left out: after each attempt when one attempt "
+        "is allowed (or the answers show after each), else after the due date.",
     )
 
 
