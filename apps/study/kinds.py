@@ -70,6 +70,9 @@ class HandOut:
     column: str  # what the results table calls a student's figure: "Score"
     # (class set, student): one student's figures on its item, by the set's policy.
     figures: Callable[[Any, User], Figures]
+    # (class set, student): what the student sees of their own figures, when it is less than
+    # the teacher sees (a quiz's score while its marks are hidden); `figures` otherwise.
+    own: Callable[[Any, User], Figures] | None = None
     # (class set, students): the parts the class misses most, worst first.
     missed: Callable[[Any, list], list[Missed]] | None = None
     # (class set, students): every attempt and the question statistics (a quiz's).

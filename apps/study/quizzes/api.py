@@ -46,7 +46,9 @@ class QuizIn(ScopeIn):
 
 class QuestionOut(Schema):
     """A question as the asker sees it: on a class quiz a student's questions and options
-    come in their own shuffled order (the same on every call); `position` counts in it."""
+    come in their own shuffled order (the same on every call); `position` counts in it.
+    `chunk_ids` (the passages it was cut from, which hold its answer) is empty for a student
+    until the answer key shows in a review of theirs."""
 
     position: int
     type: QuestionType
@@ -59,9 +61,9 @@ class QuestionOut(Schema):
 
 class AttemptSummaryOut(Schema):
     id: Id
-    correct: int | None
+    correct: int | None  # null while unfinished, or while the policy hides the marks
     total: int | None
-    percent: int | None
+    percent: int | None  # as `correct`
     submitted_at: datetime | None
 
 
@@ -70,8 +72,10 @@ class PolicyOut(Schema):
     attempts_left: int | None  # null: unlimited
     grading: Literal["first", "best", "average", "latest"]
     reveal: Literal["after_due", "after_attempt", "never"]
+    marks: Literal["after_due", "after_attempt", "never"]
     due: date | None  # no attempt starts after this day
     answers_shown: bool  # the correct answers and explanations show in the attempts' replies
+    marks_shown: bool  # the attempts' scores show
 
 
 class QuizOut(Schema):
@@ -117,7 +121,8 @@ class AttemptIn(Schema):
 
 class ResultOut(Schema):
     """One answer in the order the questions were shown to you. `correct_index`, `correct`
-    and `explanation` are null while the quiz's policy keeps the answer key hidden."""
+    and `explanation` are null, and `chunk_ids` empty, while the quiz's policy keeps the
+    answer key hidden."""
 
     position: int
     chosen: int | None
@@ -128,11 +133,15 @@ class ResultOut(Schema):
 
 
 class AttemptOut(Schema):
+    """`correct` and `percent` are null while the quiz's policy hides the marks (a score per
+    attempt would give the key away, one changed answer at a time)."""
+
     id: Id
-    correct: int
+    correct: int | None
     total: int
-    percent: int
+    percent: int | None
     answers_shown: bool  # whether the results carry the correct answers and explanations
+    marks_shown: bool  # whether `correct` and `percent` are given
     results: list[ResultOut]
     badges: list[str]
 
@@ -146,15 +155,19 @@ def policy_out(seat: Seat) -> dict | None:
         "attempts_left": seat.attempts_left,
         "grading": policy.grading,
         "reveal": policy.reveal,
+        "marks": policy.marks,
         "due": policy.due,
         "answers_shown": seat.answers_shown,
+        "marks_shown": seat.marks_shown,
     }
 
 
 def quiz_out(item: Quiz, user) -> dict:
-    """The quiz as `user` sees it: in their order, only their own attempts; the owner's
-    stale marks. No answer key: that shows only in an attempt's results."""
+    """The quiz as `user` sees it: in their order, only their own attempts (with their scores
+    once the marks show, recorded for their progress then); the owner's stale marks. No
+    answer key: that shows only in an attempt's results."""
     seat = item.seat_for(user)
+    item.record_marks(seat)
     changed = {question.pk for question in stale_questions(item)} if seat.owner else set()
     return {
         **{field: getattr(item, field) for field in QuizOut.model_fields if hasattr(item, field)},
@@ -164,20 +177,14 @@ def quiz_out(item: Quiz, user) -> dict:
                 "type": shown.question.kind,
                 "question": shown.text,
                 "options": shown.options,
-                "chunk_ids": shown.question.chunk_ids,
+                "chunk_ids": shown.question.chunk_ids if seat.sources_shown else [],
                 "extractive": shown.extractive,
                 "source_changed": shown.pk in changed,
             }
             for position, shown in enumerate(seat.paper.questions)
         ],
         "attempts": [
-            {
-                "id": a.pk,
-                "correct": a.correct,
-                "total": a.total,
-                "percent": a.percent,
-                "submitted_at": a.submitted_at,
-            }
+            {"id": a.pk, **review.score(a, seat), "submitted_at": a.submitted_at}
             for a in item.attempts_of(user)
         ],
         "policy": policy_out(seat),
@@ -266,10 +273,9 @@ def create_attempt(request: HttpRequest, quiz_id: Id, payload: AttemptIn):
         201,
         {
             "id": attempt.pk,
-            "correct": attempt.correct,
-            "total": attempt.total,
-            "percent": attempt.percent,
+            **review.score(attempt, seat),
             "answers_shown": seat.answers_shown,
+            "marks_shown": seat.marks_shown,
             "results": [
                 {
                     "position": row.position,
@@ -277,7 +283,7 @@ def create_attempt(request: HttpRequest, quiz_id: Id, payload: AttemptIn):
                     "correct_index": row.correct_index,
                     "correct": row.right,
                     "explanation": row.explanation,
-                    "chunk_ids": row.question.question.chunk_ids,
+                    "chunk_ids": row.question.question.chunk_ids if seat.answers_shown else [],
                 }
                 for row in review.shown_results(attempt, seat)
             ],

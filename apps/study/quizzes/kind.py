@@ -49,6 +49,18 @@ def figures(class_set, student) -> kinds.Figures:
     return figures
 
 
+def own_figures(class_set, student) -> kinds.Figures:
+    """A student's own figures: the score only once their marks show (and then the attempts
+    they handed in while the marks were hidden go into their progress)."""
+    quiz = class_set.item
+    seat = quiz.seat_for(student, class_set)
+    quiz.record_marks(seat)
+    mine = figures(class_set, student)
+    if not seat.marks_shown:
+        mine.score, mine.detail, mine.old_version = None, "", False
+    return mine
+
+
 def missed_questions(class_set, students: list) -> list[kinds.Missed]:
     quiz = class_set.item
     questions = {q.pk: q for q in quiz.questions.all()}
@@ -96,6 +108,7 @@ QUIZ = kinds.register(
         handed_out=kinds.HandOut(
             "Score",
             figures,
+            own=own_figures,
             missed=missed_questions,
             report=quiz_report,
             template="study/quizzes/class_results.html",

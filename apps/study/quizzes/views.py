@@ -237,11 +237,13 @@ def quiz_retake(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 @login_required
 def attempt_detail(request: HttpRequest, pk: int, attempt_pk: int) -> HttpResponse:
-    """One's submitted attempt in one's own order; the correct answers and explanations only
-    when the quiz's policy shows them."""
+    """One's submitted attempt in one's own order; its score when the quiz's policy shows the
+    marks (the attempts handed in while they were hidden go into progress then), the correct
+    answers, explanations and the links to the passages when it shows the answer key."""
     quiz = get_visible(Quiz.objects.readable_by, request.user, pk=pk)
     attempt = get_object_or_404(quiz.handed_in_by(request.user), pk=attempt_pk)
     seat = quiz.seat_for(request.user)
+    announce(request, quiz.record_marks(seat))
     changed = stale_questions(quiz) if seat.owner else []  # the owner's to refresh
     new = stale.passages_now(quiz, {q.pk: question_text(q) for q in changed}) if changed else {}
     results = review.shown_results(attempt, seat)
@@ -255,6 +257,7 @@ def attempt_detail(request: HttpRequest, pk: int, attempt_pk: int) -> HttpRespon
         "attempt": attempt,
         "rows": rows,
         "key": seat.answers_shown,
+        "marks": seat.marks_shown,
         **{"stale_count": len(changed), "stale_kind": "quiz", "stale_pk": quiz.pk},
         "stale_what": "question",
         "owner": seat.owner,
