@@ -117,9 +117,11 @@ bench: setup
 	@ls bench/bench_*.py >/dev/null 2>&1 || { echo "no benchmarks yet"; exit 0; }; \
 	for script in bench/bench_*.py; do LOG_LEVEL=WARNING $(PY) $$script || exit 1; echo; done
 
+# Style, then the import contracts (pyproject.toml's [tool.importlinter]: imports run one way).
 lint: setup
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 
 format: setup
 	$(VENV)/bin/ruff format .

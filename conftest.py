@@ -15,6 +15,7 @@ import time_machine
 from django.conf import settings as django_settings
 from django.db import connections
 from django.test import Client
+from pytest_timeout import get_env_settings
 
 from apps.accounts.models import User
 from apps.classes.models import SchoolClass
@@ -23,6 +24,7 @@ from tests import postgres
 from tests.helpers.classes import make_class
 from tests.helpers.clock import MIDDAY
 from tests.helpers.services import redis_server
+from tests.helpers.slowness import SLOWNESS, scaled
 from tests.helpers.users import client_for, make_user
 
 
@@ -62,8 +64,22 @@ def pytest_unconfigure(config) -> None:
         postgres.cluster = None
 
 
-def pytest_report_header(config) -> str:
-    return f"database: {django_settings.DATABASES['default']['ENGINE'].rsplit('.', 1)[-1]}"
+def pytest_report_header(config) -> list[str]:
+    return [
+        f"database: {django_settings.DATABASES['default']['ENGINE'].rsplit('.', 1)[-1]}",
+        f"slowness: {SLOWNESS:.1f} (TEST_SLOWNESS, or the load average per core at the start)",
+    ]
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Each test's time limit (pytest-timeout's, or its own `timeout` marker) scaled by the
+    machine's slowness, like every deadline in the tests (tests/helpers/slowness.py)."""
+    default = get_env_settings(config).timeout
+    for item in items:
+        marker = item.get_closest_marker("timeout")
+        seconds = marker.args[0] if marker else default
+        if seconds and SLOWNESS != 1:
+            item.add_marker(pytest.mark.timeout(scaled(seconds)), append=False)
 
 
 @pytest.fixture(autouse=True)

@@ -37,7 +37,7 @@ from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from tests.vault_seed import pages, seed  # noqa: E402
+from tests.vault_seed import FRAGMENTS, pages, seed  # noqa: E402
 
 WARM = 3
 REPEATS = int(os.environ.get("BENCH_REPEATS", "30"))
@@ -45,17 +45,18 @@ ONLY = {name.strip() for name in os.environ.get("BENCH_PAGES", "").split(",") if
 TARGET_MS = 15
 
 
-def measure(client: Client, url: str) -> tuple[float, float, int]:
+def measure(client: Client, url: str, fragment: bool) -> tuple[float, float, int]:
+    headers = {"HTTP_HOST": "localhost", **({"HTTP_HX_REQUEST": "true"} if fragment else {})}
     for _ in range(WARM):
-        response = client.get(url, HTTP_HOST="localhost")
+        response = client.get(url, **headers)
         assert response.status_code == 200, (url, response.status_code)
     with CaptureQueriesContext(connection) as queries:
-        client.get(url, HTTP_HOST="localhost")
+        client.get(url, **headers)
     count = len(queries)  # read now: the log is cleared when the next request starts
     times = []
     for _ in range(REPEATS):
         began = time.perf_counter()
-        client.get(url, HTTP_HOST="localhost")
+        client.get(url, **headers)
         times.append((time.perf_counter() - began) * 1000)
     times.sort()
     return statistics.median(times), times[int(len(times) * 0.95) - 1], count
@@ -78,7 +79,7 @@ def main() -> None:
         if user.pk not in clients:
             clients[user.pk] = Client()
             clients[user.pk].force_login(user)
-        rows.append((name, url, *measure(clients[user.pk], url)))
+        rows.append((name, url, *measure(clients[user.pk], url, name in FRAGMENTS)))
 
     print(f"### Pages ({connection.vendor}, {REPEATS} requests each)\n")
     print(

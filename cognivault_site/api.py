@@ -83,6 +83,8 @@ SHARED_ERRORS = {
     400: "The body is not a JSON object (or not readable at all).",
     401: "No valid session or Bearer token.",
     403: "A write through the browser session without its CSRF token.",
+    # Refused by the web server itself (cognivault_site/serve.py), before the API reads it.
+    414: "The address, with its query, is longer than 16 KB.",
     422: "A parameter or the body failed validation; `detail` lists the fields.",
 }
 SAFE_METHODS = {"get", "head", "options"}
@@ -96,6 +98,8 @@ def shared_errors(method: str, operation: dict) -> set[int]:
             errors.add(403)
     if operation.get("parameters") or "requestBody" in operation:
         errors.add(422)
+    if any(parameter["in"] == "query" for parameter in operation.get("parameters", [])):
+        errors.add(414)
     if "requestBody" in operation:
         errors.add(400)
     return errors

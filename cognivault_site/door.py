@@ -1,10 +1,11 @@
 """Refusals given again at the door (docs/classroom.md#a-fair-share-of-the-machine): when the app
 refuses a signed-in caller with a 429 and `Retry-After` (a rate limit, answers in progress, a
-lockout), the refusal is remembered in Redis for the caller (a hash of their session cookie or
-API token) and the route (method and path, from htmx or not) until Retry-After. The caller's
-next requests to that route get the same answer, with the seconds left, from here: in daphne's
-event loop, before any session, database query or view runs, and a second late, so a script that
-ignores Retry-After cannot keep the web process busy with refusals.
+lockout), the refusal is remembered in Redis for the caller (a hash of their session cookie and
+API token, read as Django and the API read them: cognivault_site/callers.py) and the route
+(method and path, from htmx or not) until Retry-After. The caller's next requests to that route
+get the same answer, with the seconds left, from here: in daphne's event loop, before any
+session, database query or view runs, and a second late, so a script that ignores Retry-After
+cannot keep the web process busy with refusals.
 
 Requests without a session or token are not remembered: an address can be a whole classroom's,
 and a lockout is per username and address (apps/accounts/lockout.py), which the route alone does
@@ -22,6 +23,8 @@ import weakref
 import redis.asyncio as aioredis
 from django.conf import settings
 
+from cognivault_site import callers
+
 log = logging.getLogger(__name__)
 
 PREFIX = "door:"
@@ -38,30 +41,17 @@ NOT_KEPT = {b"set-cookie", b"content-length", b"retry-after", b"date", b"server"
 _clients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def caller(scope: dict) -> bytes | None:
-    """The caller's API token or session cookie, as sent; None for an anonymous request."""
-    cookies = b""
-    for name, value in scope.get("headers", ()):
-        if name == b"authorization" and value.strip():
-            return b"authorization " + value
-        if name == b"cookie":
-            cookies += b"; " + value
-    wanted = settings.SESSION_COOKIE_NAME.encode() + b"="
-    for cookie in cookies.split(b";"):
-        cookie = cookie.strip()
-        if cookie.startswith(wanted) and len(cookie) > len(wanted):
-            return b"session " + cookie[len(wanted) :]
-    return None
-
-
 def door_key(scope: dict) -> str | None:
-    """The caller and the route; htmx asks for an alert where a browser's form asks for a page."""
-    credentials = caller(scope)
-    if credentials is None:
+    """The caller and the route; htmx asks for an alert where a browser's form asks for a page.
+    The caller is their session cookie and API token as the app reads them (callers.py), so a
+    refusal is given again only to a request the app would take for the same caller's."""
+    found = callers.credentials(scope["method"], scope["path"], scope.get("headers", []))
+    if found is None:
         return None
     htmx = any(name == b"hx-request" for name, _ in scope.get("headers", ()))
-    route = f"{scope['method']} {scope['path']}{' htmx' if htmx else ''}".encode()
-    return PREFIX + hashlib.sha256(credentials + b"\0" + route).hexdigest()
+    route = f"{scope['method']} {scope['path']}{' htmx' if htmx else ''}"
+    caller = json.dumps([found.session, found.token, route]).encode()
+    return PREFIX + hashlib.sha256(caller).hexdigest()
 
 
 def retry_after(headers) -> int:

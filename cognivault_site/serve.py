@@ -1,9 +1,7 @@
-"""The web server: daphne, whose requests refuse a body over the upload limit (413) as soon as
-the headers announce it, or, sent in chunks, as soon as it passes the limit. Plain daphne reads
-the whole body to a temporary file before the app sees the request, so no view or middleware
-could refuse it in time. What Twisted refuses before any request exists (a request line or a
-header over 16 KB, a head it cannot parse) gets a status and a message too, JSON under /api/,
-where Twisted would close the connection without a word or answer a bare 400.
+"""The web server: daphne, whose requests take a body only as large as their route and caller
+may send, decided at the headers (bodies.py). What Twisted refuses before any request exists (a
+request line or a header over 16 KB, a head it cannot parse) gets a status and a message too,
+JSON under /api/, where Twisted would close the connection without a word or answer a bare 400.
 
 Run it with daphne's own arguments: `python -m cognivault_site.serve -b 0.0.0.0 -p 8000
 cognivault_site.asgi:application`. With WEB_PROCESSES above 1 it starts that many such daphnes
@@ -11,120 +9,29 @@ on the same ports instead and waits for them (docs/deployment.md#more-than-one-w
 """
 
 import ctypes
-import io
-import json
 import os
 import signal
 import socket
 import subprocess
 import sys
 
-import daphne.cli
-import daphne.server
-from daphne.access import AccessLogGenerator
-from daphne.cli import CommandLineInterface
-from daphne.http_protocol import HTTPFactory, WebRequest
-from django.conf import settings
-from django.template.loader import render_to_string
-from twisted.internet import reactor, tcp
-from twisted.web.http import HTTPChannel, _GenericHTTPChannelProtocol
+import django
 
-from cognivault_site import warmup
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cognivault_site.settings")
+# Before the modules below: deciding a body looks up sessions and tokens (bodies.py).
+django.setup(set_prefix=False)
 
-MiB = 1024 * 1024
-# One upload of up to 100 files (apps/vault/uploads.py) is multipart: boundaries, each part's
-# headers and file name, the CSRF field. A mebibyte covers them many times over.
-MULTIPART_MARGIN = MiB
-# After the 413, what the client still sends is read and dropped for a moment (up to this
-# much), so that it reads the answer instead of a reset connection; then the connection closes.
-LINGER_SECONDS = 2
-LINGER_BYTES = 16 * MiB
+import daphne.cli  # noqa: E402
+import daphne.server  # noqa: E402
+from daphne.access import AccessLogGenerator  # noqa: E402
+from daphne.cli import CommandLineInterface  # noqa: E402
+from daphne.http_protocol import HTTPFactory  # noqa: E402
+from django.conf import settings  # noqa: E402
+from twisted.internet import reactor, tcp  # noqa: E402
+from twisted.web.http import HTTPChannel, _GenericHTTPChannelProtocol  # noqa: E402
 
-
-def body_limit() -> int:
-    return settings.MAX_UPLOAD_MB * MiB + MULTIPART_MARGIN
-
-
-def answer(status: str, message: str, path: bytes) -> bytes:
-    """A whole response that ends the connection: `{"detail": message}` for the API, else the
-    message as text."""
-    if path.startswith(b"/api/"):
-        body, kind = json.dumps({"detail": message}).encode(), "application/json"
-    else:
-        body, kind = message.encode(), "text/plain; charset=utf-8"
-    headers = {"Content-Type": kind, "Connection": "close", "Content-Length": str(len(body))}
-    head = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
-    return f"HTTP/1.1 {status}\r\n{head}\r\n".encode() + body
-
-
-class BoundedRequest(WebRequest):
-    refused = False
-    closing = False
-    received = 0
-
-    def __init__(self, *args, **kwargs) -> None:
-        # Twisted would parse a multipart body itself, in memory, and answer one it cannot read
-        # with a bare 400 before the app sees it: Django reads it, and says what is wrong.
-        super().__init__(*args, parsePOSTFormSubmission=False, **kwargs)
-
-    def gotLength(self, length: int | None) -> None:
-        if length is not None and length > body_limit():
-            self.content = io.BytesIO()  # stays empty: nothing of the body is kept
-            self.refuse()
-            return
-        super().gotLength(length)
-
-    def handleContentChunk(self, data: bytes) -> None:
-        self.received += len(data)
-        if self.refused:
-            if self.received > LINGER_BYTES:
-                self.close()
-            return
-        if self.received > body_limit():
-            self.content.close()  # chunked: the temporary file goes with what it held
-            self.content = io.BytesIO()
-            self.received = 0
-            self.refuse()
-            return
-        super().handleContentChunk(data)
-
-    def requestReceived(self, command: bytes, path: bytes, version: bytes) -> None:
-        if not self.refused:  # a refused body that arrives whole still never reaches the app
-            super().requestReceived(command, path, version)
-
-    def refuse(self) -> None:
-        self.refused = True
-        # The channel would answer `Expect: 100-continue` after this: the client must not send.
-        self.requestHeaders.removeHeader(b"expect")
-        self.channel.persistent = False
-        self.channel.transport.write(self.refusal())
-        reactor.callLater(LINGER_SECONDS, self.close)
-
-    def refusal(self) -> bytes:
-        message = (
-            f"This request is larger than the {settings.MAX_UPLOAD_MB} MB upload limit: "
-            "send fewer or smaller files at once."
-        )
-        status = "413 Content Too Large"
-        if not self.requestHeaders.getRawHeaders(b"hx-request"):
-            # The request's own path is set only once the body is in; the channel has it already.
-            return answer(status, message, self.channel._path)
-        # Shown above the form, like the app's other refusals (static/js/page.js).
-        body = render_to_string("base.html#page-alert", {"alert": message}).encode()
-        headers = {
-            "Content-Type": "text/html; charset=utf-8",
-            "HX-Retarget": "#page-alerts",
-            "HX-Reswap": "innerHTML",
-            "Connection": "close",
-            "Content-Length": str(len(body)),
-        }
-        head = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
-        return f"HTTP/1.1 {status}\r\n{head}\r\n".encode() + body
-
-    def close(self) -> None:
-        if not self.closing:
-            self.closing = True
-            self.loseConnection()
+from cognivault_site import warmup  # noqa: E402
+from cognivault_site.bodies import BoundedRequest, answer  # noqa: E402
 
 
 class AnsweringChannel(HTTPChannel):
@@ -231,7 +138,6 @@ def launch(count: int) -> int:
 
 
 def main() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cognivault_site.settings")
     if sys.argv[1:2] == [SHARED_PORTS]:
         del sys.argv[1]
         share_ports()

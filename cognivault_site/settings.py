@@ -11,6 +11,7 @@ from pathlib import Path
 import dj_database_url
 from redis.connection import parse_url
 
+from cognivault_site.data_dir import keep_private
 from cognivault_site.network import machine_hosts
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -57,7 +58,8 @@ def read_or_create_secret_key(data_dir: Path) -> str:
 # --- Where everything lives -----------------------------------------------------------------
 
 DATA_DIR = env_path("DATA_DIR", BASE_DIR / "var")
-DATA_DIR.mkdir(parents=True, exist_ok=True)
+# Every process loads these settings first: what it writes under DATA_DIR is its account's alone.
+keep_private(DATA_DIR)
 
 SECRET_KEY = os.environ.get("SECRET_KEY") or read_or_create_secret_key(DATA_DIR)
 DEBUG = env_bool("DEBUG", False)
@@ -417,9 +419,32 @@ CHAT_UNSENT_ATTACHMENT_HOURS = env_int("CHAT_UNSENT_ATTACHMENT_HOURS", 24)
 # How long /api/v1/health reuses its Redis, worker and model checks.
 HEALTH_CACHE_SECONDS = env_int("HEALTH_CACHE_SECONDS", 5)
 
+# --- Request bodies ---------------------------------------------------------------------------
+
+# What a request may send, decided by the web server at its headers (cognivault_site/bodies.py):
+# MAX_BODY_MB on any route; on the routes that take files (UPLOAD_ROUTES, as their URL patterns;
+# tests/test_upload_routes.py checks that every route reading a file is listed) up to
+# MAX_UPLOAD_MB, for someone signed in only, with at most UPLOADS_PER_ADDRESS such bodies from one
+# address and UPLOADS_AT_ONCE in all on their way at once, in each web process.
+MAX_BODY_MB = env_int("MAX_BODY_MB", 1)
+MAX_UPLOAD_MB = env_int("MAX_UPLOAD_MB", 500)
+UPLOADS_PER_ADDRESS = env_int("UPLOADS_PER_ADDRESS", 2)
+UPLOADS_AT_ONCE = env_int("UPLOADS_AT_ONCE", 8)
+UPLOAD_ROUTES = [
+    "vault/upload/",
+    "api/v1/vault/documents",
+    "chat/<int:thread_id>/attachments/",
+    "api/v1/chat/transcribe",
+    "study/decks/import/",
+    "classes/import/",
+    "api/v1/classes/import",
+    "api/v1/study/decks/import",
+    "study/quizzes/import/",
+    "api/v1/study/quizzes/import",
+]
+
 # --- Vault ------------------------------------------------------------------------------------
 
-MAX_UPLOAD_MB = env_int("MAX_UPLOAD_MB", 500)
 MAX_FILES_PER_UPLOAD = 100
 DATA_UPLOAD_MAX_NUMBER_FILES = MAX_FILES_PER_UPLOAD
 # Every file is read in a child process that is killed after this long or beyond this memory.

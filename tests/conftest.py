@@ -10,6 +10,7 @@ import pytest
 
 from tests.helpers.browser import CHROMIUM_ARGS
 from tests.helpers.running_app import RunningApp, app_running
+from tests.helpers.slowness import BROWSER_MS
 
 
 @pytest.fixture(scope="session")
@@ -33,11 +34,13 @@ def running_app(start_app) -> Iterator[RunningApp]:
 @pytest.fixture
 def browser():
     """Per test, not per session: Playwright's sync API keeps an event loop running in this
-    thread while it is open, which would break the asyncio tests that follow."""
-    from playwright.sync_api import sync_playwright
+    thread while it is open, which would break the asyncio tests that follow. An `expect` waits
+    as long as an action (tests/helpers/browser.py's open_page)."""
+    from playwright.sync_api import expect, sync_playwright
 
     executable = shutil.which("chromium")
     assert executable, "Debian's chromium is missing: run `make setup`"
+    expect.set_options(timeout=BROWSER_MS)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield browser

@@ -15,6 +15,7 @@ import pytest
 
 from apps.llm.tests.fake_ollama import FakeOllama
 from tests.helpers.running_app import TEACHER, RunningApp
+from tests.helpers.slowness import REPLY, scaled
 
 pytestmark = [pytest.mark.services, pytest.mark.timeout(600)]
 
@@ -34,7 +35,7 @@ def post_json(app: RunningApp, path: str, body: dict, token: str | None = None):
     request = urllib.request.Request(
         app.url + path, data=json.dumps(body).encode(), headers=headers, method="POST"
     )
-    with urllib.request.urlopen(request, timeout=10) as response:
+    with urllib.request.urlopen(request, timeout=REPLY) as response:
         return json.load(response)
 
 
@@ -83,9 +84,10 @@ def schemathesis(app: RunningApp, token: str, workdir: Path) -> subprocess.Compl
             "--workers",
             "1",
             # Its default of 10 s is a bug report for an app on a machine busy with other work
-            # (seen in a run at load average 20); a hang still ends the test (timeout below).
+            # (seen in a run at load average 20): as long as any request of the end-to-end
+            # tests may take; a hang still ends the test (timeout below).
             "--request-timeout",
-            "60",
+            str(round(REPLY)),
         ],
         cwd=workdir,  # where it keeps its cache: each run starts afresh
         env={
@@ -94,7 +96,7 @@ def schemathesis(app: RunningApp, token: str, workdir: Path) -> subprocess.Compl
         },
         capture_output=True,
         text=True,
-        timeout=540,
+        timeout=scaled(540),
     )
 
 

@@ -55,7 +55,7 @@ for person in (tess, sam):
     thread.messages.create(role="assistant", content="Im Zellkern [1].", citations=[citation])
     threads[person.username] = thread.pk
 print(json.dumps({{"quiz": quiz.pk, "deck": deck.pk, "mindmap": mindmap.pk,
-                  "class_set": quiz_set.pk, "threads": threads}}))
+                  "class_set": quiz_set.pk, "school_class": seventh.pk, "threads": threads}}))
 """
 
 # What both open, then what only the teacher opens.
@@ -80,7 +80,8 @@ TEACHER_PAGES = [
     "/study/mindmaps/{mindmap}/",
     "/study/class-sets/{class_set}/",
     "/progress/class/",
-    "/accounts/classroom/",
+    "/classes/",
+    "/classes/{school_class}/",
 ]
 
 RUN_AXE = """() => axe.run(document, {
@@ -98,7 +99,7 @@ RUN_AXE = """() => axe.run(document, {
 @pytest.fixture(scope="module")
 def class_app(start_app):
     """An app of its own with a teacher, a student and the class's material; with the pages'
-    ids. The LAN certificate makes the classroom show its address as a QR code."""
+    ids. The LAN certificate makes the class page show its address and code as a QR code."""
     assert AXE.exists(), "axe-core is missing: run `make setup`"
     with start_app(worker=False) as app:
         ids = json.loads(app.manage("shell", "-c", SEED).strip().splitlines()[-1])

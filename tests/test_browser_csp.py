@@ -3,7 +3,7 @@ inline script is left and htmx works without eval."""
 
 import pytest
 
-from tests.helpers.browser import log_in
+from tests.helpers.browser import log_in, open_page
 from tests.helpers.running_app import TEACHER
 from tests.test_content_policy import plain_paths
 
@@ -24,7 +24,7 @@ def watch_console(page) -> list[str]:
 
 
 def test_every_page_runs_with_no_csp_violation(browser, running_app):
-    anonymous = browser.new_context(base_url=running_app.url).new_page()
+    anonymous = open_page(browser, running_app)
     refusals = watch_console(anonymous)
     anonymous.goto("/accounts/login/")
 
@@ -55,7 +55,7 @@ def test_every_page_runs_with_no_csp_violation(browser, running_app):
 
 def test_a_confirm_before_deleting_still_asks(browser, running_app):
     page = log_in(browser, running_app, *TEACHER)
-    page.goto("/accounts/classroom/")
+    page.goto("/classes/")
     page.evaluate(
         """() => {
           const form = document.createElement("form");
@@ -68,7 +68,7 @@ def test_a_confirm_before_deleting_still_asks(browser, running_app):
     )
     asked = []
     page.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
-    page.get_by_role("button", name="Go").click()
-    page.wait_for_timeout(300)
+    with page.expect_event("dialog"):
+        page.get_by_role("button", name="Go").click()
     assert asked == ["Really?"]
-    assert page.url.endswith("/accounts/classroom/")  # dismissed: not submitted
+    assert page.url.endswith("/classes/")  # dismissed: not submitted

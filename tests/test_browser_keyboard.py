@@ -92,8 +92,8 @@ def ask_a_question(page) -> None:
     page.keyboard.type("What do mitochondria do?")
     page.keyboard.press("Enter")
     answer = page.locator(".message.assistant .answer")
-    expect(answer).to_contain_text("Mitochondria make ATP", timeout=15_000)
-    expect(page.locator(".message.assistant.done")).to_have_count(1, timeout=15_000)
+    expect(answer).to_contain_text("Mitochondria make ATP")
+    expect(page.locator(".message.assistant.done")).to_have_count(1)
     # The box was emptied by the server's swap and keeps the focus, ready for the next question.
     expect(question).to_have_value("")
     expect(question).to_be_focused()

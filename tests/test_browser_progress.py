@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from tests.helpers.browser import log_in
+from tests.helpers.browser import log_in, new_class
 from tests.helpers.running_app import TEACHER
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
@@ -12,7 +12,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.services]
 
 def test_a_student_reads_their_dashboard_and_opens_a_day(browser, running_app):
     teacher = log_in(browser, running_app, *TEACHER, timezone_id="Europe/Berlin")
-    teacher.goto("/accounts/classroom/")
+    new_class(teacher)
     teacher.get_by_label("Names").fill("Dana Weiss")
     teacher.get_by_role("button", name="Create accounts").click()
     card = teacher.locator("article.credential").first

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from tests.helpers.browser import log_in
+from tests.helpers.browser import log_in, new_class
 from tests.helpers.running_app import TEACHER
 
 # The elements wider than the screen, to say what sticks out.
@@ -47,7 +47,7 @@ def test_every_page_has_an_icon_and_favicon_ico_answers(browser, running_app):
 
 def test_three_students_created_by_the_teacher_cannot_reach_each_other(browser, running_app):
     teacher = log_in(browser, running_app, *TEACHER)
-    teacher.goto("/accounts/classroom/")
+    class_page = new_class(teacher)
     teacher.get_by_label("Names").fill("Anna Berg\nBen Cohen\nCara Diaz")
     teacher.get_by_role("button", name="Create accounts").click()
     cards = teacher.locator("article.credential")
@@ -82,9 +82,10 @@ def test_three_students_created_by_the_teacher_cannot_reach_each_other(browser, 
             csrf = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
             response = page.request.post(revoke_urls[other], headers={"X-CSRFToken": csrf})
             assert response.status == 404
-        # Students have no classroom.
-        assert "Classroom" not in page.locator("nav").inner_text()
-        assert page.goto("/accounts/classroom/").status == 403
+        # Students see the classes they are in, and manage none.
+        page.goto("/classes/")
+        assert page.get_by_role("heading", name="Your classes").is_visible()
+        assert page.goto(class_page).status == 403
 
     for page in students:
         page.goto("/accounts/settings/")
@@ -98,8 +99,8 @@ def test_the_main_pages_fit_a_phone_width_screen(browser, running_app, certifica
     page.get_by_role("button", name="New chat").first.click()
     page.wait_for_url("**/chat/*/")
     thread = page.url
-    # Tables are the widest things on a page: give the classroom and the settings one each.
-    page.goto("/accounts/classroom/")
+    # Tables are the widest things on a page: give the class and the settings one each.
+    class_page = new_class(page)
     page.get_by_label("Names").fill("Dana Phone-Width")
     page.get_by_role("button", name="Create accounts").click()
     page.locator("article.credential").wait_for()
@@ -116,7 +117,8 @@ def test_the_main_pages_fit_a_phone_width_screen(browser, running_app, certifica
         "/study/mindmaps/",
         "/study/class-sets/",
         "/progress/",
-        "/accounts/classroom/",
+        "/classes/",
+        class_page,
         "/accounts/settings/",
         "/privacy/",
         thread,

@@ -6,6 +6,7 @@ from playwright.sync_api import expect
 from apps.vault.tests import files
 from tests.helpers.browser import log_in
 from tests.helpers.running_app import TEACHER
+from tests.helpers.slowness import scaled_ms
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 
@@ -26,10 +27,10 @@ def test_a_teacher_uploads_every_format_and_watches_the_timeline(browser, runnin
     page.get_by_role("button", name="Upload and ingest").click()
 
     timeline = page.locator("#run-timeline")
-    timeline.wait_for(timeout=30_000)
+    timeline.wait_for()
     assert "run-done" not in timeline.get_attribute("class")  # shown while it still works
     # ...and it reaches the end in the same page, by polling, without a reload.
-    page.wait_for_selector("#run-timeline.run-done", timeout=180_000)
+    page.wait_for_selector("#run-timeline.run-done", timeout=scaled_ms(180))
     assert timeline.locator(".timeline .step").count() == 5
     assert timeline.locator(".step-done").count() == 5
     assert "6 of 6 files read" in timeline.locator('[data-step="extract"]').inner_text()
@@ -37,7 +38,7 @@ def test_a_teacher_uploads_every_format_and_watches_the_timeline(browser, runnin
     assert "batches" in timeline.locator('[data-step="embed"]').inner_text()
 
     library = page.locator("#library")
-    library.locator("td.status-done").nth(5).wait_for(timeout=20_000)
+    library.locator("td.status-done").nth(5).wait_for()
     for path in paths:
         row = library.locator("tr", has_text=path.name)
         assert row.locator("td.status-done").count() == 1, path.name

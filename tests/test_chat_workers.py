@@ -5,6 +5,7 @@ mid-answer. One student's flood of questions refused past their fair share while
 answer is written at once."""
 
 import json
+import math
 import os
 import re
 import signal
@@ -25,6 +26,7 @@ from tests.helpers.chat_classroom import (
     many_words,
 )
 from tests.helpers.services import free_port, stop
+from tests.helpers.slowness import scaled
 from tests.wsclient import WebSocket, log_in
 
 pytestmark = pytest.mark.services
@@ -34,7 +36,8 @@ pytestmark = pytest.mark.services
 def classroom(start_app) -> Iterator[Classroom]:
     with FakeOllama(many_words) as model, pytest.MonkeyPatch.context() as patch:
         model.delay = 0.05
-        patch.setenv("CHAT_STALE_SECONDS", "5")
+        # A worker silent this long is dead; a busy machine's live one beats less often.
+        patch.setenv("CHAT_STALE_SECONDS", str(math.ceil(scaled(5))))
         patch.setenv("CHAT_ANSWERS_IN_PROGRESS", "2")
         with start_app(model_url=model.url, setup=SETUP, worker=False) as app:
             room = Classroom(app, model)
@@ -48,7 +51,7 @@ def classroom(start_app) -> Iterator[Classroom]:
                     stop(process)
                 if room.chat_worker is not None and room.chat_worker.poll() is None:
                     os.killpg(room.chat_worker.pid, signal.SIGTERM)
-                    room.chat_worker.wait(timeout=30)
+                    room.chat_worker.wait(timeout=scaled(30))
 
 
 def test_an_answer_asked_in_one_web_process_is_stopped_from_another(classroom):
@@ -127,7 +130,8 @@ def test_a_worker_killed_mid_answer_leaves_it_interrupted_and_it_can_be_regenera
 
 
 def test_one_students_flood_is_refused_and_another_students_answer_does_not_wait(classroom):
-    classroom.model.delay = 0.05  # an answer takes about 15 s: the flood's outlive the test
+    # An answer takes about 15 s on an idle machine: the flood's outlive the test.
+    classroom.model.delay = scaled(0.05)
     carol, bob = classroom.token_for(*CAROL), classroom.token_for(*BOB)
     flood = [classroom.new_thread(carol) for _ in range(6)]
 

@@ -11,6 +11,7 @@ import pytest
 from apps.study.tests.helpers import StudyModel, questions
 from tests.helpers.browser import log_in
 from tests.helpers.running_app import TEACHER, class_document_seed
+from tests.helpers.slowness import scaled_ms
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 
@@ -162,8 +163,7 @@ def test_a_quiz_generated_for_the_class_reaches_students_once_the_worker_made_it
     teacher.goto("/study/quizzes/")
     teacher.get_by_label("Questions").select_option("5")
     teacher.get_by_label("For the class").check()
-    model.first_delay = 8  # long enough for a student to look while it is being made
-    try:
+    with model.held():  # while a student looks
         teacher.get_by_role("button", name="Generate quiz").click()
         teacher.wait_for_url("**/study/quizzes/*/")
         quiz_path = teacher.url.removeprefix(class_app.url)
@@ -172,10 +172,8 @@ def test_a_quiz_generated_for_the_class_reaches_students_once_the_worker_made_it
         alice.goto("/study/class-sets/")
         assert quiz_path not in alice.content()
         assert alice.goto(quiz_path).status == 404
-        # Once the worker has made it, the quiz replaces the teacher's card...
-        teacher.get_by_text("Question 1 of 5").wait_for(timeout=90_000)
-    finally:
-        model.first_delay = 0
+    # Once the worker has made it, the quiz replaces the teacher's card...
+    teacher.get_by_text("Question 1 of 5").wait_for(timeout=scaled_ms(90))
     assert teacher.locator("#generation-card").count() == 0
     # ...and the students find it from their teacher and play it.
     alice.goto("/study/class-sets/")

@@ -159,6 +159,48 @@ async def test_an_api_token_is_a_caller_of_its_own(door_redis, moment):
     assert app.calls == 2
 
 
+@pytest.mark.parametrize(
+    "headers",
+    [
+        [(b"cookie", b"sessionid=junk; sessionid=alices-session")],  # the last one is Django's
+        [(b"cookie", b"sessionid=junk"), (b"cookie", b"csrftoken=abc; sessionid=alices-session")],
+        [(b"cookie", b'sessionid="alices-session"')],
+    ],
+)
+async def test_the_caller_is_the_session_django_reads(door_redis, moment, headers):
+    app = refusing()
+    door = Door(app)
+    await call(door)  # ALICE: sessionid=alices-session
+    assert (await call(door, headers=headers))[0] == 429
+    assert app.calls == 1
+
+
+async def test_a_leading_cookie_in_common_does_not_share_a_refusal(door_redis, moment):
+    app = refusing()
+    door = Door(app)
+    await call(door, headers=[(b"cookie", b"sessionid=shared; sessionid=alices-session")])
+    await call(door, headers=[(b"cookie", b"sessionid=shared; sessionid=bobs-session")])
+    assert app.calls == 2
+
+
+@pytest.mark.parametrize("scheme", [b"Bearer", b"bearer", b"BEARER", b"bEaReR"])
+async def test_the_token_is_read_in_every_case_of_the_scheme(door_redis, moment, scheme):
+    app = refusing()
+    door = Door(app)
+    await call(door, headers=[(b"authorization", b"Bearer cv_alices-token")])
+    assert (await call(door, headers=[(b"authorization", scheme + b" cv_alices-token")]))[0] == 429
+    assert app.calls == 1
+
+
+async def test_a_header_the_api_does_not_read_as_a_token_is_no_caller(door_redis, moment):
+    app = refusing()
+    door = Door(app)
+    for value in (b"Basic dXNlcjpwYXNz", b"Token cv_alices-token", b"Bearer"):
+        await call(door, headers=[(b"authorization", value)])
+        await call(door, headers=[(b"authorization", value)])
+    assert app.calls == 6
+
+
 async def test_a_request_without_session_or_token_always_goes_in(door_redis, moment):
     app = refusing()
     door = Door(app)

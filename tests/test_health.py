@@ -12,6 +12,7 @@ from apps.accounts.models import ApiToken
 from cognivault_site.asgi import application
 from tests.helpers.running_app import TEACHER, worker_command
 from tests.helpers.services import free_port, spawn, stop, wait_until
+from tests.helpers.slowness import REPLY
 
 
 def closed_port() -> int:
@@ -37,9 +38,11 @@ def own_redis(tmp_path):
         except redis.ConnectionError:
             return False
 
-    wait_until(answers, timeout=20, what="redis-server")
-    yield url
-    stop(process)
+    try:
+        wait_until(answers, timeout=20, what="redis-server")
+        yield url
+    finally:
+        stop(process)
 
 
 def pings(url: str) -> int:
@@ -128,12 +131,12 @@ def teacher_health(app) -> dict:
     request = urllib.request.Request(
         app.url + "/api/v1/auth/token", login, {"Content-Type": "application/json"}
     )
-    with urllib.request.urlopen(request, timeout=10) as response:
+    with urllib.request.urlopen(request, timeout=REPLY) as response:
         token = json.load(response)["token"]
     request = urllib.request.Request(
         app.url + "/api/v1/health", headers={"Authorization": f"Bearer {token}"}
     )
-    with urllib.request.urlopen(request, timeout=10) as response:
+    with urllib.request.urlopen(request, timeout=REPLY) as response:
         return json.load(response)
 
 

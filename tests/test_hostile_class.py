@@ -21,6 +21,7 @@ from tests.helpers.hostile_class import (
     setup_code,
     talk,
 )
+from tests.helpers.slowness import scaled
 
 pytestmark = pytest.mark.services
 
@@ -52,10 +53,10 @@ def test_the_class_loses_nothing_while_three_students_attack_and_are_refused(hos
         attacks = [pool.submit(attack, attacker, stop, ROUNDS) for attacker in armed]
         learned = [pool.submit(learn, url, name) for name in STUDENTS]
         try:
-            learned = [future.result(timeout=300) for future in learned]
+            learned = [future.result(timeout=scaled(300)) for future in learned]
         finally:
             stop.set()
-        seen = [future.result(timeout=120) for future in attacks]
+        seen = [future.result(timeout=scaled(120)) for future in attacks]
 
     everything = "".join(f"word{i} " for i in range(ANSWER_WORDS))
     for one in learned:

@@ -16,6 +16,7 @@ import pytest
 
 from tests.helpers.running_app import WEB_SERVER
 from tests.helpers.services import ROOT, free_port, spawn, stop, wait_until
+from tests.helpers.slowness import REPLY
 from tests.postgres import database_env
 
 pytestmark = pytest.mark.services
@@ -57,20 +58,24 @@ def tls_app(redis_url, tmp_path):
     insecure = ssl.create_default_context()
     insecure.check_hostname, insecure.verify_mode = False, ssl.CERT_NONE
     https = f"https://127.0.0.1:{https_port}"
-    wait_until(
-        lambda: urllib.request.urlopen(https + "/api/v1/health", context=insecure, timeout=5),
-        timeout=60,
-        what="daphne over TLS",
-    )
-    yield {
-        "http": f"http://127.0.0.1:{port}",
-        "https": https,
-        "https_port": https_port,
-        "printed": printed,
-        "context": insecure,
-        "manage": manage,
-    }
-    stop(process)
+    try:
+        wait_until(
+            lambda: urllib.request.urlopen(
+                https + "/api/v1/health", context=insecure, timeout=REPLY
+            ),
+            timeout=60,
+            what="daphne over TLS",
+        )
+        yield {
+            "http": f"http://127.0.0.1:{port}",
+            "https": https,
+            "https_port": https_port,
+            "printed": printed,
+            "context": insecure,
+            "manage": manage,
+        }
+    finally:
+        stop(process)
 
 
 def cookies(response) -> list[str]:
@@ -86,10 +91,10 @@ def test_the_printed_fingerprint_is_the_served_certificates(tls_app):
 
 def test_cookies_are_secure_over_tls_and_plain_on_this_machines_http(tls_app):
     with urllib.request.urlopen(
-        tls_app["https"] + "/accounts/login/", context=tls_app["context"], timeout=10
+        tls_app["https"] + "/accounts/login/", context=tls_app["context"], timeout=REPLY
     ) as response:
         over_tls = cookies(response)
-    with urllib.request.urlopen(tls_app["http"] + "/accounts/login/", timeout=10) as response:
+    with urllib.request.urlopen(tls_app["http"] + "/accounts/login/", timeout=REPLY) as response:
         plain = cookies(response)
 
     assert any(c.startswith("csrftoken=") and "Secure" in c for c in over_tls)
@@ -111,7 +116,7 @@ def test_a_login_card_logs_its_student_in_over_tls(tls_app):
         urllib.request.HTTPSHandler(context=tls_app["context"]),
         urllib.request.HTTPCookieProcessor(jar),
     )
-    with browser.open(card, timeout=10) as page:
+    with browser.open(card, timeout=REPLY) as page:
         text = page.read().decode()
     assert "Log in as ada" in text
     assert not any(cookie.name == "sessionid" for cookie in jar)  # opening it logs no one in
@@ -122,9 +127,9 @@ def test_a_login_card_logs_its_student_in_over_tls(tls_app):
     button = urllib.request.Request(
         tls_app["https"] + "/accounts/badge/", data=body, headers={"Referer": card}
     )
-    with browser.open(button, timeout=10) as response:
+    with browser.open(button, timeout=REPLY) as response:
         assert response.url.startswith(tls_app["https"])  # followed the redirect, logged in
     session = next(cookie for cookie in jar if cookie.name == "sessionid")
     assert session.secure
-    with browser.open(tls_app["https"] + "/accounts/settings/", timeout=10) as settings_page:
+    with browser.open(tls_app["https"] + "/accounts/settings/", timeout=REPLY) as settings_page:
         assert settings_page.url.endswith("/accounts/settings/")

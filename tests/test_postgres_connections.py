@@ -11,6 +11,7 @@ import pytest
 
 from tests import postgres
 from tests.helpers.running_app import TEACHER
+from tests.helpers.slowness import REPLY
 
 pytestmark = [
     pytest.mark.services,
@@ -31,14 +32,14 @@ def test_a_web_process_serves_a_class_from_its_pool_of_connections(start_app, mo
             data=json.dumps(login).encode(),
             headers={"Content-Type": "application/json"},
         )
-        with urllib.request.urlopen(request, timeout=30) as response:
+        with urllib.request.urlopen(request, timeout=REPLY) as response:
             token = json.load(response)["token"]
 
         def chats(_) -> int:
             request = urllib.request.Request(
                 app.url + "/api/v1/chat/sessions", headers={"Authorization": f"Bearer {token}"}
             )
-            with urllib.request.urlopen(request, timeout=60) as response:
+            with urllib.request.urlopen(request, timeout=REPLY) as response:
                 return response.status
 
         with ThreadPoolExecutor(AT_ONCE) as requests:

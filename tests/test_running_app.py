@@ -7,6 +7,7 @@ import urllib.request
 import pytest
 
 from tests.helpers.running_app import TEACHER
+from tests.helpers.slowness import REPLY
 
 pytestmark = pytest.mark.services
 
@@ -22,7 +23,7 @@ def test_health_reports_database_redis_and_worker(running_app):
 def test_the_openapi_docs_are_served(running_app):
     schema = running_app.get_json("/api/v1/openapi.json")
     assert "/api/v1/auth/token" in schema["paths"]
-    with urllib.request.urlopen(running_app.url + "/api/v1/docs", timeout=10) as response:
+    with urllib.request.urlopen(running_app.url + "/api/v1/docs", timeout=REPLY) as response:
         assert response.status == 200
 
 
@@ -33,7 +34,7 @@ def test_a_token_from_the_running_app_opens_the_api(running_app):
         data=body,
         headers={"Content-Type": "application/json"},
     )
-    with urllib.request.urlopen(request, timeout=10) as response:
+    with urllib.request.urlopen(request, timeout=REPLY) as response:
         token = json.load(response)["token"]
 
     students = urllib.request.Request(
@@ -41,14 +42,14 @@ def test_a_token_from_the_running_app_opens_the_api(running_app):
         data=json.dumps({"usernames": ["Marie Curie"]}).encode(),
         headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
     )
-    with urllib.request.urlopen(students, timeout=10) as response:
+    with urllib.request.urlopen(students, timeout=REPLY) as response:
         assert response.status == 201
         [created] = json.load(response)
     assert created["username"] == "marie.curie"
 
 
 def test_static_files_are_served_without_debug(running_app):
-    with urllib.request.urlopen(running_app.url + "/static/css/app.css", timeout=10) as response:
+    with urllib.request.urlopen(running_app.url + "/static/css/app.css", timeout=REPLY) as response:
         assert b"--accent" in response.read()
 
 
@@ -57,5 +58,5 @@ def test_an_unknown_host_is_refused(running_app):
         running_app.url + "/accounts/login/", headers={"Host": "evil.example"}
     )
     with pytest.raises(urllib.error.HTTPError) as refused:
-        urllib.request.urlopen(request, timeout=10)
+        urllib.request.urlopen(request, timeout=REPLY)
     assert refused.value.code == 400

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.helpers.slowness import REPLY
 from tests.test_api_fuzzing import TEACHER, token_for
 
 pytestmark = pytest.mark.services
@@ -24,7 +25,7 @@ def app(start_app):
 def send(app, request: bytes) -> tuple[str, dict[str, str], bytes]:
     """The status line, headers and body the server answers `request` with."""
     address = urlsplit(app.url)
-    with socket.create_connection((address.hostname, address.port), timeout=30) as sock:
+    with socket.create_connection((address.hostname, address.port), timeout=REPLY) as sock:
         sock.sendall(request)
         answer = b""
         while chunk := sock.recv(65536):
@@ -102,7 +103,7 @@ def test_a_multipart_body_that_cannot_be_read_gets_a_json_answer_from_the_app(
 def refusal_for_host(app, path: str, host: str) -> urllib.error.HTTPError:
     request = urllib.request.Request(app.url + path, headers={"Host": host})
     with pytest.raises(urllib.error.HTTPError) as refused:
-        urllib.request.urlopen(request, timeout=10)
+        urllib.request.urlopen(request, timeout=REPLY)
     return refused.value
 
 

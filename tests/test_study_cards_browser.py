@@ -8,6 +8,7 @@ import pytest
 
 from tests.helpers.browser import log_in
 from tests.helpers.running_app import TEACHER
+from tests.helpers.slowness import REPLY
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 
@@ -20,7 +21,7 @@ def api(app, path: str, body: dict, token: str | None = None) -> dict:
         | ({"Authorization": f"Bearer {token}"} if token else {}),
         method="POST",
     )
-    with urllib.request.urlopen(request, timeout=10) as response:
+    with urllib.request.urlopen(request, timeout=REPLY) as response:
         return json.load(response)
 
 
@@ -47,7 +48,9 @@ def test_a_student_flips_cards_and_answers_them_with_buttons_and_keys(browser, r
     card.click()
     page.wait_for_function("document.querySelector('.flashcard').classList.contains('flipped')")
     # The 3D turn shows the back: its face is in front once the transition is over.
-    page.wait_for_timeout(600)
+    card.evaluate(
+        "c => Promise.all(c.getAnimations({subtree: true}).map(a => a.finished)).then(() => 1)"
+    )
     front_box = card.locator(".flashcard-back").bounding_box()
     assert front_box and front_box["width"] > 100
     page.get_by_role("button", name=re.compile("^Got it")).click()

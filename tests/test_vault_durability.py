@@ -14,6 +14,7 @@ import pytest
 
 from apps.llm.tests.fake_ollama import FakeOllama
 from tests.helpers.services import ROOT, wait_until
+from tests.helpers.slowness import scaled
 from tests.postgres import database_env
 
 pytestmark = pytest.mark.services
@@ -71,7 +72,9 @@ def rows(env: dict, sql: str) -> list[tuple]:
     if "DATABASE_URL" in env:
         with psycopg.connect(env["DATABASE_URL"]) as connection:
             return connection.execute(sql).fetchall()
-    with sqlite3.connect(Path(env["DATA_DIR"]) / "cognivault.sqlite3", timeout=20) as connection:
+    with sqlite3.connect(
+        Path(env["DATA_DIR"]) / "cognivault.sqlite3", timeout=scaled(20)
+    ) as connection:
         return connection.execute(sql).fetchall()
 
 
@@ -142,7 +145,7 @@ def test_a_worker_killed_mid_ingestion_resumes_without_losing_or_repeating_work(
         )
     finally:
         os.killpg(worker.pid, signal.SIGTERM)
-        worker.wait(timeout=30)
+        worker.wait(timeout=scaled(30))
 
     assert rows(env, "SELECT status, error FROM vault_ingestrun") == [("done", "")]
     assert rows(env, "SELECT filename, status FROM vault_document ORDER BY filename") == [

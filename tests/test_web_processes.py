@@ -17,6 +17,7 @@ from redis import Redis
 from apps.llm.tests.fake_ollama import FakeOllama
 from tests.helpers.chat_classroom import ALICE, ASK, FINAL, SETUP, WORDS, Classroom, many_words
 from tests.helpers.services import free_port, stop, wait_until
+from tests.helpers.slowness import REPLY, scaled
 from tests.wsclient import log_in
 
 pytestmark = pytest.mark.services
@@ -78,7 +79,7 @@ def test_requests_to_the_one_port_are_answered_by_both_web_processes(classroom):
 
     seen = set()
     for _ in range(ATTEMPTS):
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=REPLY)
         connection.request("GET", "/api/v1/health")
         response = connection.getresponse()
         response.read()
@@ -136,7 +137,7 @@ def test_an_api_stream_that_ended_leaves_no_subscription_in_redis(classroom):
     thread_id = classroom.new_thread()
     path = f"/chat/sessions/{thread_id}/messages"
     request = classroom.request("POST", path, {"content": "Talk a lot"}, classroom.token)
-    with urllib.request.urlopen(request, timeout=60) as response:
+    with urllib.request.urlopen(request, timeout=REPLY) as response:
         lines = [json.loads(line) for line in response.read().splitlines()]
 
     text = "".join(line["data"] for line in lines if line["type"] == "text")
@@ -155,7 +156,7 @@ def test_sigterm_to_the_launcher_stops_every_web_process(classroom):
 
     launcher.send_signal(signal.SIGTERM)
 
-    assert launcher.wait(timeout=60) == 0
+    assert launcher.wait(timeout=scaled(60)) == 0
     assert not any(process.is_running() for process in processes)
 
 
@@ -166,7 +167,7 @@ def test_a_web_process_that_dies_stops_the_others_and_the_launcher_fails(classro
 
     dead.kill()
 
-    assert launcher.wait(timeout=60) == 1
+    assert launcher.wait(timeout=scaled(60)) == 1
     assert not other.is_running()
     log = (classroom.app.data_dir / "logs" / f"web-{port}.log").read_text()
     assert f"Web process {dead.pid} ended (-9): stopping the others." in log

@@ -284,6 +284,10 @@ def seed_progress(users: list[User], now: datetime, days: int) -> None:
         Event.objects.bulk_create(events)
 
 
+# What htmx asks for as a fragment; opened by its address, each is its page instead.
+FRAGMENTS = {"connections", "privacy indicator"}
+
+
 def pages(vault: Vault, now: datetime) -> list[tuple[str, User, str]]:
     """Every page a person opens, as (name, who opens it, URL): the student's own things and
     the teacher's pages."""

@@ -1,6 +1,7 @@
 """A small websocket client for the end-to-end tests (RFC 6455 text frames over a plain socket),
 logged in through the login form like a browser, so a test can hold sockets on several web
-processes at once without a browser."""
+processes at once without a browser. Its deadlines are seconds on an idle machine, scaled by
+the machine's slowness (tests/helpers/slowness.py)."""
 
 import base64
 import contextlib
@@ -13,16 +14,18 @@ import time
 import urllib.parse
 import urllib.request
 
+from tests.helpers.slowness import REPLY, scaled
+
 
 def log_in(base_url: str, username: str, password: str) -> str:
     """The Cookie header of a fresh session logged in through the login form."""
     jar = http.cookiejar.CookieJar()
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
-    with opener.open(base_url + "/accounts/login/", timeout=10) as response:
+    with opener.open(base_url + "/accounts/login/", timeout=REPLY) as response:
         page = response.read().decode()
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
     form = {"username": username, "password": password, "csrfmiddlewaretoken": token}
-    opener.open(base_url + "/accounts/login/", urllib.parse.urlencode(form).encode(), timeout=10)
+    opener.open(base_url + "/accounts/login/", urllib.parse.urlencode(form).encode(), timeout=REPLY)
     cookies = {cookie.name: cookie.value for cookie in jar}
     assert "sessionid" in cookies, "the login failed"
     return "; ".join(f"{name}={value}" for name, value in cookies.items())
@@ -33,9 +36,9 @@ class Closed(Exception):
 
 
 class WebSocket:
-    def __init__(self, base_url: str, path: str, cookie: str, timeout: float = 10) -> None:
+    def __init__(self, base_url: str, path: str, cookie: str) -> None:
         address = urllib.parse.urlsplit(base_url)
-        self.sock = socket.create_connection((address.hostname, address.port), timeout=timeout)
+        self.sock = socket.create_connection((address.hostname, address.port), timeout=REPLY)
         key = base64.b64encode(os.urandom(16)).decode()
         request = (
             f"GET {path} HTTP/1.1\r\nHost: {address.netloc}\r\nUpgrade: websocket\r\n"
@@ -76,9 +79,21 @@ class WebSocket:
             data += chunk
         return data
 
-    def receive(self, timeout: float = 10) -> str:
+    def receive(self, timeout: float = 30) -> str:
         """The next text frame (pings are answered on the way)."""
-        self.sock.settimeout(timeout)
+        return self._frame(time.monotonic() + scaled(timeout))
+
+    def receive_until(self, pattern: str, timeout: float = 30) -> list[str]:
+        """Frames up to and including the first one matching `pattern` (a regex)."""
+        frames = []
+        deadline = time.monotonic() + scaled(timeout)
+        while True:
+            frames.append(self._frame(deadline))
+            if re.search(pattern, frames[-1]):
+                return frames
+
+    def _frame(self, deadline: float) -> str:
+        self.sock.settimeout(max(deadline - time.monotonic(), 0.01))
         while True:
             first, second = self._read(2)
             length = second & 0x7F
@@ -94,15 +109,6 @@ class WebSocket:
                 self._send(0xA, payload)
             elif opcode == 0x1:
                 return payload.decode()
-
-    def receive_until(self, pattern: str, timeout: float = 30) -> list[str]:
-        """Frames up to and including the first one matching `pattern` (a regex)."""
-        frames = []
-        deadline = time.monotonic() + timeout
-        while True:
-            frames.append(self.receive(timeout=max(deadline - time.monotonic(), 0.01)))
-            if re.search(pattern, frames[-1]):
-                return frames
 
     def close(self) -> None:
         with contextlib.suppress(OSError):

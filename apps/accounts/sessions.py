@@ -22,6 +22,7 @@ from django.db import transaction
 from django.dispatch import receiver
 from django.http import HttpRequest
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +34,7 @@ BADGE_BACKEND = "apps.accounts.login_cards.BadgeBackend"  # notes a session a lo
 class SessionInfo:
     ref: str  # a digest of the session key: names the session in a form without revealing it
     key: str
-    logged_in: str  # ISO time
+    logged_in: datetime | None  # None: a session from before this was noted
     address: str
     browser: str
     expires: datetime
@@ -71,7 +72,7 @@ def sessions_by_user(user_ids) -> dict[int, list[SessionInfo]]:
             SessionInfo(
                 ref=ref_for(session.session_key),
                 key=session.session_key,
-                logged_in=data.get("logged_in_at", ""),
+                logged_in=parse_datetime(data.get("logged_in_at", "")),
                 address=data.get("address", ""),
                 browser=data.get("browser", ""),
                 expires=session.expire_date,

@@ -8,7 +8,7 @@ from django.shortcuts import render
 from django.utils.safestring import mark_safe
 
 from apps.accounts import login_cards, tls
-from apps.accounts.lan import bases, join_urls
+from apps.accounts.lan import bases
 from apps.accounts.models import StudentBatch, User
 from apps.classes.models import SchoolClass
 
@@ -19,7 +19,7 @@ QR_MASK = 0
 
 def card_qr(url: str) -> str:
     """The card's QR code as inline SVG; segno writes it from the URL alone."""
-    return mark_safe(segno.make(url, mask=QR_MASK).svg_inline(scale=4))
+    return mark_safe(segno.make(url, mask=QR_MASK).svg_inline(scale=4, omitsize=True))
 
 
 def issue_missing(students, by: User) -> list[User]:
@@ -32,22 +32,30 @@ def issue_missing(students, by: User) -> list[User]:
 
 def sheet(
     request: HttpRequest,
-    school_class: SchoolClass,
+    school_class: SchoolClass | None,
     credentials: list[tuple[User, str | None]],
     batch: StudentBatch | None = None,
 ) -> HttpResponse:
     """The printable cards of students whose card was just made (`printed_card`); a password
-    of None is unchanged (a new card only)."""
+    of None is unchanged (a new card only). A teacher's (from a roster) has no QR code; a
+    roster's new teachers may be in no class."""
     base = bases(request)[0]
     printed = [
-        (student, password, card_qr(login_cards.badge_url(base, student.printed_card)))
-        for student, password in credentials
+        (
+            person,
+            password,
+            card_qr(login_cards.badge_url(base, person.printed_card))
+            if person.may_have_card
+            else None,
+        )
+        for person, password in credentials
     ]
     context = {
         "school_class": school_class,
         "credentials": printed,
         "batch": batch,
-        "join_url": join_urls(request)[0],
+        # The server's own address, short enough to type: its home page leads to the login.
+        "address": base,
         "fingerprint": tls.fingerprint(),
     }
     response = render(request, "classes/cards.html", context)

@@ -17,7 +17,7 @@ from apps.jobs.lifecycle import JobQuerySet
 log = logging.getLogger(__name__)
 
 Recover = Callable[[str], object]  # given the worker's name; what it did, for the log
-RECOVERIES: dict[str, tuple[str, Recover]] = {}  # by the function's dotted name: (task, function)
+RECOVERIES: dict[str, tuple[Task, Recover]] = {}  # by the function's dotted name: (task, function)
 
 
 def at_worker_start(task: Task) -> Callable[[Recover], Recover]:
@@ -25,7 +25,9 @@ def at_worker_start(task: Task) -> Callable[[Recover], Recover]:
     starts."""
 
     def register(recover: Recover) -> Recover:
-        RECOVERIES[f"{recover.__module__}.{recover.__qualname__}"] = (task.name, recover)
+        # The task itself, not its name: a shared task is looked up in the current Celery app
+        # on first use, which at import time may not hold it yet.
+        RECOVERIES[f"{recover.__module__}.{recover.__qualname__}"] = (task, recover)
         return recover
 
     return register
@@ -54,7 +56,7 @@ def on_worker_ready(sender, **kwargs) -> None:
     consuming = getattr(getattr(sender, "task_consumer", None), "queues", None) or []
     queues = {queue.name for queue in consuming}
     for name, (task, recover) in RECOVERIES.items():
-        if current_app.amqp.router.route({}, task)["queue"].name not in queues:
+        if current_app.amqp.router.route({}, task.name)["queue"].name not in queues:
             continue
         try:
             done = recover(worker)

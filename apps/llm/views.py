@@ -2,7 +2,7 @@
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from apps.accounts.views import teacher_required
@@ -22,6 +22,9 @@ def privacy(request: HttpRequest) -> HttpResponse:
 @require_GET
 @login_required
 def connection_list(request: HttpRequest) -> HttpResponse:
+    """The list's live fragment for htmx; its address opened in a browser is the page."""
+    if not request.htmx:
+        return redirect("llm:privacy")
     connections = audit.connections(request.user)
     return render(request, "llm/privacy.html#connection-list", {"connections": connections})
 
@@ -29,6 +32,8 @@ def connection_list(request: HttpRequest) -> HttpResponse:
 @require_GET
 @login_required
 def egress_indicator(request: HttpRequest) -> HttpResponse:
+    if not request.htmx:
+        return redirect("llm:privacy")
     # The count itself comes from the context processor, like on every other page.
     return render(request, "llm/privacy.html#egress-indicator")
 

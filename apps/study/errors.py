@@ -24,6 +24,13 @@ class InvalidInput(StudyError):
     status = 422
 
 
+class QuestionRemoved(InvalidInput):
+    """A quiz question removed while it was being changed (a DELETE at the same moment, another
+    tab): there is nothing left to change."""
+
+    status = 404
+
+
 class InvalidAnswers(InvalidInput):
     """Quiz answers that do not fit the quiz: one per question, each one of its options."""
 
@@ -42,6 +49,11 @@ class MindmapError(InvalidInput):
 
 class NoSuchNode(MindmapError):
     pass
+
+
+class ImportRefused(StudyError):
+    """A file from another tool that cannot be taken (too large, damaged, hostile, nothing in it
+    that can be asked here); nothing of it is kept."""
 
 
 class LessonNotWritten(StudyError):

@@ -264,6 +264,25 @@ class IngestRun(models.Model):
         """The documents this run is still working on."""
         return self.documents.filter(status=Document.Status.PROCESSING).order_by("pk")
 
+    @property
+    def step_now(self) -> str:
+        """The step a running run is at ("" for one waiting or finished), from its steps as
+        read (prefetched for a list)."""
+        if self.status != self.Status.RUNNING:
+            return ""
+        waiting = (step for step in self.steps.all() if step.status != IngestStep.Status.DONE)
+        return next((step.name for step in waiting), "")
+
+    def at_work(self) -> set[int]:
+        """The documents a running run has still to finish: the Documents table says they are
+        processing, and at which step."""
+        if not self.step_now:
+            return set()
+        named = Q(ingest_runs=self) | Q(pk__in=self.document_ids)
+        unfinished = [Document.Status.PENDING, Document.Status.PROCESSING]
+        documents = Document.objects.filter(named, status__in=unfinished)
+        return set(documents.values_list("pk", flat=True))
+
 
 class IngestStep(models.Model):
     class Status(models.TextChoices):

@@ -77,9 +77,13 @@ def run(run_id: int) -> SelfTest | None:
         rank = ranked.index(chunk_id) + 1 if chunk_id in ranked else None
         results.setdefault(document_id, []).append(1 / rank if rank else 0.0)
         found_in_top.setdefault(document_id, []).append(rank is not None and rank <= TOP)
-    everything = [r for ranks in results.values() for r in ranks]
-    tops = [t for found in found_in_top.values() for t in found]
     with transaction.atomic():
+        # A document deleted while its questions went through the search has no figures, and
+        # one still here cannot go before this commits.
+        kept = Document.objects.select_for_update().filter(pk__in=results)
+        results = {pk: results[pk] for pk in kept.values_list("pk", flat=True)}
+        everything = [r for ranks in results.values() for r in ranks]
+        tops = [t for pk in results for t in found_in_top[pk]]
         SelfTest.objects.filter(run=ingest_run).delete()
         selftest = SelfTest.objects.create(
             owner=owner,

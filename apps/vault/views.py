@@ -32,11 +32,15 @@ def page_context(request: HttpRequest, **extra) -> dict:
         Document.objects.visible_to(user).select_related("category"), DOCUMENTS_PER_PAGE
     ).get_page(request.GET.get("page"))
     editable = Document.objects.editable_by(user).filter(pk__in=[d.pk for d in documents])
+    run = extra.pop("run", None) or runs.first()
+    at_work = run.at_work() if run else set()
+    for document in documents:  # the step its run is at, while the run works on it
+        document.at_step = run.step_now if document.pk in at_work else ""
     return {
         "documents": documents,
         "editable_ids": set(editable.values_list("pk", flat=True)),
         "categories": Category.objects.all(),
-        "run": extra.pop("run", None) or runs.first(),
+        "run": run,
         "max_upload_mb": settings.MAX_UPLOAD_MB,
         "max_files": settings.MAX_FILES_PER_UPLOAD,
         "selftest_documents": selftest.latest_by_document(user),
@@ -185,8 +189,12 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     if not request.htmx:
         return render(request, "vault/run.html", {"run": run})
     response = render(request, "vault/run.html#run-timeline", {"run": run})
+    # The Documents table reads again when the run ends or moves on to another step (the
+    # timeline asks with the step it shows).
     if run.finished:
         response["HX-Trigger"] = "vault-run-finished"
+    elif run.step_now != request.GET.get("step", ""):
+        response["HX-Trigger"] = "vault-run-progress"
     return response
 
 

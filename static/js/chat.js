@@ -76,6 +76,7 @@
     var button = event.target.closest("[data-record]");
     if (!button) return;
     var box = button.closest("[data-transcribe-url]");
+    var label = button.querySelector("[data-record-label]");  // beside the microphone icon
     if (recorder && recorder.state === "recording") { recorder.stop(); return; }
     if (!navigator.mediaDevices || !window.MediaRecorder) {
       box.querySelector("[data-voice-status]").textContent =
@@ -88,11 +89,11 @@
       recorder.ondataavailable = function (e) { pieces.push(e.data); };
       recorder.onstop = function () {
         stream.getTracks().forEach(function (track) { track.stop(); });
-        button.textContent = "🎤 Record";
+        label.textContent = "Record";
         transcribe(box, new Blob(pieces, { type: recorder.mimeType }), "recording.webm");
       };
       recorder.start();
-      button.textContent = "■ Stop recording";
+      label.textContent = "Stop recording";
     }).catch(function () {
       box.querySelector("[data-voice-status]").textContent = "The microphone is not available.";
     });

@@ -1,6 +1,8 @@
-"""Debian's chromium as the browser tests launch it, and a person logged in in it."""
+"""Debian's chromium as the browser tests launch it, a page of the app in it, and a person
+logged in in it."""
 
 from tests.helpers.running_app import RunningApp
+from tests.helpers.slowness import BROWSER_MS
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -13,17 +15,33 @@ CHROMIUM_ARGS = [
 ]
 
 
-def log_in(browser, app: RunningApp, username: str, password: str, **context_options):
-    """A fresh browser context (its own cookies; `context_options` such as `timezone_id` go to
-    Playwright's new_context) logged in as one person; returns its page."""
+def open_page(browser, app: RunningApp, **context_options):
+    """A page in a fresh browser context (its own cookies; `context_options` such as
+    `timezone_id` go to Playwright's new_context), whose actions wait as long as the machine's
+    slowness asks (tests/helpers/slowness.py)."""
     context = browser.new_context(base_url=app.url, **context_options)
-    page = context.new_page()
+    context.set_default_timeout(BROWSER_MS)
+    return context.new_page()
+
+
+def log_in(browser, app: RunningApp, username: str, password: str, **context_options):
+    """A page of `open_page`'s logged in as one person."""
+    page = open_page(browser, app, **context_options)
     page.goto("/accounts/login/")
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Log in").click()
     page.wait_for_url(lambda url: "/accounts/login/" not in url)
     return page
+
+
+def new_class(page, name: str = "7b") -> str:
+    """The teacher's `page` makes a class and is left on its page; its address."""
+    page.goto("/classes/")
+    page.get_by_label("New class").fill(name)
+    page.get_by_role("button", name="Create class").click()
+    page.get_by_label("Names").wait_for()
+    return page.url
 
 
 # True when the focused element shows a ring of its own or on a part of it (the flashcard

@@ -14,6 +14,7 @@ from pathlib import Path
 from apps.llm.tests.fake_ollama import FakeOllama, part
 from tests.helpers.running_app import RunningApp, another_web_server, worker_command
 from tests.helpers.services import celery_workers, wait_until
+from tests.helpers.slowness import REPLY
 from tests.wsclient import WebSocket
 
 WORDS = 300
@@ -80,7 +81,7 @@ class Classroom:
 
     def api(self, method: str, path: str, body: dict | None = None, token: str = "") -> dict:
         request = self.request(method, path, body, token or self.token)
-        with urllib.request.urlopen(request, timeout=10) as response:
+        with urllib.request.urlopen(request, timeout=REPLY) as response:
             return json.load(response) if response.status != 204 else {}
 
     def token_for(self, username: str, password: str) -> str:
@@ -99,7 +100,7 @@ class Classroom:
         path = f"/chat/sessions/{thread_id}/messages"
         request = self.request("POST", path, {"content": "Talk a lot"}, token)
         try:
-            with urllib.request.urlopen(request, timeout=10) as response:
+            with urllib.request.urlopen(request, timeout=REPLY) as response:
                 return response.status, ""
         except urllib.error.HTTPError as refused:
             return refused.code, refused.headers.get("Retry-After", "")

@@ -18,6 +18,7 @@ import requests
 from PIL import Image
 
 from apps.llm.tests.fake_ollama import part
+from tests.helpers.slowness import REPLY
 
 PASSWORD = "learns-in-class-2026"
 ANSWER_WORDS = 40
@@ -81,18 +82,18 @@ class Student:
     def __init__(self, url: str, username: str) -> None:
         self.url, self.username = url, username
         self.http = requests.Session()
-        self.http.get(url + "/accounts/login/", timeout=30)
+        self.http.get(url + "/accounts/login/", timeout=REPLY)
         form = {"username": username, "password": PASSWORD}
         form["csrfmiddlewaretoken"] = self.http.cookies["csrftoken"]
-        self.http.post(url + "/accounts/login/", data=form, timeout=30)
+        self.http.post(url + "/accounts/login/", data=form, timeout=REPLY)
         assert "sessionid" in self.http.cookies, f"{username} could not log in"
         self.http.headers["X-CSRFToken"] = self.http.cookies["csrftoken"]
 
     def get(self, path: str) -> requests.Response:
-        return self.http.get(self.url + path, timeout=60)
+        return self.http.get(self.url + path, timeout=REPLY)
 
     def post(self, path: str, **kwargs) -> requests.Response:
-        return self.http.post(self.url + path, timeout=60, **kwargs)
+        return self.http.post(self.url + path, timeout=REPLY, **kwargs)
 
 
 @dataclass
@@ -138,7 +139,7 @@ def oversized_body(url: str) -> int:
         f"Host: {address.netloc}\r\nContent-Type: application/octet-stream\r\n"
         f"Content-Length: {2 * 1024**3}\r\n\r\n"
     )
-    with socket.create_connection((address.hostname, address.port), timeout=30) as sock:
+    with socket.create_connection((address.hostname, address.port), timeout=REPLY) as sock:
         sock.sendall(head.encode())
         try:
             for _ in range(16):

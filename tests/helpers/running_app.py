@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.helpers.services import ROOT, celery_workers, free_port, spawn, stop, wait_until
+from tests.helpers.slowness import REPLY
 from tests.postgres import database_env
 
 TEACHER = ("tess", "tess-teaches-2026")
-# daphne as the Procfile starts it (cognivault_site/serve.py: bodies over the upload limit
-# refused at their headers); daphne's own arguments follow.
+# daphne as the Procfile starts it (cognivault_site/serve.py: what a body may be is decided at
+# its headers, cognivault_site/bodies.py); daphne's own arguments follow.
 WEB_SERVER = [sys.executable, "-m", "cognivault_site.serve"]
 
 # Before an app starts: its database migrated and the teacher (DJANGO_SUPERUSER_* of its env).
@@ -49,7 +50,7 @@ class RunningApp:
         ).stdout
 
     def get_json(self, path: str) -> dict:
-        with urllib.request.urlopen(self.url + path, timeout=10) as response:
+        with urllib.request.urlopen(self.url + path, timeout=REPLY) as response:
             return json.load(response)
 
 
@@ -74,7 +75,11 @@ def another_web_server(app: RunningApp, port: int) -> subprocess.Popen:
     env = {**app.env, "PORT": str(port)}
     process = spawn([*daphne, "cognivault_site.asgi:application"], env, log)
     url = f"http://127.0.0.1:{port}/api/v1/health"
-    wait_until(lambda: urllib.request.urlopen(url, timeout=5), timeout=60, what="daphne")
+    try:
+        wait_until(lambda: urllib.request.urlopen(url, timeout=REPLY), timeout=60, what="daphne")
+    except TimeoutError:
+        stop(process)
+        raise
     return process
 
 
@@ -106,13 +111,17 @@ def app_running(
     queues: tuple[str, ...] = ("celery", "chat"),
     settings_module: str = "cognivault_site.settings",
     web_processes: int = 1,
+    lan: str | None = None,
 ) -> Iterator[RunningApp]:
     """daphne (and the Celery workers, for jobs and for chat answers, as `make run` starts them
     from the Procfile) on `data_dir`, migrated, with the teacher account; `model_url` points
     the app at a (fake) Ollama server, `setup` is Python run in `manage.py shell` before the
     app starts, `queues` the workers it starts, `settings_module` the settings it runs with,
-    `web_processes` the daphnes sharing its port. On PostgreSQL each app has a database of its
-    own."""
+    `web_processes` the daphnes sharing its port. `lan`, an address of this machine other than
+    loopback, is served too as on a school's network: plain HTTP on the same port and HTTPS on
+    the app's HTTPS_PORT with the certificate of `manage.py tls_certificate`, as the Procfile
+    does; a client on this machine that connects to it comes from that address, not loopback.
+    On PostgreSQL each app has a database of its own."""
     port = free_port()
     redis_url = f"{redis_url.rsplit('/', 1)[0]}/{next(_databases)}"
     env = {
@@ -127,20 +136,23 @@ def app_running(
         "WEB_PROCESSES": str(web_processes),
         **database_env(),
     }
+    prepare = PREPARE
+    if lan:
+        https_port = free_port()
+        env["HTTPS_PORT"] = str(https_port)
+        prepare += 'call_command("tls_certificate")\n'
     if model_url:
         env |= {"OLLAMA_HOST": model_url, "LLM_BACKEND": "ollama", "EMBEDDING_BACKEND": "ollama"}
     app = RunningApp(f"http://127.0.0.1:{port}", env, data_dir)
-    app.manage("shell", "-c", PREPARE + setup)  # one Django start-up for all three
+    app.manage("shell", "-c", prepare + setup)  # one Django start-up for all three
     logs = data_dir / "logs"
     logs.mkdir()
-    daphne = [
-        *WEB_SERVER,
-        "-b",
-        "127.0.0.1",
-        "-p",
-        str(port),
-        "cognivault_site.asgi:application",
-    ]
+    daphne = [*WEB_SERVER, "-b", "127.0.0.1", "-p", str(port)]
+    if lan:
+        tls = data_dir / "tls"
+        daphne += ["-e", f"tcp:{port}:interface={lan}", "-e", f"ssl:{https_port}:interface={lan}"]
+        daphne[-1] += f":privateKey={tls}/key.pem:certKey={tls}/cert.pem"
+    daphne.append("cognivault_site.asgi:application")
     processes = [spawn(daphne, env, logs / "web.log")]
     if worker:
         for queue in queues:

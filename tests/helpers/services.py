@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from tests.helpers.slowness import REPLY, scaled
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 
@@ -20,6 +22,9 @@ def free_port() -> int:
 
 
 def wait_until(check, *, timeout: float, what: str) -> None:
+    """Until `check()` is true (an OSError counts as not yet); `timeout` seconds on an idle
+    machine, scaled by the machine's slowness, end a run that is broken."""
+    timeout = scaled(timeout)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -72,7 +77,7 @@ def redis_server(directory: Path) -> Iterator[str]:
     )
 
     def answers() -> bool:
-        with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
+        with socket.create_connection(("127.0.0.1", port), timeout=REPLY) as sock:
             sock.sendall(b"PING\r\n")
             return sock.recv(16).startswith(b"+PONG")
 
@@ -84,8 +89,9 @@ def redis_server(directory: Path) -> Iterator[str]:
 
 
 def celery_workers(redis_url: str) -> list[str]:
-    """Names of the Celery workers answering on a Redis database."""
+    """Names of the Celery workers answering on a Redis database (those that answer within a
+    second, scaled: a worker busy starting up is asked again)."""
     from celery import Celery
 
     with Celery(broker=redis_url) as client:
-        return [name for reply in client.control.ping(timeout=1.0) for name in reply]
+        return [name for reply in client.control.ping(timeout=scaled(1)) for name in reply]

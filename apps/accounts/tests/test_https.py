@@ -1,6 +1,8 @@
 """HTTPS on the LAN: plain HTTP from another machine goes to HTTPS_PORT, cookies set over TLS
 are Secure, and the certificate's fingerprint is shown where students are told the address."""
 
+import re
+
 import pytest
 from django.core.management import call_command
 from django.test import Client
@@ -90,9 +92,11 @@ def test_the_classroom_and_the_login_cards_show_the_certificates_fingerprint(
     classroom = tess_client.get(f"/classes/{tess_class.pk}/").text
     cards = tess_client.post(f"/classes/{tess_class.pk}/students/{alice.pk}/reset/").text
 
-    for page in (classroom, cards):
-        assert fingerprint in page
-        assert f":{settings.HTTPS_PORT}/accounts/login/" in page and "https://" in page
+    assert fingerprint in classroom
+    assert f":{settings.HTTPS_PORT}/accounts/login/" in classroom and "https://" in classroom
+    # A card prints it in two lines of 16 bytes, beside the server's address to type.
+    assert f"<code>{fingerprint[:47]}</code><code>{fingerprint[48:]}</code>" in cards
+    assert re.search(rf">https://[^<>/]+:{settings.HTTPS_PORT}</code>", cards)
 
 
 def test_without_a_certificate_the_classroom_says_how_to_make_one(tess_class, tess_client):

@@ -63,3 +63,13 @@ def test_the_starters_show_only_where_a_model_writes_the_answers(
         assert ("Summarise the key points of my documents." in html) == shown
         assert ('class="starter"' in html) == shown
     assert "Ask anything about your documents" in page
+
+
+def test_the_record_button_draws_its_microphone_itself(alice, alice_client, monkeypatch):
+    """An inline SVG, not an emoji: a machine without an emoji font showed an empty box."""
+    monkeypatch.setattr("apps.llm.gateway.speech_available", lambda: True)
+    thread = Thread.objects.create(owner=alice)
+    page = alice_client.get(f"/chat/{thread.pk}/").text
+    button = re.search(r"<button[^>]*data-record[^>]*>(.*?)</button>", page, re.DOTALL)[1]
+    assert button.startswith("<svg") and 'aria-hidden="true"' in button
+    assert re.sub(r"<[^>]+>", "", button) == "Record"

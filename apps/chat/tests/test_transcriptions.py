@@ -167,9 +167,3 @@ def test_a_transcription_whose_worker_died_says_so(settings, alice, alice_client
     api = alice_client.get(f"/api/v1/chat/transcriptions/{transcription.pk}").json()
     assert api["status"] == "failed" and api["error"] == TranscriptionQuerySet.INTERRUPTED
 
-
-def test_transcriptions_are_done_by_the_jobs_worker_not_a_chat_worker():
-    from celery import current_app as app
-
-    route = app.amqp.router.route({}, "apps.chat.tasks.transcribe_recording")
-    assert route["queue"].name == "celery"

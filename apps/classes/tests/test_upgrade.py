@@ -27,6 +27,7 @@ from apps.classes.models import SchoolClass
 from apps.accounts import login_cards
 from apps.accounts.models import ApiToken, User
 from apps.classes.models import SchoolClass
+from apps.study.classsets.models import ClassSet
 [school_class] = SchoolClass.objects.all()
 print(json.dumps({
     "class": school_class.name,
@@ -38,6 +39,8 @@ print(json.dumps({
         "card_key_hash", flat=True)),
     "tokens": list(ApiToken.objects.values_list("user__username", "name")),
     "admin_password": User.objects.get(username="teacher").check_password("release-admin-pass"),
+    "class_sets": sorted(ClassSet.objects.filter(school_class=school_class).values_list(
+        "teacher__username", "kind")),
 }))
 """
 
@@ -80,6 +83,13 @@ def test_the_release_before_classes_becomes_one_class_of_the_first_teacher(tmp_p
     assert report["hashes"] == [64, 64, 64]  # the keys themselves are gone
     assert report["tokens"] == [["anna.schmidt", "laptop"]]
     assert report["admin_password"] is True
+    assert report["class_sets"] == [  # each teacher's sets, now the one class's
+        ["ms.berg", "quiz"],
+        ["teacher", "deck"],
+        ["teacher", "mindmap"],
+        ["teacher", "quiz"],
+        ["teacher", "workshop"],
+    ]
 
 
 @pytest.mark.django_db

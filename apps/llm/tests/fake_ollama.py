@@ -2,8 +2,9 @@
 
 It speaks the parts of the HTTP API the gateway uses (/api/tags, /api/chat with NDJSON
 streaming, /api/embed) and plays back whatever a test scripts: fixed answer parts or a
-`script(body)` that answers each chat request on its own, delays, a slow first token,
-garbage, errors, a stream cut short, or a model that was never pulled.
+`script(body)` that answers each chat request on its own, delays, a slow first token, a model
+held until the test lets it answer, garbage, errors, a stream cut short, or a model that was
+never pulled.
 
 Run as a program it serves until killed, for browser tests and benchmarks:
 `python -m apps.llm.tests.fake_ollama PORT [--delay S] [--script module:function]
@@ -18,6 +19,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
@@ -119,6 +121,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not self.fake.cut_stream:
             lines.append(done)
         try:
+            self.fake.answering.wait()
             time.sleep(self.fake.first_delay)
             for line in lines:
                 time.sleep(self.fake.delay)
@@ -143,6 +146,10 @@ class FakeOllama:
         self.script = script  # answers each chat request; None: the same `parts` every time
         self.delay = 0.0  # seconds before each streamed part
         self.first_delay = 0.0  # seconds before the first part (a slow model)
+        # Set: chat streams flow. Cleared (`held()`), they wait before their first part until
+        # it is set again, so a test sees what a page shows while a worker waits on the model.
+        self.answering = threading.Event()
+        self.answering.set()
         self.embed_delay = 0.0  # seconds before each /api/embed answer
         self.garbage = False  # a chat stream that is not NDJSON at all
         self.fail_with: tuple[int, str] | None = None
@@ -185,6 +192,15 @@ class FakeOllama:
             for name, value in more_settings.items():
                 setattr(settings, name, value)
             yield self
+
+    @contextmanager
+    def held(self) -> Iterator["FakeOllama"]:
+        """Chat streams wait before their first part until the block ends."""
+        self.answering.clear()
+        try:
+            yield self
+        finally:
+            self.answering.set()
 
     @property
     def chats(self) -> list[dict]:

@@ -112,6 +112,9 @@ def build_view(work: Path) -> None:
     """Make a tmpfs the root: the paths of `shown` bound in read-only at their own names, `work`
     read-write; then the old root is let go of, so nothing else can be reached again."""
     call("mount", None, b"/", None, MS_REC | MS_PRIVATE, None)
+    # The folders made for the view must be open to `nobody`, whatever the worker's umask (077,
+    # to keep DATA_DIR private); what the child writes later in `work` is its own.
+    private = os.umask(0o022)
     view = work.parent / "root"
     call("mount", b"tmpfs", bytes(view), b"tmpfs", MS_NOSUID | MS_NODEV, b"size=4m,mode=0755")
     bound: list[Path] = []
@@ -125,6 +128,7 @@ def build_view(work: Path) -> None:
     for device in DEVICES:
         bind(Path(device), view, read_only=False)
     bind(work, view, read_only=False)
+    os.umask(private)
     os.chdir(view)
     pivot_root()
     call("mount", None, b"/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, None)

@@ -213,7 +213,7 @@ def copy_input(path: Path) -> Path:
 
 
 def read(path: Path, fmt: str, progress: Progress, options: dict) -> dict:
-    if ":" in fmt:  # a reader of the caller's own, by its module (the tests' hostile reader)
+    if ":" in fmt:  # a reader of the caller's own, by its module (a question bank, a deck)
         module, function = fmt.split(":")
         return getattr(importlib.import_module(module), function)(path, progress, **options)
     return extract(path, fmt, progress, **options)

@@ -2,9 +2,10 @@
 recall@7 and MRR per document and overall, shown only to who may see the documents."""
 
 import pytest
+from django.db import connection
 
 from apps.vault import ingestion, selftest, tasks
-from apps.vault.models import SelfTest
+from apps.vault.models import Document, SelfTest
 from apps.vault.tests import files
 from apps.vault.tests.helpers import upload
 
@@ -32,6 +33,28 @@ def test_a_run_stores_recall_and_mrr_per_document_and_overall(tess, model, run_i
         "enzymes.html",
     }
     assert sum(row.questions for row in test.documents.all()) == test.questions
+
+
+def test_a_document_deleted_while_its_questions_are_searched_gets_no_figures(
+    tess, model, run_ingestion, tmp_path, monkeypatch
+):
+    upload(tess, files.markdown_file(tmp_path / "genetics.md"), scope="class")
+    upload(tess, files.html_file(tmp_path / "enzymes.html"), scope="class")
+    run = run_ingestion(tess)
+    gone = Document.objects.get(filename="enzymes.html")
+    search = selftest.search_chunks
+
+    def deleted_meanwhile(*args, **kwargs):
+        if Document.objects.filter(pk=gone.pk).exists():
+            gone.delete_with_file()
+        return search(*args, **kwargs)
+
+    monkeypatch.setattr(selftest, "search_chunks", deleted_meanwhile)
+    test = selftest.run(run.pk)
+
+    connection.check_constraints()  # no row names a document that is gone
+    assert [row.document.filename for row in test.documents.all()] == ["genetics.md"]
+    assert test.questions == test.documents.get().questions
 
 
 def test_it_asks_the_search_never_the_model(tess, model, run_ingestion, tmp_path):

@@ -1,6 +1,8 @@
 """Documents, categories and runs through the pages and the REST API: who sees, manages and
 ingests what. Uploads are in test_uploads.py, URL imports in test_url_import.py."""
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -33,6 +35,36 @@ def test_the_run_page_polls_until_the_run_is_finished(alice_client, alice):
     done = alice_client.get(f"/vault/runs/{run_id}/", **HTMX)
     assert b"every 1s" not in done.content
     assert done["HX-Trigger"] == "vault-run-finished"
+
+
+def test_the_documents_table_says_which_step_a_running_run_is_at(alice_client, alice):
+    read = make_document(alice, "read.md", status="processing")
+    waiting = make_document(alice, "waiting.md")  # pending: named by the run, not scanned yet
+    done = make_document(alice, "done.md", status="done")
+    run_id = alice_client.post(
+        f"{API}/ingest", {"document_ids": [read.pk, waiting.pk]}, content_type="application/json"
+    ).json()["run_id"]
+    run = IngestRun.objects.get(pk=run_id)
+    run.documents.add(read)
+    IngestRun.objects.filter(pk=run_id).update(status="running")
+    run.steps.filter(name="scan").update(status="done")
+    run.steps.filter(name="extract").update(status="running")
+
+    rows = {
+        document.filename: re.search(
+            rf'<tr id="document-{document.pk}">.*?<td class="status-\w+">(.*?)</td>',
+            alice_client.get("/vault/").text,
+            re.DOTALL,
+        )[1]
+        for document in (read, waiting, done)
+    }
+    assert rows == {"read.md": "processing: extract", "waiting.md": "processing: extract",
+                    "done.md": "done"}  # fmt: skip
+    # The timeline that shows "extract" asks the table to read again once the run moves on.
+    assert alice_client.get(f"/vault/runs/{run_id}/?step=extract", **HTMX).get("HX-Trigger") is None
+    assert alice_client.get(f"/vault/runs/{run_id}/?step=scan", **HTMX)["HX-Trigger"] == (
+        "vault-run-progress"
+    )
 
 
 def test_bob_cannot_reach_alices_documents_or_runs(alice, alice_client, bob_client):

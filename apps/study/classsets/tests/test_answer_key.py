@@ -178,7 +178,7 @@ def review_rows(html: str) -> list[list[tuple[str, str]]]:
     articles = re.findall(r'<article class="card review.*?</article>', html, re.S)
     rows = []
     for article in articles:
-        items = re.findall(r'<li(?: class="(\w*)")?>\s*([^<]*?)\s*(?:<span|</li>)', article)
+        items = re.findall(r'<li(?: class="([\w ]*)")?>\s*([^<]*?)\s*(?:<span|</li>)', article)
         rows.append([(text.strip(), css) for css, text in items])
     return rows
 
@@ -194,12 +194,15 @@ def test_the_review_page_and_the_api_reply_show_the_same_answers(alice_client, q
     for question, result in zip(shown, reply["results"], strict=True):
         marks = []
         for index, option in enumerate(question["options"]):
-            css = ""
-            if index == result["correct_index"]:
-                css = "correct"
-            elif index == result["chosen"]:
-                css = "chosen"
-            marks.append((option, css))
+            css = [
+                name
+                for name, mark in [
+                    ("correct", result["correct_index"]),
+                    ("chosen", result["chosen"]),
+                ]
+                if index == mark
+            ]
+            marks.append((option, " ".join(css)))
         expected.append(marks)
     assert review_rows(page) == expected
     assert [r["position"] for r in reply["results"]] == [0, 1, 2]

@@ -145,8 +145,10 @@ def test_students_see_the_attempts_left_the_due_date_and_when_answers_show(
         "attempts_left": 2,
         "grading": "first",
         "reveal": "after_due",
+        "marks": "after_due",  # several attempts: a score per attempt would tell the key
         "due": "2026-04-20",
         "answers_shown": False,
+        "marks_shown": False,
     }
 
 
@@ -170,3 +172,20 @@ def test_a_students_own_time_zone_does_not_move_the_due_date(
         refused = answer(alice_client, quiz, RIGHT)
 
     assert refused.status_code == 409
+
+
+@pytest.mark.parametrize(
+    ("reveal", "said"),
+    [
+        ("after_due", "answers shown after the due date, or when I release them"),
+        ("never", "answers shown never (unless I release them)"),
+        ("after_attempt", "answers shown after each attempt"),
+    ],
+)
+def test_the_teacher_reads_when_the_answers_show_in_a_sentence(tess_client, quiz, reveal, said):
+    class_set = ClassSet.objects.get(
+        pk=hand_out(tess_client, "quiz", quiz.pk, reveal=reveal).json()["id"]
+    )
+    for page in (f"/study/class-sets/{class_set.pk}/", f"/study/quizzes/{quiz.pk}/"):
+        text = " ".join(tess_client.get(page).content.decode().split())
+        assert said in text, page

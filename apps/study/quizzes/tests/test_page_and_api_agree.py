@@ -5,6 +5,7 @@ import pytest
 
 from apps.progress.models import Event
 from apps.study.quizzes.generation import create_quiz
+from apps.study.quizzes.models import Question
 from apps.study.tests.helpers import make_studied_document, questions
 
 
@@ -58,12 +59,14 @@ def test_too_few_or_too_many_answers_are_refused_by_the_api_and_save_nothing(
 
 
 def test_good_answers_score_the_same_on_page_and_api(alices_quiz, alice_client):
+    right = [question.correct_index for question in alices_quiz.questions.all()]
+    third = 1 if right[2] == 0 else 0
     page = alice_client.post(
-        f"/study/quizzes/{alices_quiz.pk}/submit/", {"q0": 1, "q1": 0, "q2": 0}
+        f"/study/quizzes/{alices_quiz.pk}/submit/", {"q0": right[0], "q1": right[1], "q2": third}
     )
     api = alice_client.post(
         f"/api/v1/study/quizzes/{alices_quiz.pk}/attempts",
-        {"answers": [1, 0, 0, None, None]},
+        {"answers": [right[0], right[1], third, None, None]},
         content_type="application/json",
     )
 
@@ -132,6 +135,27 @@ def test_page_and_api_refuse_a_broken_question_and_the_last_removal_alike(
     assert last_page.status_code == 400 and message in last_page.content.decode()
     assert last_api.status_code == 422 and last_api.json() == {"detail": message}
     assert alices_quiz.questions.count() == 1
+
+
+def test_a_question_removed_while_it_is_edited_is_a_404_on_the_api_and_a_message_on_the_page(
+    alices_quiz, alice_client, monkeypatch
+):
+    """A PATCH and a DELETE of one question at once: the DELETE wins between the PATCH's
+    lookup and its save, which then finds no row to change."""
+    edit = Question.edit
+
+    def removed_first(question, **changes):
+        alices_quiz.remove_question(Question.objects.get(pk=question.pk))
+        return edit(question, **changes)
+
+    monkeypatch.setattr(Question, "edit", removed_first)
+    api = api_edit(alice_client, alices_quiz, 0, correct_index=0)
+    page = page_edit(alice_client, alices_quiz, 0, correct_index=0)
+
+    message = "This question was removed meanwhile: reload the quiz."
+    assert api.status_code == 404 and api.json() == {"detail": message}
+    assert page.status_code == 400 and message in page.content.decode()
+    assert alices_quiz.questions.count() == 3
 
 
 def test_bob_can_neither_open_the_editor_nor_edit_or_remove_alices_questions(

@@ -1,0 +1,93 @@
+"""Pages as a browser draws them: a reviewed quiz colours each chosen answer by right or wrong
+only while the answer key shows, and the teacher's chat, with its long list of chats, fits a
+phone."""
+
+import json
+
+import pytest
+
+from tests.helpers.browser import log_in
+from tests.helpers.running_app import TEACHER
+
+pytestmark = [pytest.mark.browser, pytest.mark.services]
+
+STUDENT = ("sam", "sam-studies-2026")
+LONG_TITLES = [
+    "Wie unterscheiden sich prokaryotische und eukaryotische Zellen in ihrem Aufbau?",
+    "Welche Aufgaben übernehmen Mitochondrien, Chloroplasten und das endoplasmatische Retikulum?",
+    "Zusammenfassung: Zellteilung, Mitose und Meiose im Vergleich",
+]
+
+# The teacher's quiz of two questions, answered by her (the key shows: her own quiz) and by the
+# student on the class set (answers after the due date: hidden), each with the first answer
+# right and the second wrong; the teacher's chats with long titles.
+SEED = f"""
+import json
+from apps.accounts.models import User
+from apps.chat.models import Thread
+from apps.study.classsets.models import ClassSet
+from apps.study.models import Question, Quiz
+tess = User.objects.get(username="{TEACHER[0]}")
+sam = User.objects.create_user("{STUDENT[0]}", password="{STUDENT[1]}")
+quiz = Quiz.objects.create(owner=tess, title="Zellbiologie", difficulty="beginner",
+                           types=["mcq"], requested=2)
+Question.objects.create(quiz=quiz, position=0, kind="mcq", text="Wo liegt die DNA?",
+                        options=["Ribosom", "Kern", "Membran", "Vakuole"], correct_index=1)
+Question.objects.create(quiz=quiz, position=1, kind="true_false", text="Haben Pflanzen Zellwände?",
+                        options=["Ja", "Nein"], correct_index=0)
+ClassSet.objects.hand_out(tess, quiz, reveal="after_due")
+mine, _ = quiz.submit([1, 1])  # in the quiz's own order: "Kern" (right), "Nein" (wrong)
+sams, _ = quiz.submit([1, 1], by=sam)
+threads = [Thread.objects.create(owner=tess, title=title, titled=True).pk
+           for title in {LONG_TITLES!r}]
+print(json.dumps({{"quiz": quiz.pk, "reviews": {{"tess": mine.pk, "sam": sams.pk}},
+                  "thread": threads[-1]}}))
+"""
+
+# The colours of the chosen answers ("your answer") and of the theme's text, ok and danger.
+CHOSEN_COLOURS = """() => {
+  const probe = document.body.appendChild(document.createElement("span"));
+  const colour = name => {
+    probe.style.color = `var(${name})`;
+    return getComputedStyle(probe).color;
+  };
+  const theme = {text: colour("--text"), ok: colour("--ok"), danger: colour("--danger")};
+  const chosen = [...document.querySelectorAll(".review li")]
+    .filter(li => li.textContent.includes("your answer"))
+    .map(li => [li.textContent.trim().split(/\\s+/)[0], getComputedStyle(li).color]);
+  return {theme, chosen};
+}"""
+
+
+@pytest.fixture(scope="module")
+def class_app(start_app):
+    with start_app(worker=False) as app:
+        ids = json.loads(app.manage("shell", "-c", SEED).strip().splitlines()[-1])
+        yield app, ids
+
+
+def test_chosen_answers_are_green_or_red_with_the_key_and_plain_without(browser, class_app):
+    app, ids = class_app
+    for person, shown in [(TEACHER, True), (STUDENT, False)]:
+        page = log_in(browser, app, *person)
+        page.goto(f"/study/quizzes/{ids['quiz']}/attempts/{ids['reviews'][person[0]]}/")
+        found = page.evaluate(CHOSEN_COLOURS)
+        theme, chosen = found["theme"], dict(found["chosen"])
+        assert set(chosen) == {"Kern", "Nein"}, found
+        if shown:
+            assert (chosen["Kern"], chosen["Nein"]) == (theme["ok"], theme["danger"]), found
+        else:
+            assert set(chosen.values()) == {theme["text"]}, found
+        page.context.close()
+
+
+def test_the_teachers_chat_with_long_titles_fits_a_phone(browser, class_app):
+    app, ids = class_app
+    page = log_in(browser, app, *TEACHER, viewport={"width": 390, "height": 844})
+    page.goto(f"/chat/{ids['thread']}/")
+    send = page.get_by_role("button", name="Send")
+    send.wait_for()
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+    box = send.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+    page.context.close()
