@@ -466,9 +466,9 @@ RETRIEVAL_MIN_SIMILARITY = float(env_str("RETRIEVAL_MIN_SIMILARITY", "0.1"))
 CHAT_MAX_ATTACHMENT_MB = env_int("CHAT_MAX_ATTACHMENT_MB", 20)
 CHAT_MAX_AUDIO_MB = env_int("CHAT_MAX_AUDIO_MB", 10)
 CHAT_MAX_AUDIO_SECONDS = env_int("CHAT_MAX_AUDIO_SECONDS", 120)
-# How long POST /api/v1/chat/transcribe waits for the jobs worker's text before it answers 202
-# with the transcription to ask for (docs/api.md).
-CHAT_TRANSCRIBE_WAIT_SECONDS = env_int("CHAT_TRANSCRIBE_WAIT_SECONDS", 60)
+# How long POST /api/v1/chat/transcribe waits for the jobs worker's text before it answers 503
+# (202 with the transcription to ask for, to a client that asked with ?wait=; docs/api.md).
+CHAT_TRANSCRIBE_WAIT_SECONDS = env_int("CHAT_TRANSCRIBE_WAIT_SECONDS", 180)
 # A model silent for this long gets a "waiting for the model" note instead of a frozen page.
 CHAT_WAITING_SECONDS = env_int("CHAT_WAITING_SECONDS", 8)
 # Answers are written by Celery workers on the `chat` queue (see the Procfile). A worker saves

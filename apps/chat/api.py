@@ -221,19 +221,27 @@ async def let_go(layer, channel: str, receiving: asyncio.Task) -> None:
     url_name="chat_transcribe",
 )
 async def transcribe(request: HttpRequest, file: File[UploadedFile], wait: int | None = None):
-    """Audio → text. The jobs worker transcribes it (this process never decodes audio), and the
-    answer waits for it `wait` seconds at most (CHAT_TRANSCRIBE_WAIT_SECONDS, the default and
-    the most): 200 with the text, or 202 while it is still under way, to be asked for at
-    GET /chat/transcriptions/{id}. A failure within the wait answers with its status (400 not
-    audio, 413 too long, 503 no speech model); 429 with Retry-After past the person's share."""
+    """Audio → text. The jobs worker transcribes it (this process never decodes audio) and the
+    answer waits for it, CHAT_TRANSCRIBE_WAIT_SECONDS at most: 200 with the text, or the
+    failure's status (400 not audio, 413 too long, 503 no speech model), or 503 when no worker
+    finished it in time. A client that asks for `wait` seconds (fewer) gets 202 instead while it
+    is under way, to be asked for at GET /chat/transcriptions/{id}. 429 with Retry-After past
+    the person's share."""
     transcription = await database_sync_to_async(start_transcription)(request.auth, file)
     longest = settings.CHAT_TRANSCRIBE_WAIT_SECONDS
     seconds = longest if wait is None else max(0, min(wait, longest))
     transcription = await transcriptions.wait(transcription.pk, seconds)
     if transcription.status == Transcription.Status.FAILED:
         raise TranscriptionError(transcription.error, transcription.error_status)
-    ready = transcription.status == Transcription.Status.READY
-    return Status(200 if ready else 202, transcription)
+    if transcription.status == Transcription.Status.READY:
+        return Status(200, transcription)
+    if wait is None:  # a client that did not ask to come back expects the text or an error
+        raise TranscriptionError(
+            f"The recording was not transcribed within {longest} s (the server is busy); its "
+            f"text will be at GET /api/v1/chat/transcriptions/{transcription.pk}.",
+            503,
+        )
+    return Status(202, transcription)
 
 
 def start_transcription(user, upload: UploadedFile) -> Transcription:

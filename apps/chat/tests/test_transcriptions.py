@@ -167,3 +167,18 @@ def test_a_transcription_whose_worker_died_says_so(settings, alice, alice_client
     api = alice_client.get(f"/api/v1/chat/transcriptions/{transcription.pk}").json()
     assert api["status"] == "failed" and api["error"] == TranscriptionQuerySet.INTERRUPTED
 
+
+def test_a_client_that_did_not_ask_to_wait_less_gets_the_text_or_an_error_never_a_202(
+    alice_client, fake_whisper, settings, monkeypatch
+):
+    settings.CHAT_TRANSCRIBE_WAIT_SECONDS = 0
+    monkeypatch.setattr("apps.chat.tasks.enqueue_transcription", lambda pk: None)
+
+    response = send(alice_client, silent_flac(2))
+
+    assert response.status_code == 503
+    transcription = Transcription.objects.get()
+    assert f"/api/v1/chat/transcriptions/{transcription.pk}" in response.json()["detail"]
+    transcriptions.transcribe(transcription.pk, worker="jobs@late")
+    url = f"/api/v1/chat/transcriptions/{transcription.pk}"
+    assert alice_client.get(url).json()["text"] == "2.0 seconds of speech"
