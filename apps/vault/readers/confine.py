@@ -6,7 +6,8 @@ when it started as root, and a seccomp filter that refuses every socket but a Un
 
 Started as root, the namespaces need nothing more; a non-root worker asks for a user namespace
 too. Where the kernel refuses namespaces (a container's default seccomp profile), the child
-still drops root and sockets; what it could not do is returned, and the parent logs it
+still drops sockets, and root unless `nobody` may not enter the folders of its Python (it could
+then import nothing); what it could not do is returned, and the parent logs it
 (docs/knowledge-base.md#the-reading-sandbox).
 """
 
@@ -16,6 +17,7 @@ import errno
 import os
 import platform
 import signal
+import stat
 import struct
 import sys
 from pathlib import Path
@@ -68,12 +70,16 @@ def confine(work: Path) -> list[str]:
     could not be done, in words (nothing on a Linux that allows namespaces)."""
     gaps = []
     root = os.geteuid() == 0
+    hidden = None
     try:
         enter_namespaces(root)
         build_view(work)
     except OSError as error:
         gaps.append(f"no network or file system of its own ({error})")
-    if root:
+        hidden = hidden_from_nobody() if root else None
+    if hidden is not None:  # as nobody it could import nothing more: it reads, as root
+        gaps.append(f"not nobody: nobody may not enter {hidden}, on the way to Python or apps/")
+    elif root:
         os.setgroups([])
         os.setresgid(NOBODY, NOBODY, NOBODY)
         os.setresuid(NOBODY, NOBODY, NOBODY)
@@ -106,6 +112,16 @@ def shown() -> list[Path]:
     paths += [Path(entry) for entry in sys.path if entry and Path(entry).is_absolute()]
     paths = [path for path in paths if path not in PROJECT_ROOT.parents and path != PROJECT_ROOT]
     return [*paths, PROJECT_ROOT / "apps"]
+
+
+def hidden_from_nobody() -> Path | None:
+    """Without the view, the first folder on the way to what `shown` holds that other users may
+    not enter (Python installed under /root, say), if any."""
+    for path in shown():
+        for folder in [*reversed(path.parents), path]:
+            if folder.is_dir() and not folder.stat().st_mode & stat.S_IXOTH:
+                return folder
+    return None
 
 
 def build_view(work: Path) -> None:

@@ -2,9 +2,9 @@
 it cannot read the secret key, reach a server on 127.0.0.1 or find the worker's secrets in its
 environment, while real files still read. As the suite runs (root, here and in CI) the child
 becomes `nobody` in namespaces of its own; a worker that is not root gets the same walls in a
-user namespace; where the kernel refuses namespaces, the child still drops root and sockets, and
-the gap is logged. Those two run from a harness process (sandbox_harness.py). And the child runs
-below the worker's CPU priority."""
+user namespace; where the kernel refuses namespaces, the child still drops sockets, and root
+unless nobody could not run its Python, and the gap is logged. Those run from a harness process
+(sandbox_harness.py). And the child runs below the worker's CPU priority."""
 
 import json
 import os
@@ -197,6 +197,29 @@ def test_without_namespaces_a_root_worker_s_child_still_becomes_nobody(data_dir,
     assert_held(seen)
     assert seen["secret"] == "PermissionError"
     assert "incomplete" in log
+
+
+@root_only
+@pytest.mark.skipif(
+    os.geteuid() != 0 or nobody_runs_python(),
+    reason="nobody can start this Python: the test above plays this machine",
+)
+def test_without_namespaces_a_root_worker_s_child_that_nobody_could_not_run_reads_as_root(
+    data_dir, listening, tmp_path
+):
+    """Python in a folder only root may enter (under /root): as nobody, the child could import
+    nothing more and no file would read, so it keeps root, off the network, and says so."""
+    options = {"secret": str(data_dir / "secret_key"), "port": listening}
+    pdf = str(files.text_pdf(tmp_path / "bio.pdf"))
+    answer, log = harness(
+        "no-namespaces", [[str(notes(data_dir)), SNOOP, options], [pdf, "pdf", {}]]
+    )
+
+    seen, read = answer["results"][0]["seen"], answer["results"][1]
+    assert seen["uid"] == 0 and seen["connected"] == "PermissionError"
+    assert set(seen["environ"]) <= ENVIRONMENT
+    assert read["pages"] == 3 and "Photosynthese" in read["units"][0]["text"]
+    assert "The reading sandbox is incomplete here: not nobody: nobody may not enter" in log
 
 
 def test_the_reading_child_runs_below_the_workers_priority(tmp_path):
