@@ -2,7 +2,6 @@
 
 from django.conf import settings
 from django.db import models, transaction
-from django.urls import reverse
 from django.utils import timezone
 
 from apps.progress import tracking
@@ -12,6 +11,7 @@ from apps.study.errors import InvalidAnswers, InvalidInput, QuestionRemoved
 from apps.study.generation_job import Generated, GenerationQuerySet, one_per_request
 from apps.study.quizzes.seat import Seat
 from apps.study.sources import sources_for_each
+from apps.vault.reading.links import source_url
 
 
 class Difficulty(models.TextChoices):
@@ -357,6 +357,6 @@ class Attempt(models.Model):
             if chunks:
                 page = f", p. {chunks[0].page}" if chunks[0].page else ""
                 missed["source_label"] = f"{chunks[0].document.filename}{page}"
-                missed["source_url"] = reverse("study:source-detail", args=[chunks[0].pk])
+                missed["source_url"] = source_url(chunks[0])
             rows.append(missed)
         return rows

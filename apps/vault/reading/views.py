@@ -5,6 +5,7 @@ address, which leads there."""
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from apps.accounts.ratelimits import RateLimited
@@ -49,6 +50,10 @@ def page(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """One page as drawn (page 0: the text of a document without pages), with the passage
     `?chunk=` marked on it; while a worker draws it, a placeholder that asks again."""
     document = visible_document(request, pk)
+    if not request.htmx:  # opened by its address: the whole reader, at this page
+        asked = request.GET.copy()
+        asked.setlist("page", [str(number)] if number else [])
+        return redirect(f"{reverse('vault:reader', args=[pk])}?{asked.urlencode()}")
     chunk = cited_chunk(document, request.GET.get("chunk"))
     context = {"document": document, "number": number, "chunk": chunk}
     try:
