@@ -25,23 +25,45 @@ def cited_chunk(document: Document, value: str | None) -> Chunk | None:
     return document.chunks.filter(pk=int(value)).first() if (value or "").isdigit() else None
 
 
+WINDOW = 10  # pages laid out around the one opened, and added at a time as the reader scrolls
+
+
 @require_GET
 @login_required
 def reader(request: HttpRequest, pk: int) -> HttpResponse:
-    """`?page=N&chunk=C`: open at page N (else the passage's page) with passage C marked."""
+    """`?page=N&chunk=C`: open at page N (else the passage's page) with passage C marked. The
+    page lays out the slots of the pages around it; htmx asks for more as they come into view
+    (`?from=N`: the pages from N on, `?to=N`: those up to N)."""
     document = visible_document(request, pk)
     chunk = cited_chunk(document, request.GET.get("chunk"))
     pages = (document.pages or 0) if renderings.has_pages(document) else 0
-    asked = request.GET.get("page", "")
-    start = int(asked) if asked.isdigit() else (chunk.page if chunk and chunk.page else 1)
-    context = {
-        "document": document,
-        "chunk": chunk,
-        "pages": range(1, pages + 1),
-        "start": min(max(start, 1), pages) if pages else 0,
-        "downloadable": Document.objects.downloadable_by(request.user).filter(pk=pk).exists(),
-    }
+    asked = whole(request.GET.get("page")) or (chunk.page if chunk else None) or 1
+    start = min(asked, pages)
+    context = {"document": document, "chunk": chunk, "start": start}
+    after, before = whole(request.GET.get("from")), whole(request.GET.get("to"))
+    if request.htmx and (after or before):
+        first, last = (after, after + WINDOW - 1) if after else (before - WINDOW + 1, before)
+        context.update(window(pages, first, last, earlier=not after, later=bool(after)))
+        return render(request, "vault/reader.html#pages", context)
+    context.update(window(pages, start - 2, start + WINDOW))
+    context["downloadable"] = Document.objects.downloadable_by(request.user).filter(pk=pk).exists()
     return render(request, "vault/reader.html", context)
+
+
+def whole(value: str | None) -> int:
+    """A page number asked for (0: none)."""
+    return int(value) if (value or "").isdigit() else 0
+
+
+def window(pages: int, first: int, last: int, *, earlier=True, later=True) -> dict:
+    """The slots of pages `first` to `last` (within the document), and where the ones before
+    and after them start, if they are to be asked for."""
+    first, last = max(first, 1), min(last, pages)
+    return {
+        "numbers": range(first, last + 1),
+        "earlier": first - 1 if earlier and first > 1 else 0,
+        "later": last + 1 if later and last < pages else 0,
+    }
 
 
 @require_GET

@@ -2,6 +2,8 @@
 (never the web process) with the cited passage's rectangles, a scan's passage found from its OCR
 words, and text documents shown as their text with the passage marked."""
 
+import re
+
 import pytest
 
 from apps.vault.models import Chunk
@@ -57,6 +59,27 @@ def test_the_reader_lists_every_page_and_opens_at_the_cited_one(handout, alice_c
     assert f'hx-get="{page_url(handout, 2, chunk)}"' in page  # only the cited page marks it
     assert f'hx-get="{page_url(handout, 1)}"' in page
     assert "Download the original" in page
+
+
+def test_a_long_document_lays_out_the_pages_around_the_one_opened_and_more_as_they_scroll_in(
+    alice, alice_client, tmp_path
+):
+    book = read_in(alice, files.text_pdf(tmp_path / "book.pdf", pages=30))
+    url = f"/vault/documents/{book.pk}/"
+
+    opened = alice_client.get(f"{url}?page=15").text
+    later = alice_client.get(f"{url}?from=26", HTTP_HX_REQUEST="true").text
+    earlier = alice_client.get(f"{url}?to=12", HTTP_HX_REQUEST="true").text
+
+    assert slots(opened) == list(range(13, 26))
+    assert f'hx-get="{url}?to=12"' in opened and f'hx-get="{url}?from=26"' in opened
+    assert slots(later) == list(range(26, 31)) and 'hx-get="' + url + "?" not in later
+    assert slots(earlier) == list(range(3, 13)) and f'hx-get="{url}?to=2"' in earlier
+    assert "?from=" not in earlier
+
+
+def slots(html: str) -> list[int]:
+    return [int(number) for number in re.findall(r'<section id="page-(\d+)"', html)]
 
 
 def test_a_cited_page_is_drawn_by_the_worker_with_the_passage_marked(handout, alice_client):
