@@ -44,6 +44,11 @@ def requested(document: Document, page: int, user) -> Rendering:
         raise NoSuchPage(f"{document.filename} has no page {page}.")
     mine = Rendering.objects.filter(document=document, sha256=document.sha256, page=page)
     rendering = mine.first()
+    if rendering is not None and rendering.status == Rendering.Status.READY:
+        if rendering.data_path.exists():
+            return rendering
+        rendering.remove()  # its files went (evicted meanwhile): it is drawn again
+        rendering = None
     if rendering is not None:
         rendering.settle()
         if rendering.error != INTERRUPTED:

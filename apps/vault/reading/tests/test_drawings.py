@@ -85,3 +85,13 @@ def test_a_starting_worker_queues_again_the_pages_nobody_took(handout, alice, mo
     interrupted, again = tasks.recover_drawings("jobs@dead")
 
     assert (interrupted, again, queued) == ([taken.pk], [waiting.pk], [waiting.pk])
+
+
+def test_a_drawing_whose_files_went_is_drawn_again(handout, alice, alice_client):
+    [gone] = draw_pages(handout, alice, 1)
+    gone.data_path.unlink()
+
+    again = alice_client.get(f"/api/v1/vault/documents/{handout.pk}/pages/1.png")
+
+    assert again.status_code == 202
+    assert Rendering.objects.get().pk != gone.pk
