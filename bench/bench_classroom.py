@@ -3,15 +3,17 @@ in within 5 s, half by password through the login form and half by the address o
 card, then the lesson: each keeps a chat page's websocket open, opens a page every 1–3 s, asks 3
 questions over the socket, generates a quiz and a deck through the API and takes the quiz their
 teacher handed out; then a ramp raises the page request rate until page p95 crosses 500 ms.
-CLASSROOM_SCHOOL=1 plays a school instead: three classes of 30, a teacher and a handed-out quiz
-each, logging in within 10 s, on SQLite and then on a throwaway PostgreSQL (tests/postgres.py).
+CLASSROOM_SCHOOL=1 plays a school instead: three teachers, each with their own class of 30 and
+their own quiz handed out to it, logging in within 10 s, on SQLite and then on a throwaway
+PostgreSQL (tests/postgres.py).
 
 The parts are the real ones, each its own process as `make run` starts them, on a throwaway
 DATA_DIR: Redis, daphne, the jobs worker, the chat workers, and a fake Ollama *server* streaming
-at 20 tokens/s (bench/model_server.py). Teachers, students, a few class documents (uploaded and
-ingested) and the class quizzes are made through the API. The load generator is a process of
-its own (bench/classroom_load.py); the CPU each part used during the lesson is printed, the load
-generator's apart. Sizes: see bench/README.md.
+at 20 tokens/s (bench/model_server.py). The admin adds the teachers, each teacher makes a class
+with its students and hands out a quiz, and a few class documents are uploaded and ingested,
+all through the API. The load generator is a process of its own (bench/classroom_load.py); the
+CPU each part used during the lesson is printed, the load generator's apart. Sizes: see
+bench/README.md.
 """
 
 import json
@@ -29,6 +31,7 @@ import requests
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.classroom_app import (  # noqa: E402
+    ADMIN,
     DATABASES,
     DOCUMENTS,
     LOGIN_SECONDS,
@@ -41,7 +44,7 @@ from bench.classroom_app import (  # noqa: E402
     STUDENTS,
     App,
     cpu_seconds,
-    teacher_session,
+    signed_in,
     teachers,
     wait_for,
 )
@@ -49,25 +52,27 @@ from bench.classroom_report import headline, print_spread, report  # noqa: E402
 
 
 def seed(app: App) -> list[dict]:
-    """The school: each teacher makes their class and hands out a quiz; the first uploads and
-    ingests the class documents. Returns each student's plan: how they log in, their quiz."""
-    sessions = [teacher_session(app, name) for name in teachers()]
-    made = []
-    for number, teacher in enumerate(sessions):
-        names = [
-            f"class{number + 1}student{n:02d}" if SCHOOL else f"student{n:02d}"
-            for n in range(STUDENTS)
-        ]
-        response = teacher.post(app.url + "/api/v1/accounts/students", json={"usernames": names})
-        response.raise_for_status()
-        made.append(response.json())
+    """The school, through the API: the admin adds the teachers, each makes their class with
+    its students and hands out their own quiz to it; the first uploads and ingests the class
+    documents. Returns each student's plan: how they log in, their teacher's quiz."""
+    admin = signed_in(app, *ADMIN)
+    response = admin.post(
+        app.url + "/api/v1/accounts/teachers", json={"usernames": teachers()}, timeout=60
+    )
+    response.raise_for_status()
+    sessions = [signed_in(app, row["username"], row["password"]) for row in response.json()]
+    classes = [make_class(app, teacher, number) for number, teacher in enumerate(sessions)]
     ingest(app, sessions[0])
-    quizzes = [class_quiz(app, teacher) for teacher in sessions]
-    # A worker stores the passwords of a class (docs/classroom.md#creating-a-class).
+    quizzes = [
+        class_quiz(app, teacher, class_id)
+        for teacher, (class_id, _) in zip(sessions, classes, strict=True)
+    ]
+    # A worker stores the passwords of a class (docs/classroom.md#creating-a-class); the admin
+    # reaches every class's batches.
     wait_for(
         lambda: all(
             batch["status"] == "ready"
-            for batch in sessions[0].get(f"{app.url}/api/v1/accounts/batches").json()
+            for batch in admin.get(f"{app.url}/api/v1/accounts/batches").json()
         ),
         "the students' passwords",
     )
@@ -80,9 +85,26 @@ def seed(app: App) -> list[dict]:
             "method": "badge" if n % 2 else "password",
             "quiz_id": quiz,
         }
-        for rows, quiz in zip(made, quizzes, strict=True)
+        for (_, rows), quiz in zip(classes, quizzes, strict=True)
         for n, row in enumerate(rows)
     ]
+
+
+def make_class(app: App, teacher: requests.Session, number: int) -> tuple[int, list[dict]]:
+    """A teacher's class and its students: its id, and each student's password and card."""
+    response = teacher.post(
+        app.url + "/api/v1/classes", json={"name": f"Class {number + 1}"}, timeout=60
+    )
+    response.raise_for_status()
+    class_id = response.json()["id"]
+    names = [
+        f"class{number + 1}student{n:02d}" if SCHOOL else f"student{n:02d}" for n in range(STUDENTS)
+    ]
+    response = teacher.post(
+        f"{app.url}/api/v1/classes/{class_id}/students", json={"usernames": names}, timeout=60
+    )
+    response.raise_for_status()
+    return class_id, response.json()
 
 
 def ingest(app: App, teacher: requests.Session) -> None:
@@ -101,9 +123,9 @@ def ingest(app: App, teacher: requests.Session) -> None:
     )
 
 
-def class_quiz(app: App, teacher: requests.Session) -> int:
-    """A quiz the teacher generates for the class (handed out at once), once it is ready."""
-    body = {"num_questions": 5, "difficulty": "beginner", "for_class": True}
+def class_quiz(app: App, teacher: requests.Session, class_id: int) -> int:
+    """A quiz the teacher generates for their class (handed out at once), once it is ready."""
+    body = {"num_questions": 5, "difficulty": "beginner", "for_class": True, "class_id": class_id}
     response = teacher.post(app.url + "/api/v1/study/quizzes", json=body, timeout=60)
     response.raise_for_status()
     quiz = response.json()["id"]

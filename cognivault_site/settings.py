@@ -435,6 +435,11 @@ UPLOAD_ROUTES = [
     "chat/<int:thread_id>/attachments/",
     "api/v1/chat/transcribe",
     "study/decks/import/",
+    "classes/import/",
+    "api/v1/classes/import",
+    "api/v1/study/decks/import",
+    "study/quizzes/import/",
+    "api/v1/study/quizzes/import",
 ]
 
 # --- Vault ------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 import re
 
 import pytest
+from ninja import Schema
 
 from apps.accounts.models import ApiToken
 from cognivault_site.api import api
@@ -269,3 +270,15 @@ def test_an_upload_leaves_out_a_field_it_does_not_name_and_the_schema_says_so(al
     assert form["properties"]["category"]["type"] == "integer"
     assert form["properties"]["scope"]["enum"] == ["class", "personal"]
     assert form["required"] == ["file"]
+
+
+def test_no_two_schemas_of_the_api_share_a_name():
+    """The OpenAPI schema names each shape by its class's name alone: two apps' `ImportOut`s
+    were one, the later standing for both in the docs and in every client made from them."""
+    found, waiting = {}, list(Schema.__subclasses__())
+    while waiting:
+        shape = waiting.pop()
+        waiting += shape.__subclasses__()
+        if shape.__module__.startswith(("apps.", "cognivault_site.")):
+            found.setdefault(shape.__name__, set()).add(f"{shape.__module__}.{shape.__name__}")
+    assert {name: where for name, where in found.items() if len(where) > 1} == {}

@@ -45,7 +45,7 @@ QUERIES = {
     "reader page": 5,  # a drawn page: its drawing and the passage marked on it
     "progress": 7,
     "progress day": 7,
-    "class progress (teacher)": 8,
+    "class progress (teacher)": 10,  # with the classes to pick from and the one shown
     "privacy": 8,  # with the student's own stored bytes (documents, attachments)
     "connections": 2,
     "privacy indicator": 2,
@@ -89,7 +89,7 @@ CLASS_QUIZ_QUERIES = {
     # releases), the sources of the questions missed, the progress event and the badges.
     "class quiz submit": 27,
     "class quiz attempt": 8,
-    "class quiz (API)": 7,
+    "class quiz (API)": 8,  # with the attempts handed in: no passage shows before one
     "class quiz attempts (API)": 25,
 }
 

@@ -49,15 +49,16 @@ def test_a_student_generates_a_quiz_and_plays_it_one_question_at_a_time(browser,
     page.get_by_text("Question 1 of 5").wait_for(timeout=scaled_ms(90))
     assert page.locator("#generation-card").count() == 0
 
-    # questions(5): correct answers are options 1, 0, 1, 0, 1; answer the third one wrong.
-    for number, choice in enumerate([1, 0, 0, 0], start=1):
+    # questions(5): multiple choice and true/false in turn. The options were shuffled when the
+    # quiz was made, so answer by their text: rightly, but the third question wrong.
+    for number, option in enumerate(["Mitochondrion", "True", "Nucleus", "True"], start=1):
         page.get_by_text(f"Question {number} of 5").wait_for()
-        page.locator("input[name=choice]").nth(choice).check()
+        page.get_by_label(option, exact=True).check()
         page.get_by_role("button", name="Next").click()
     page.get_by_text("Question 5 of 5").wait_for()
     page.reload()  # an unfinished quiz resumes where it was, answers kept
     page.get_by_text("Question 5 of 5 · 4 answered").wait_for()
-    page.locator("input[name=choice]").nth(1).check()
+    page.get_by_label("Mitochondrion", exact=True).check()
     page.get_by_role("button", name="Submit quiz").click()
 
     page.get_by_text("4 of 5 correct (80 %)").wait_for()

@@ -5,6 +5,7 @@ import base64
 import hashlib
 import json
 import secrets
+from typing import NamedTuple
 
 from cryptography.fernet import Fernet
 from django.conf import settings
@@ -33,6 +34,22 @@ class NoCardForTeachers(Exception):
     account."""
 
 
+def split_name(name: str) -> tuple[str, str]:
+    """First and last name of a name on one line: "Ada King Lovelace" is Ada, King Lovelace."""
+    first, _, last = name.strip().partition(" ")
+    return first, last.strip()
+
+
+class NewPerson(NamedTuple):
+    """An account to make: its username is made from the name when not given."""
+
+    first_name: str
+    last_name: str
+    username: str = ""
+    roster_id: str = ""  # its OneRoster sourcedId
+    teacher: bool = False
+
+
 class StudentManager(UserManager):
     def students(self):
         return self.filter(is_staff=False, is_superuser=False).order_by("username")
@@ -55,29 +72,39 @@ class StudentManager(UserManager):
     def create_students(
         self, names: list[str], by: "User | None" = None
     ) -> tuple["StudentBatch", list[tuple["User", str]]]:
-        """One student account per non-blank name, with a fresh password and a login card
-        (`printed_card`) shown only now. No password is hashed here (a quarter of a second
+        """One student account per non-blank name (its username made from it)."""
+        people = [NewPerson(*split_name(name)) for name in names if name.strip()]
+        return self.create_people(people, by=by)
+
+    def create_people(
+        self, people: list["NewPerson"], by: "User | None" = None
+    ) -> tuple["StudentBatch", list[tuple["User", str]]]:
+        """An account per person, with a fresh password and, for a student, a login card
+        (`printed_card`), shown only now. No password is hashed here (a quarter of a second
         each, a minute for a class of 200): the accounts start with an unusable password, and
         the batch's passwords are hashed by `batches.hash_passwords`, in a worker for a big
-        class (docs/classroom.md#creating-a-class)."""
+        class (docs/classroom.md#creating-a-class). Teachers get no card."""
         created = []
         with transaction.atomic():
-            for name in filter(None, (name.strip() for name in names)):
-                first, _, last = name.partition(" ")
+            for person in people:
+                full_name = f"{person.first_name} {person.last_name}".strip()
                 user = self.model(
-                    username=self.unique_username(name),
-                    first_name=first,
-                    last_name=last,
+                    username=person.username or self.unique_username(full_name),
+                    first_name=person.first_name,
+                    last_name=person.last_name,
+                    roster_id=person.roster_id,
+                    is_staff=person.teacher,
                     password=make_password(None),  # unusable until its hash is stored
-                    card_printed_at=timezone.now(),
+                    card_printed_at=None if person.teacher else timezone.now(),
                 )
                 user.save(using=self._db)
-                user.printed_card, user.card_key_hash = card_keys.new_card(user.pk)
+                if not person.teacher:
+                    user.printed_card, user.card_key_hash = card_keys.new_card(user.pk)
                 created.append((user, generate_password()))
-            users = [user for user, _ in created]
-            self.bulk_update(users, ["card_key_hash"])
+            students = [user for user, _ in created if not user.is_staff]
+            self.bulk_update(students, ["card_key_hash"])
             CardEvent.objects.bulk_create(
-                CardEvent(user=user, kind=CardEvent.Kind.PRINTED, by=by) for user in users
+                CardEvent(user=user, kind=CardEvent.Kind.PRINTED, by=by) for user in students
             )
             batch = StudentBatch.objects.create(created_by=by, total=len(created))
             batch.seal({user.pk: password for user, password in created})

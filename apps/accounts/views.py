@@ -65,20 +65,21 @@ def badge_login(request: HttpRequest) -> HttpResponse:
     """A scanned login card: the GET asks "Log in as <name>?", its button POSTs and logs in, so
     a link preview that fetches the address logs no one in (docs/classroom.md#login-cards).
     A card that fails counts as a failed login for the address and the student it names. The
-    page is never cached and sends no Referer; after the login the address holds no key."""
+    page is never cached and its address goes in no Referer; after the login the address holds
+    no key."""
     token = (request.POST if request.method == "POST" else request.GET).get(login_cards.FIELD, "")
     if not token:  # a bare address, or one redirected from plain HTTP without its key
-        return no_referrer(render(request, "accounts/badge_login.html", {"rescan": True}))
+        return origin_only_referer(render(request, "accounts/badge_login.html", {"rescan": True}))
     ratelimits.check(request, "RATE_LIMIT_BADGES", "login card scans")
     named, _ = login_cards.claimed(token)
     student = authenticate(request, badge=token, username=named.get_username() if named else None)
     if student is None:
         # A lockout is turned into its page by django-axes' middleware.
         refused = render(request, "accounts/badge_login.html", {"refused": True}, status=403)
-        return no_referrer(refused)
+        return origin_only_referer(refused)
     if request.method == "GET":
         context = {"student": student, "token": token}
-        return no_referrer(render(request, "accounts/badge_login.html", context))
+        return origin_only_referer(render(request, "accounts/badge_login.html", context))
     login(request, student)
     CardEvent.objects.create(
         user=student, kind=CardEvent.Kind.LOGIN, address=request.META.get("REMOTE_ADDR") or None
@@ -86,9 +87,11 @@ def badge_login(request: HttpRequest) -> HttpResponse:
     return redirect("home")
 
 
-def no_referrer(response: HttpResponse) -> HttpResponse:
-    # The page's address holds the card's key: no link or resource on it may be told it.
-    response["Referrer-Policy"] = "no-referrer"
+def origin_only_referer(response: HttpResponse) -> HttpResponse:
+    # The page's address holds the card's key: a request from it tells the origin at most.
+    # Not "no-referrer": browsers then send the button's POST with `Origin: null`, which
+    # Django's CSRF check refuses, and the card would log no one in.
+    response["Referrer-Policy"] = "strict-origin"
     return response
 
 

@@ -6,14 +6,15 @@ from datetime import datetime
 from typing import Annotated
 
 from django.http import HttpRequest
-from ninja import Field, Router, Schema, Status
+from ninja import Field, File, Form, Router, Schema, Status
+from ninja.files import UploadedFile
 
 from apps.accounts import login_cards, ratelimits
 from apps.accounts.api import ErrorOut, Id, Said, require_teacher, said
 from apps.accounts.forms import MAX_NAME_LENGTH, MAX_STUDENTS_PER_REQUEST, StudentListForm
 from apps.accounts.lan import bases
 from apps.accounts.models import StudentBatch, User
-from apps.classes import reach, rosters
+from apps.classes import reach, roster_files, rosters
 from apps.classes.models import MAX_NAME_LENGTH as MAX_CLASS_NAME
 from apps.classes.models import SchoolClass
 
@@ -67,7 +68,8 @@ class JoinIn(Schema):
 class CredentialOut(Schema):
     username: str
     password: str
-    badge_url: str  # the login card's address: opening it offers to log this student in
+    # The login card's address: opening it offers to log this student in ("" for a teacher).
+    badge_url: str
 
 
 class BadgeOut(Schema):
@@ -93,15 +95,17 @@ class BatchOut(Schema):
     finished_at: datetime | None
 
 
-class ImportErrorOut(Schema):
+class RosterErrorOut(Schema):
     line: int
     detail: str
 
 
-class ImportOut(Schema):
+class RosterImportOut(Schema):
     created: int
     updated: int
-    errors: list[ImportErrorOut]
+    errors: list[RosterErrorOut]
+    # The new accounts' passwords and login cards (a teacher gets no card), shown only here.
+    credentials: list[CredentialOut]
 
 
 def class_out(school_class: SchoolClass, user: User) -> dict:
@@ -122,7 +126,9 @@ def credentials(request: HttpRequest, created: list[tuple[User, str]]) -> list[d
         {
             "username": user.username,
             "password": password,
-            "badge_url": login_cards.badge_url(base, user.printed_card),
+            "badge_url": login_cards.badge_url(base, user.printed_card)
+            if user.may_have_card
+            else "",
         }
         for user, password in created
     ]
@@ -164,14 +170,35 @@ def join_class(request: HttpRequest, payload: JoinIn):
     return class_out(school_class, request.auth)
 
 
+@router.post(
+    "/classes/import", response={200: RosterImportOut, 403: ErrorOut, 413: ErrorOut, 422: ErrorOut}
+)
+def import_roster(request: HttpRequest, file: File[UploadedFile], confirm: Form[bool] = False):
+    """A roster: a CSV of `name`, `class` and `username` (optional), or a OneRoster 1.2 CSV zip
+    (users.csv, classes.csv, enrollments.csv). Importing again updates, never duplicates. A
+    file with a bad row changes nothing and answers its `errors` with `created` and `updated`
+    0, unless `confirm` is true: then its good rows are applied and the bad ones listed.
+    `credentials` are the new accounts' passwords and login cards, shown only here. A file
+    that cannot be read at all is a 422 (over 1 MB: 413)."""
+    teacher = require_teacher(request, ONLY_TEACHERS)
+    imported = rosters.import_roster(teacher, roster_files.upload(file), confirm=confirm)
+    return {
+        "created": len(imported.created),
+        "updated": imported.updated,
+        "errors": [{"line": error.where.line, "detail": error.detail} for error in imported.errors],
+        "credentials": credentials(request, imported.created),
+    }
+
+
 @router.get("/classes/{class_id}", response={200: ClassOut, 404: ErrorOut})
 def get_class(request: HttpRequest, class_id: Id):
     return class_out(reach.visible_class(request.auth, class_id), request.auth)
 
 
-@router.patch("/classes/{class_id}", response={200: ClassOut, 404: ErrorOut})
+@router.patch("/classes/{class_id}", response={200: ClassOut, 403: ErrorOut, 404: ErrorOut})
 def rename_class(request: HttpRequest, class_id: Id, payload: ClassIn):
-    school_class = reach.school_class(request.auth, class_id)
+    """The owner's (or the admin's); its other teachers are refused."""
+    school_class = reach.owned_class(request.auth, class_id)
     school_class.name = payload.name.strip()
     school_class.save(update_fields=["name"])
     return class_out(school_class, request.auth)

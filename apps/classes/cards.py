@@ -32,16 +32,23 @@ def issue_missing(students, by: User) -> list[User]:
 
 def sheet(
     request: HttpRequest,
-    school_class: SchoolClass,
+    school_class: SchoolClass | None,
     credentials: list[tuple[User, str | None]],
     batch: StudentBatch | None = None,
 ) -> HttpResponse:
     """The printable cards of students whose card was just made (`printed_card`); a password
-    of None is unchanged (a new card only)."""
+    of None is unchanged (a new card only). A teacher's (from a roster) has no QR code; a
+    roster's new teachers may be in no class."""
     base = bases(request)[0]
     printed = [
-        (student, password, card_qr(login_cards.badge_url(base, student.printed_card)))
-        for student, password in credentials
+        (
+            person,
+            password,
+            card_qr(login_cards.badge_url(base, person.printed_card))
+            if person.may_have_card
+            else None,
+        )
+        for person, password in credentials
     ]
     context = {
         "school_class": school_class,

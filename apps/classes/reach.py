@@ -24,14 +24,26 @@ def school_class(user, pk: int) -> SchoolClass:
     return get_object_or_404(classes(user), pk=pk)
 
 
+def chosen_class(user, pk: int | None) -> SchoolClass | None:
+    """The class a view of one class shows: the one named (a 404 unless `user` teaches it) or,
+    when none is, the one class `user` teaches (None if they teach none; ChooseAClass if
+    several)."""
+    if pk is not None:
+        return school_class(user, pk)
+    taught = list(classes(user)[:2])
+    if len(taught) > 1:
+        raise ChooseAClass("You teach several classes: say which one (class_id).")
+    return taught[0] if taught else None
+
+
 def visible_class(user, pk: int) -> SchoolClass:
     """A class `user` teaches or is a student of."""
     return get_object_or_404(classes(user) | SchoolClass.objects.joined_by(user), pk=pk)
 
 
 def owned_class(user, pk: int) -> SchoolClass:
-    """A class `user` may delete and give co-teachers: their own (the admin: any). Its other
-    teachers are refused; anyone else finds nothing."""
+    """A class `user` may rename, delete and give co-teachers: their own (the admin: any). Its
+    other teachers are refused; anyone else finds nothing."""
     found = school_class(user, pk)
     if not (user.is_admin or found.owner_id == user.pk):
         raise NotAllowed("Only the teacher who made this class (or the admin) can do that.")
@@ -59,8 +71,8 @@ def batches(user, school_class: SchoolClass | None = None) -> QuerySet[StudentBa
     return StudentBatch.objects.filter(pk__in=made.values("batch"))
 
 
-def batch(user, pk: int) -> StudentBatch:
-    return get_object_or_404(batches(user), pk=pk)
+def batch(user, pk: int, school_class: SchoolClass | None = None) -> StudentBatch:
+    return get_object_or_404(batches(user, school_class), pk=pk)
 
 
 def target_class(user, pk: int | None) -> SchoolClass:

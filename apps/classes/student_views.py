@@ -90,7 +90,7 @@ def unlock(request: HttpRequest, pk: int, student_pk: int) -> HttpResponse:
 @teacher_required
 def batch_progress(request: HttpRequest, pk: int, batch_pk: int) -> HttpResponse:
     school_class = reach.school_class(request.user, pk)
-    batch = reach.batch(request.user, batch_pk)
+    batch = reach.batch(request.user, batch_pk, school_class)
     context = {"batch": batch, "school_class": school_class}
     return render(request, "classes/cards.html#batch-progress", context)
 

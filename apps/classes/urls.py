@@ -10,6 +10,7 @@ urlpatterns = [
     path("", views.class_list, name="index"),
     path("new/", views.create_class, name="create"),
     path("join/", views.join, name="join"),
+    path("import/", views.import_roster, name="import"),
     path("teachers/", views.create_teachers, name="create_teachers"),
     path(
         "teachers/<int:teacher_pk>/reset/",

@@ -2,9 +2,13 @@
 class with its join code, students, login cards and batches, and a student joining by code.
 Every class, student and batch comes from apps/classes/reach.py: 404 when not reached."""
 
+import base64
+import binascii
+
 import segno
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -16,10 +20,20 @@ from apps.accounts.forms import StudentListForm
 from apps.accounts.lan import bases, join_urls
 from apps.accounts.models import StudentBatch, User
 from apps.accounts.views import admin_required, teacher_required
-from apps.classes import cards, reach, rosters
-from apps.classes.errors import ClassError
+from apps.classes import cards, reach, roster_files, rosters
+from apps.classes.errors import ClassError, NotAllowed
 from apps.classes.forms import ClassForm, JoinForm, UsernameForm
 from apps.classes.models import SchoolClass
+from apps.classes.roster_files import UnreadableRoster
+
+
+def owned(request: HttpRequest, pk: int) -> SchoolClass:
+    """The class for what only its owner (or the admin) does; its other teachers get a 403 page
+    that says so, anyone else a 404."""
+    try:
+        return reach.owned_class(request.user, pk)
+    except NotAllowed as error:
+        raise PermissionDenied(str(error)) from error
 
 
 def qr_svg(url: str) -> str:
@@ -34,11 +48,16 @@ def class_list(request: HttpRequest) -> HttpResponse:
     if not user.is_teacher:
         joined = SchoolClass.objects.joined_by(user)
         return render(request, "classes/joined.html", {"classes": joined, "form": JoinForm()})
-    context = {"classes": reach.classes(user).with_counts(), "form": ClassForm()}
+    return render_list(request)
+
+
+def render_list(request: HttpRequest, status: int = 200, **context) -> HttpResponse:
+    user = request.user
+    context |= {"classes": reach.classes(user).with_counts(), "form": ClassForm()}
     if user.is_admin:
         teachers = User.objects.filter(is_staff=True).order_by("username")
         context |= {"teachers": teachers, "teacher_form": StudentListForm()}
-    return render(request, "classes/list.html", context)
+    return render(request, "classes/list.html", context, status=status)
 
 
 @require_POST
@@ -86,7 +105,7 @@ def class_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @teacher_required
 def rename_class(request: HttpRequest, pk: int) -> HttpResponse:
-    school_class = reach.school_class(request.user, pk)
+    school_class = owned(request, pk)
     form = ClassForm(request.POST)
     if form.is_valid():
         school_class.name = form.cleaned_data["name"]
@@ -97,7 +116,7 @@ def rename_class(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @teacher_required
 def delete_class(request: HttpRequest, pk: int) -> HttpResponse:
-    school_class = reach.owned_class(request.user, pk)
+    school_class = owned(request, pk)
     school_class.delete()
     messages.success(
         request, f"Deleted the class {school_class.name}; its students' accounts stay."
@@ -108,7 +127,7 @@ def delete_class(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @teacher_required
 def add_teacher(request: HttpRequest, pk: int) -> HttpResponse:
-    school_class = reach.owned_class(request.user, pk)
+    school_class = owned(request, pk)
     form = UsernameForm(request.POST)
     if form.is_valid():
         teacher = rosters.add_teacher(school_class, form.cleaned_data["username"])
@@ -152,6 +171,45 @@ def remove_student(request: HttpRequest, pk: int, student_pk: int) -> HttpRespon
     student.enrolments.filter(school_class=school_class).delete()
     messages.success(request, f"{student.username} left {school_class.name}; the account stays.")
     return redirect("classes:detail", pk)
+
+
+@require_POST
+@teacher_required
+def import_roster(request: HttpRequest) -> HttpResponse:
+    """A roster file, or (`kept`) the one whose errors were just shown, with `confirm` to apply
+    its good rows: the new accounts' login cards are the answer (docs/classroom.md#rosters)."""
+    try:
+        data = roster_sent(request.FILES.get("file"), request.POST.get("kept", ""))
+        imported = rosters.import_roster(request.user, data, confirm="confirm" in request.POST)
+    except ClassError as error:
+        return render_list(request, error.status, import_error=str(error))
+    if not imported.applied:
+        kept = base64.b64encode(data).decode()
+        response = render_list(request, 422, imported=imported, kept=kept)
+        response["Cache-Control"] = "no-store"  # the page holds the file
+        return response
+    left_out = f" {len(imported.errors)} rows with errors were left out." if imported.errors else ""
+    messages.success(
+        request,
+        f"Roster imported: {len(imported.created)} accounts made, {imported.updated} "
+        f"updated.{left_out}",
+    )
+    if not imported.created:
+        return redirect("classes:index")
+    return cards.sheet(request, imported.school_class, imported.created, imported.batch)
+
+
+def roster_sent(upload, kept_text: str) -> bytes:
+    """The roster's bytes: a file chosen now, or the one a page with its errors kept."""
+    if upload is not None:
+        return roster_files.upload(upload)
+    try:
+        kept = base64.b64decode(kept_text, validate=True)
+    except binascii.Error as error:
+        raise UnreadableRoster("Choose the roster file again.") from error
+    if not kept:
+        raise UnreadableRoster("Choose a roster file.")
+    return kept
 
 
 @require_http_methods(["GET", "POST"])

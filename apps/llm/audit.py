@@ -6,7 +6,7 @@ The page, the sidebar indicator and `GET /api/v1/vault/stats` all read from here
 import ipaddress
 import socket
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -76,10 +76,22 @@ def visible_to(user, connection: egress.Connection) -> bool:
     return user.is_teacher or connection.user_id == user.pk or not connection.detail
 
 
+def seen_by(user, connection: egress.Connection) -> egress.Connection:
+    """The address someone imported is theirs alone: a teacher sees that another person's
+    import happened (when, to which host) without it (docs/classroom.md#who-reaches-what)."""
+    if connection.user_id in (None, user.pk):
+        return connection
+    return replace(connection, detail="")
+
+
+def recorded_for(user) -> list[egress.Connection]:
+    """The recorded connections this person may see, oldest first, as they may see them."""
+    return [seen_by(user, c) for c in egress.read(record_path()) if visible_to(user, c)]
+
+
 def connections(user, limit: int = 100) -> list[egress.Connection]:
     """The most recent recorded connections this person may see, newest first."""
-    recorded = [c for c in egress.read(record_path()) if visible_to(user, c)]
-    return list(reversed(recorded))[:limit]
+    return list(reversed(recorded_for(user)))[:limit]
 
 
 _external_counts: dict[Path, tuple[tuple[int, int], int]] = {}
@@ -142,7 +154,7 @@ def vault_stats(user) -> dict:
     documents and storage; a teacher's also the data folder and the model settings."""
     documents = Document.objects.visible_to(user)
     chunks = Chunk.objects.filter(document__in=documents)
-    recorded = [c for c in egress.read(record_path()) if visible_to(user, c)]
+    recorded = recorded_for(user)
     by_kind: dict[str, int] = {}
     for connection in recorded:
         by_kind[connection.kind] = by_kind.get(connection.kind, 0) + 1

@@ -1,7 +1,9 @@
 """Teachers manage badges here: change targets, disable one, or add a badge as a new row."""
 
 from django.contrib import admin
+from django.db.models import Q
 
+from apps.classes import reach
 from apps.progress.models import BadgeDefinition, EarnedBadge
 
 
@@ -44,6 +46,15 @@ class EarnedBadgeAdmin(TeacherAdmin):
     list_filter = ("badge",)
     search_fields = ("user__username", "badge__code")
     readonly_fields = ("user", "badge", "earned_at")
+
+    def get_queryset(self, request):
+        """A teacher's own badges and those of the students they teach (apps/classes/reach.py);
+        the admin's, everyone's."""
+        earned = super().get_queryset(request)
+        if request.user.is_admin:
+            return earned
+        mine = Q(user=request.user) | Q(user__in=reach.students(request.user))
+        return earned.filter(mine)
 
     def has_add_permission(self, request) -> bool:
         return False  # badges are earned, never handed out

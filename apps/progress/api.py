@@ -7,6 +7,7 @@ from ninja import Router, Schema
 from ninja.errors import HttpError
 
 from apps.accounts.api import ErrorOut, Id, require_teacher
+from apps.classes import reach
 from apps.progress import classroom
 from apps.progress.activity import EARLIEST_DAY, Activity, Day
 from apps.progress.badges import progress_for
@@ -171,9 +172,15 @@ def day_detail(request: HttpRequest, day: date):
     }
 
 
-@router.get("/class", response={200: ClassSummaryOut, 403: ErrorOut})
-def class_summary(request: HttpRequest):
-    require_teacher(request, "Only teachers see the class overview.")
+@router.get("/class", response={200: ClassSummaryOut, 403: ErrorOut, 404: ErrorOut, 422: ErrorOut})
+def class_summary(request: HttpRequest, class_id: Id | None = None):
+    """One class you teach (`class_id`, optional while you teach one): its students' figures
+    over the last days and the questions of its quizzes missed most. Nothing a student made for
+    themselves shows here."""
+    teacher = require_teacher(request, "Only teachers see the class overview.")
+    school_class = reach.chosen_class(teacher, class_id)
+    if school_class is None:
+        return {"days": classroom.WINDOW_DAYS, "students": [], "missed_questions": []}
     return {
         "days": classroom.WINDOW_DAYS,
         "students": [
@@ -186,7 +193,7 @@ def class_summary(request: HttpRequest):
                 "quizzes": row.quizzes,
                 "average_score": row.average_score,
             }
-            for row in classroom.student_figures()
+            for row in classroom.student_figures(school_class)
         ],
-        "missed_questions": classroom.most_missed_questions(),
+        "missed_questions": classroom.most_missed_questions(school_class),
     }

@@ -1,6 +1,9 @@
-"""A teacher's view of the class: figures per student and the quiz questions missed most.
+"""A teacher's view of one class: figures per student and the questions of the class's quizzes
+missed most.
 
-Only figures and quiz questions: nothing here reads chats or documents.
+Only figures (study time, sessions, streak, quizzes taken and their average score) and the
+questions of quizzes handed out to this class: nothing here reads chats, documents or anything
+a student made for themselves (docs/progress.md).
 """
 
 from collections import defaultdict
@@ -11,6 +14,7 @@ from django.db.models import Avg, Count
 from django.utils import timezone
 
 from apps.accounts.models import User
+from apps.classes.models import SchoolClass
 from apps.progress.activity import current_run
 from apps.progress.models import Event, LocalZone, MissedQuestion, StudySession
 
@@ -32,10 +36,11 @@ def window_start(now: datetime | None = None) -> datetime:
     return (now or timezone.now()) - timedelta(days=WINDOW_DAYS)
 
 
-def student_figures(now: datetime | None = None) -> list[StudentFigures]:
+def student_figures(school_class: SchoolClass, now: datetime | None = None) -> list[StudentFigures]:
+    """The class's students, each with their figures over the window."""
     now = now or timezone.now()
     since = window_start(now)
-    students = list(User.objects.students())
+    students = list(school_class.students)
     seconds: dict[int, float] = {}
     sessions: dict[int, int] = {}
     for user_id, started, ended in StudySession.objects.filter(
@@ -85,11 +90,16 @@ def current_streaks(students: list[User], now: datetime) -> dict[int, int]:
         days *= 4
 
 
-def most_missed_questions(now: datetime | None = None, limit: int = MOST_MISSED) -> list[dict]:
-    """The questions students got wrong most often in the window, with their source."""
+def most_missed_questions(
+    school_class: SchoolClass, now: datetime | None = None, limit: int = MOST_MISSED
+) -> list[dict]:
+    """The questions of the quizzes handed out to the class that its students got wrong most
+    often in the window, with their source."""
     return list(
         MissedQuestion.objects.filter(
-            event__user__in=User.objects.students(), event__at__gte=window_start(now)
+            event__school_class=school_class,
+            event__user__in=school_class.students,
+            event__at__gte=window_start(now),
         )
         .values("question", "source_label", "source_url")
         .annotate(misses=Count("id"), students=Count("event__user", distinct=True))

@@ -133,6 +133,15 @@ class Event(models.Model):
     score_percent = models.FloatField(null=True, blank=True)
     difficulty = models.CharField(max_length=20, blank=True)
     mastered_deck = models.BooleanField(default=False)
+    # The class a quiz was handed out to (its class set's), when this is a class's quiz; empty
+    # for one's own work, which no teacher's figures ever read beyond counts and scores.
+    school_class = models.ForeignKey(
+        "classes.SchoolClass",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="study_events",
+    )
 
     objects = EventQuerySet.as_manager()
 
@@ -145,7 +154,8 @@ class Event(models.Model):
 
 
 class MissedQuestion(models.Model):
-    """A quiz question someone got wrong, kept as text with a link to its source passage."""
+    """A question of a class's quiz someone got wrong, kept as text with a link to its source
+    passage for the class overview. A quiz of one's own keeps none here."""
 
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="missed_questions")
     question = models.TextField()

@@ -10,6 +10,7 @@ and returns the badges earned just now, so the page that triggered it can show t
         request.user,
         score_percent=attempt.percent,
         difficulty=quiz.difficulty,                   # "beginner" | "intermediate" | "advanced"
+        class_id=class_set.school_class_id,           # None for a quiz of one's own
         questions_wrong=[
             {"question": q.text, "source_label": "biology.pdf, p. 3", "source_url": "/vault/…"},
         ],
@@ -21,10 +22,12 @@ Functions (all keyword-only after `user`; `at` defaults to now, naive times are 
 - ``record_message(user, *, at=None, scope_used=False, attachments=0)`` — a chat message;
   extends the open study session or opens one after STUDY_SESSION_IDLE_GAP_SECONDS.
   From async code (the chat consumer) use ``await arecord_message(...)``.
-- ``record_quiz(user, *, score_percent, difficulty, questions_wrong=(), at=None)`` — a quiz
-  attempt was submitted. ``questions_wrong`` holds mappings with ``question`` (text) and
-  optionally ``source_label`` and ``source_url`` (a site-relative link to the passage; other
-  URLs are dropped). Teachers see these on the class overview.
+- ``record_quiz(user, *, score_percent, difficulty, class_id=None, questions_wrong=(),
+  at=None)`` — a quiz attempt was submitted; ``class_id`` is the class it was handed out to
+  (its class set's), None for a quiz of one's own. ``questions_wrong`` holds mappings with
+  ``question`` (text) and optionally ``source_label`` and ``source_url`` (a site-relative link
+  to the passage; other URLs are dropped). They are kept for a class's quiz only, and that
+  class's teachers see them on its class overview; a quiz of one's own keeps none.
 - ``record_outline(user)`` — a workshop outline was generated.
 - ``record_lesson_completed(user)`` / ``record_workshop_completed(user)``.
 - ``record_deck_created(user)``.
@@ -126,6 +129,7 @@ def record_quiz(
     *,
     score_percent: float,
     difficulty: str,
+    class_id: int | None = None,
     questions_wrong: Iterable[Mapping] = (),
     at: datetime | None = None,
 ) -> list[EarnedBadge]:
@@ -139,9 +143,10 @@ def record_quiz(
         user,
         Kind.QUIZ,
         at,
-        missed=missed,
+        missed=missed if class_id is not None else (),
         score_percent=score,
         difficulty=str(difficulty or "").strip().lower()[:20],
+        school_class_id=class_id,
     )
 
 

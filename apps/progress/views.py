@@ -1,5 +1,5 @@
 """The dashboard (summary, badge grid, 90-day heatmap, one day's detail) and the teacher's
-class overview."""
+class overview, one class at a time."""
 
 from dataclasses import dataclass
 from datetime import date
@@ -11,6 +11,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from apps.accounts.views import teacher_required
+from apps.classes import reach
+from apps.classes.errors import ChooseAClass
 from apps.progress import classroom
 from apps.progress.activity import Activity, Day
 from apps.progress.badges import progress_for
@@ -106,12 +108,21 @@ def day_detail(request: HttpRequest, day: str) -> HttpResponse:
 @require_GET
 @teacher_required
 def class_overview(request: HttpRequest) -> HttpResponse:
-    return render(
-        request,
-        "progress/class.html",
-        {
-            "figures": classroom.student_figures(),
-            "missed": classroom.most_missed_questions(),
-            "window_days": classroom.WINDOW_DAYS,
-        },
-    )
+    """One class the teacher teaches (?class=, needed when they teach several): its students'
+    figures and the questions of its quizzes missed most."""
+    asked = request.GET.get("class", "")
+    if asked and not asked.isdigit():
+        raise Http404("No such class.")
+    try:
+        school_class = reach.chosen_class(request.user, int(asked) if asked else None)
+    except ChooseAClass:
+        school_class = None  # the page asks which
+    context = {
+        "classes": reach.classes(request.user),
+        "school_class": school_class,
+        "window_days": classroom.WINDOW_DAYS,
+    }
+    if school_class is not None:
+        context["figures"] = classroom.student_figures(school_class)
+        context["missed"] = classroom.most_missed_questions(school_class)
+    return render(request, "progress/class.html", context)

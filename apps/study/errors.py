@@ -51,6 +51,11 @@ class NoSuchNode(MindmapError):
     pass
 
 
+class ImportRefused(StudyError):
+    """A file from another tool that cannot be taken (too large, damaged, hostile, nothing in it
+    that can be asked here); nothing of it is kept."""
+
+
 class LessonNotWritten(StudyError):
     status = 409
 

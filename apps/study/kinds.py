@@ -41,6 +41,7 @@ class Figures:
     started: bool = False
     finished: bool = False
     score: int | None = None  # percent: the quiz score, deck mastery, lessons completed
+    fraction: float | None = None  # the score unrounded, 0 to 1, where it is not a whole percent
     detail: str = ""
     old_version: bool = False  # the quiz score is from an attempt on an older version
     last_activity: datetime | None = None
@@ -69,12 +70,17 @@ class HandOut:
     column: str  # what the results table calls a student's figure: "Score"
     # (class set, student): one student's figures on its item, by the set's policy.
     figures: Callable[[Any, User], Figures]
+    # (class set, student): what the student sees of their own figures, when it is less than
+    # the teacher sees (a quiz's score while its marks are hidden); `figures` otherwise.
+    own: Callable[[Any, User], Figures] | None = None
     # (class set, students): the parts the class misses most, worst first.
     missed: Callable[[Any, list], list[Missed]] | None = None
     # (class set, students): every attempt and the question statistics (a quiz's).
     report: Callable[[Any, list], Any] | None = None
     # The template of the kind's own sections of the results page (it reads `report`).
     template: str = ""
+    # The most marks an item gives, for a gradebook (a quiz: its questions); else 100.
+    out_of: Callable[[Any], int] | None = None
 
 
 @dataclass(frozen=True)

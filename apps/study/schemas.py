@@ -12,9 +12,10 @@ from apps.study import generator
 # down 503. (A route that starts a generation lists the rate limit's 429 itself: not all do.)
 GENERATION_ERRORS = {400: ErrorOut, 502: ErrorOut, 503: ErrorOut}
 # What a generating POST answers at once, before anything is queued: an empty scope 400,
-# `for_class` from anyone but a teacher 403, the rate limit 429. What the worker meets (a model
-# down or answering garbage) is the item's `error` once its `status` is failed.
-STARTING_ERRORS = {400: ErrorOut, 403: ErrorOut, 429: ErrorOut}
+# `for_class` from anyone but a teacher 403, a `class_id` they do not teach 404, a teacher of
+# several classes naming none 422, the rate limit 429. What the worker meets (a model down or
+# answering garbage) is the item's `error` once its `status` is failed.
+STARTING_ERRORS = {400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 422: ErrorOut, 429: ErrorOut}
 
 
 GenerationStatus = Literal["generating", "ready", "failed"]

@@ -32,14 +32,11 @@ def make(kind: str, pk: int, worker: str) -> None:
     """Make item `pk` of `kind` (its `fill` ends it ready) unless another worker has it."""
     made = kinds.get(kind)
     objects = made.model.objects
-    run_claimed(
-        objects,
-        pk,
-        worker,
-        lambda: made.fill(objects.get(pk=pk)),
-        expected=StudyError,
-        unexpected=UNEXPECTED,
-    )
+
+    def fill() -> None:  # the kind's fill ends the item ready itself (what it returns is its own)
+        made.fill(objects.get(pk=pk))
+
+    run_claimed(objects, pk, worker, fill, expected=StudyError, unexpected=UNEXPECTED)
 
 
 @at_worker_start(generate)

@@ -9,7 +9,7 @@ chunks ranks first. A term's offsets point into its chunk's text.
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -32,9 +32,10 @@ MIN_CHUNKS_FOR_SHARE = 10
 MIN_WORD = 4  # shorter plain words are almost never what a question should ask for
 
 IDENTIFIER = (
-    r"§+\s?\d+[a-z]?"  # §3, § 12a
+    r"(?<![^\s(\[,;/])--?[A-Za-z][\w]*(?:-\w+)*"  # -f, --no-download, --force-remove-reinstreq
+    r"|§+\s?\d+[a-z]?"  # §3, § 12a
     r"|\d+(?:-\d+){2,}"  # 978-0-553-41802-6
-    r"|[A-Za-z][\w]*(?:[._:/][\w]+)+"  # os.replace, v2.1, snake.case
+    r"|/?[A-Za-z][\w]*(?:[._:/][\w]+)+"  # os.replace, v2.1, snake.case, /etc/passwd
     r"|\w*_\w+"  # BZ_OUTBUFF_FULL, snake_case
     r"|[A-Za-z]+\d[\w]*|\d+[A-Za-z][\w]*"  # BM25, 404B, H2O
     r"|[A-Z]{2,}[a-z]*[A-Z]\w*|[a-z]+[A-Z]\w*|[A-Z]{2,}"  # PyMuPDF, camelCase, RRF
@@ -67,7 +68,10 @@ def _stem(term: str) -> str:
 def same_family(a: str, b: str) -> bool:
     """True when one term is the other in another case or inflection (Zelle/Zellen,
     index/Index, Mitochondrion/Mitochondrien), so it cannot serve as a wrong answer."""
-    a, b = fold(a), fold(b)
+    return _same_keys(fold(a), fold(b))
+
+
+def _same_keys(a: str, b: str) -> bool:
     if a == b or _stem(a) == _stem(b):
         return True
     short, long_ = sorted((a, b), key=len)
@@ -109,17 +113,36 @@ def tokens(text: str, span: Span | None = None) -> list[Occurrence]:
             key = fold(surface)
             if key in STOPWORDS or len(surface) < MIN_WORD:
                 continue
+            if re.match(r"['’]\w", text[match.end() : match.end() + 2]):
+                continue  # "doesn’t", "you’d": half of a contraction
             # Capitalised inside a sentence: a name. At its start it stays a word here; the
             # vocabulary decides by how it is written elsewhere.
             if surface[0].isupper() and not at_start:
                 kind = Kind.NAME
+            elif _command(surface):
+                kind = Kind.IDENTIFIER
         elif kind is Kind.NUMBER and len(surface) == 1:
             continue  # "3" is a list number or a count, not a fact to ask about
+        elif surface.isupper() and fold(surface) in STOPWORDS:
+            continue  # "FROM" in a heading in capitals
         found.append(Occurrence(fold(surface), surface, kind, match.start(), match.end()))
     return _name_phrases(text, found)
 
 
 MAX_PHRASE = 4
+# "non-root", "well-known": English compounds, not the names of commands or accounts.
+COMPOUND_PREFIXES = frozenset(
+    """
+    non well high low self multi pre re co sub semi anti read write run built long short
+    full half all one two three first second user
+    """.split()  # noqa: SIM905
+)
+
+
+def _command(surface: str) -> bool:
+    """A name in lower case joined by hyphens ("dist-upgrade", "www-data", "base-passwd")."""
+    parts = surface.split("-")
+    return len(parts) > 1 and surface.islower() and parts[0] not in COMPOUND_PREFIXES
 
 
 def _name_phrases(text: str, found: list["Occurrence"]) -> list["Occurrence"]:
@@ -165,6 +188,9 @@ class Vocabulary:
 
     def __init__(self, texts: Mapping[int, str]) -> None:
         self.terms: dict[str, Term] = {}
+        self.texts = texts  # what the wrong answers of a question are read in
+        self._buckets: dict[str, list[Term]] | None = None  # terms by their first letters
+        self._spreads: dict[str, float] = {}
         self.languages = {chunk_id: language(text) for chunk_id, text in texts.items()}
         if not texts:
             return
@@ -189,7 +215,7 @@ class Vocabulary:
         for key, df in document_frequency.items():
             if total >= MIN_CHUNKS_FOR_SHARE and df / total > MAX_SHARE:
                 continue
-            kind = _kind(kinds[key])
+            kind = _kind(kinds[key], surfaces[key])
             surface = _surface(surfaces[key], kind)
             self.terms[key] = Term(key, surface, kind)
         for chunk_id, counts in frequencies.items():
@@ -225,42 +251,31 @@ class Vocabulary:
         found.sort(key=lambda pair: (-pair[0].weight, pair[1].start))
         return found
 
-    def alternatives(
-        self, term: Term, *, avoid: str = "", prefer: Iterable[int] = (), limit: int = 3
-    ) -> list[Term]:
-        """Other key terms of the same kind to offer as wrong answers: never the term itself
-        or an inflection of it, nothing already in `avoid`; terms of the same language first,
-        then of the chunks in `prefer` (e.g. the same document), then by weight."""
-        preferred = set(prefer)
-        languages = {self.languages.get(chunk_id) for chunk_id in term.chunk_ids}
-        avoid_folded = fold(avoid)
-        picked: list[Term] = []
-        candidates = sorted(
-            (t for t in self.terms.values() if t.kind is term.kind and t.key != term.key),
-            key=lambda t: (
-                not languages.intersection(self.languages.get(c) for c in t.chunk_ids),
-                not preferred.intersection(t.chunk_ids),
-                -t.weight,
-                t.key,
-            ),
-        )
-        for candidate in candidates:
-            if len(picked) == limit:
-                break
-            if same_family(candidate.surface, term.surface):
-                continue
-            if re.search(rf"(?<!\w){re.escape(candidate.key)}(?!\w)", avoid_folded):
-                continue
-            if any(same_family(candidate.surface, other.surface) for other in picked):
-                continue
-            picked.append(candidate)
-        return picked
+    def spread(self, term: Term) -> float:
+        """The share of the chunks that hold the term or another form of it (same_family); an
+        identifier is written one way only."""
+        if term.key not in self._spreads:
+            if self._buckets is None:
+                self._buckets = defaultdict(list)
+                for other in self.terms.values():
+                    self._buckets[other.key[:4]].append(other)
+            chunks = set(term.chunk_ids)
+            if term.kind is not Kind.IDENTIFIER:
+                for other in self._buckets[term.key[:4]]:
+                    if _same_keys(term.key, other.key):
+                        chunks.update(other.chunk_ids)
+            self._spreads[term.key] = len(chunks) / max(1, len(self.languages))
+        return self._spreads[term.key]
 
 
-def _kind(counts: Counter) -> Kind:
-    for kind in (Kind.IDENTIFIER, Kind.NUMBER):
-        if counts[kind]:
-            return kind
+def _kind(counts: Counter, surfaces: Counter) -> Kind:
+    # "DATA", "MEMORY" in a heading in capitals are the words data and memory, not acronyms.
+    shouted = sum(n for surface, n in surfaces.items() if surface.isalpha() and surface.isupper())
+    words = counts[Kind.WORD] + counts[Kind.NAME]
+    if counts[Kind.IDENTIFIER] > (shouted if words else 0):
+        return Kind.IDENTIFIER
+    if counts[Kind.NUMBER]:
+        return Kind.NUMBER
     # A word written with a capital inside sentences (not just at their start) is a name.
     return Kind.NAME if counts[Kind.NAME] > counts[Kind.WORD] else Kind.WORD
 

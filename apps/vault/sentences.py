@@ -39,7 +39,7 @@ GERMAN = frozenset(
     keine keinem keinen keiner können könnte man mehr mit muss müssen nach neben nicht noch
     nun nur ob oder ohne seine seinem seinen seiner sehr sein seit sich sie sind so sodass
     solche soll sollen sollte sondern sowie über um und uns unser unter viel viele vom von
-    vor wann war waren warum was weil weiter welche welchem welchen welcher welches wenn wer
+    vor wann war waren warum was weil weiter welche welchem welchen welcher welches wenn wer selbst
     werden wie wieder will wir wird wo wurde wurden zu zum zur zwar zwischen seite abbildung
     tabelle beispiel hinweis
     """.split()  # noqa: SIM905
@@ -94,7 +94,8 @@ def blocks(text: str) -> list[Span]:
             not stripped
             or is_table_row(stripped)
             or stripped.startswith("#")
-            or _is_heading(stripped, following)
+            or is_heading(stripped, following)
+            or _entry(stripped, following)
         )
         starts_new = bool(_LIST_ITEM.match(line))
         if block_start is not None and (alone or starts_new):
@@ -113,14 +114,42 @@ def blocks(text: str) -> list[Span]:
     return spans
 
 
-def _is_heading(line: str, following: str) -> bool:
-    """A short line without closing punctuation, not wrapped on into the next line (which
-    would go on in lower case, or which this one would end mid-phrase on "der", "of"…)."""
-    if len(line) >= 60 or line.endswith((".", ",", "-", ";", ":", "!", "?")):
+# "2.5. MEMORY MANAGEMENT", "3.1.1. Low-level summary": a numbered section's title.
+NUMBERED = re.compile(r"\d{1,2}(?:\.\d{1,2}){1,4}\.?\s+\S.*|\d{1,2}\.\s+\S.*")
+
+
+def is_heading(line: str, following: str = "") -> bool:
+    """A title on a line of its own: a numbered section's ("2.5. MEMORY MANAGEMENT") or one in
+    capitals ("OPTIONEN"), whatever follows; else a short line without closing punctuation
+    that is not wrapped on into the next line (which would go on in lower case, or which this
+    one would end mid-phrase on "der", "of"…)."""
+    if len(line) >= 70 or line.endswith((".", ",", "-", ";", ":", "!")):
         return False
-    if following[:1].islower():
+    letters = [ch for ch in line if ch.isalpha()]
+    if len(letters) >= 3 and all(ch.isupper() for ch in letters):
+        return True
+    if NUMBERED.fullmatch(line):
+        number, _, title = line.partition(" ")
+        title = title.strip()
+        return title[:1].isupper() and ("." in number.rstrip(".") or _titled(title))
+    if len(line) >= 60 or line.endswith("?") or following[:1].islower():
         return False
     return fold(line.split()[-1]) not in STOPWORDS
+
+
+def _entry(line: str, following: str) -> bool:
+    """A definition list's entry: its name on a line, then a sentence that begins with it
+    ("update" / "update wird benutzt, um …")."""
+    words = line.split()
+    if not words or len(words) > 8 or line.endswith((".", ",", ";", ":", "!", "?")):
+        return False
+    return following.split(maxsplit=1)[:1] == words[:1] and len(following) > len(line)
+
+
+def _titled(title: str) -> bool:
+    """Capitals on every word but the small ones ("Further Reading", "Introduction")."""
+    words = [word for word in title.split() if fold(word) not in STOPWORDS]
+    return bool(words) and all(word[:1].isupper() or not word.isalpha() for word in words)
 
 
 def sentences(text: str) -> list[Span]:

@@ -111,13 +111,17 @@ def app_running(
     queues: tuple[str, ...] = ("celery", "chat"),
     settings_module: str = "cognivault_site.settings",
     web_processes: int = 1,
+    lan: str | None = None,
 ) -> Iterator[RunningApp]:
     """daphne (and the Celery workers, for jobs and for chat answers, as `make run` starts them
     from the Procfile) on `data_dir`, migrated, with the teacher account; `model_url` points
     the app at a (fake) Ollama server, `setup` is Python run in `manage.py shell` before the
     app starts, `queues` the workers it starts, `settings_module` the settings it runs with,
-    `web_processes` the daphnes sharing its port. On PostgreSQL each app has a database of its
-    own."""
+    `web_processes` the daphnes sharing its port. `lan`, an address of this machine other than
+    loopback, is served too as on a school's network: plain HTTP on the same port and HTTPS on
+    the app's HTTPS_PORT with the certificate of `manage.py tls_certificate`, as the Procfile
+    does; a client on this machine that connects to it comes from that address, not loopback.
+    On PostgreSQL each app has a database of its own."""
     port = free_port()
     redis_url = f"{redis_url.rsplit('/', 1)[0]}/{next(_databases)}"
     env = {
@@ -132,20 +136,23 @@ def app_running(
         "WEB_PROCESSES": str(web_processes),
         **database_env(),
     }
+    prepare = PREPARE
+    if lan:
+        https_port = free_port()
+        env["HTTPS_PORT"] = str(https_port)
+        prepare += 'call_command("tls_certificate")\n'
     if model_url:
         env |= {"OLLAMA_HOST": model_url, "LLM_BACKEND": "ollama", "EMBEDDING_BACKEND": "ollama"}
     app = RunningApp(f"http://127.0.0.1:{port}", env, data_dir)
-    app.manage("shell", "-c", PREPARE + setup)  # one Django start-up for all three
+    app.manage("shell", "-c", prepare + setup)  # one Django start-up for all three
     logs = data_dir / "logs"
     logs.mkdir()
-    daphne = [
-        *WEB_SERVER,
-        "-b",
-        "127.0.0.1",
-        "-p",
-        str(port),
-        "cognivault_site.asgi:application",
-    ]
+    daphne = [*WEB_SERVER, "-b", "127.0.0.1", "-p", str(port)]
+    if lan:
+        tls = data_dir / "tls"
+        daphne += ["-e", f"tcp:{port}:interface={lan}", "-e", f"ssl:{https_port}:interface={lan}"]
+        daphne[-1] += f":privateKey={tls}/key.pem:certKey={tls}/cert.pem"
+    daphne.append("cognivault_site.asgi:application")
     processes = [spawn(daphne, env, logs / "web.log")]
     if worker:
         for queue in queues:

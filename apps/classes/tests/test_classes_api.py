@@ -7,21 +7,11 @@ import pytest
 from apps.accounts.models import User
 from apps.classes.models import Enrolment, SchoolClass
 from tests.helpers.classes import make_class
-from tests.helpers.users import PASSWORD, client_for, make_user
+from tests.helpers.users import client_for, make_user
 
 pytestmark = pytest.mark.django_db
 
 JSON = "application/json"
-
-
-@pytest.fixture
-def tom(db) -> User:
-    return make_user("tom", teacher=True)
-
-
-@pytest.fixture
-def admin(db) -> User:
-    return User.objects.create_superuser("head", password=PASSWORD)
 
 
 def post(client, path: str, body: dict):

@@ -154,6 +154,19 @@ def test_the_connection_list_is_a_live_fragment(alice_client, settings):
     assert "<html" not in fragment
 
 
+def test_a_teacher_sees_a_students_import_happened_but_not_its_address(
+    alice, tess_client, settings
+):
+    record(settings, "203.0.113.7", "url-import", "https://notes.example/my-locker-4471", alice.pk)
+
+    page = tess_client.get("/privacy/").text
+    stats = tess_client.get("/api/v1/vault/stats").json()
+
+    assert "203.0.113.7:443" in page and "my-locker-4471" not in page
+    assert stats["connections"]["by_kind"] == {"url-import": 1}
+    assert stats["connections"]["recent"][0]["detail"] == ""
+
+
 def test_the_privacy_page_needs_a_login(client):
     assert client.get("/privacy/").status_code == 302
 
@@ -214,4 +227,6 @@ def test_bob_never_sees_the_address_alice_imported(alice, bob, bob_client, tess_
         assert "alices-secret" not in shown and "203.0.113.80" not in shown
         assert "https://example.org/bobs" in shown
         assert "203.0.113.9" in shown  # the app's own connections are everyone's business
-    assert "alices-secret" in tess_client.get("/privacy/").text  # teachers see every one
+    # Teachers see every connection; of alice's import, that it happened, not its address.
+    seen_by_teacher = tess_client.get("/privacy/").text
+    assert "203.0.113.80" in seen_by_teacher and "alices-secret" not in seen_by_teacher

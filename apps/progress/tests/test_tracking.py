@@ -76,11 +76,12 @@ def test_scores_are_clamped_and_difficulty_normalised(alice):
     assert (event.score_percent, event.difficulty) == (100.0, "advanced")
 
 
-def test_missed_questions_keep_only_links_inside_the_site(alice):
+def test_missed_questions_keep_only_links_inside_the_site(alice, tess_class):
     tracking.record_quiz(
         alice,
         score_percent=50,
         difficulty="beginner",
+        class_id=tess_class.pk,
         questions_wrong=[
             {
                 "question": "What is ATP?",
@@ -101,6 +102,18 @@ def test_missed_questions_keep_only_links_inside_the_site(alice):
         "Away?": "",
         "Outside?": "",
     }
+
+
+def test_a_quiz_of_ones_own_keeps_its_score_but_not_what_was_missed(alice, tess_class):
+    missed = [{"question": "My locker code is 4471: true or false?"}]
+    tracking.record_quiz(alice, score_percent=0, difficulty="beginner", questions_wrong=missed)
+    tracking.record_quiz(
+        alice, score_percent=0, difficulty="beginner", class_id=tess_class.pk, questions_wrong=[]
+    )
+    own, for_the_class = Event.objects.filter(user=alice).order_by("pk")
+    assert (own.school_class, own.score_percent) == (None, 0.0)
+    assert for_the_class.school_class == tess_class
+    assert not MissedQuestion.objects.exists()
 
 
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)

@@ -8,12 +8,12 @@ from datetime import date, datetime
 from typing import Annotated, Literal
 
 from django.http import HttpRequest, HttpResponse
-from ninja import Field, Router, Schema, Status
+from ninja import Field, Query, Router, Schema, Status
 from pydantic import AfterValidator, AliasChoices
 
 from apps.accounts.api import ErrorOut, Id
 from apps.study import kinds, starting
-from apps.study.classsets import results, results_csv
+from apps.study.classsets import gradebooks, results
 from apps.study.classsets.models import MAX_ATTEMPTS, ClassSet
 from apps.study.ownership import get_visible, is_student
 
@@ -38,6 +38,7 @@ Kind = Annotated[
 ]
 Grading = Literal["first", "best", "average", "latest"]
 Reveal = Literal["after_due", "after_attempt", "never"]
+Marks = Reveal  # the same moments
 
 
 class ClassSetIn(Schema):
@@ -64,6 +65,13 @@ class ClassSetIn(Schema):
         description="When students see a quiz's correct answers and explanations: after the "
         "due date (or once the teacher releases them), after each attempt, or never (unless "
         "released).",
+    )
+    marks: Marks | None = Field(
+        None,
+        description="When students see their quiz scores: after each attempt, after the due "
+        "date (or once the teacher releases the answers), or never (unless released); with the "
+        "answers at the latest, which tell them. Left out: after each attempt when one attempt "
+        "is allowed (or the answers show after each), else after the due date.",
     )
 
 
@@ -137,9 +145,11 @@ class ClassSetOut(Schema):
     attempts: int | None
     grading: Grading | None
     reveal: Reveal | None
+    marks: Marks | None
     answers_released_at: datetime | None
     attempts_left: int | None  # a student's, on a quiz with limited attempts
     answers_shown: bool | None  # a student's: may they see the correct answers now
+    marks_shown: bool | None  # a student's: may they see their scores now (`mine.score`)
 
 
 class PassageOut(Schema):
@@ -180,16 +190,18 @@ def figures_out(figures: kinds.Figures) -> dict:
 
 def quiz_policy_out(class_set: ClassSet, user) -> dict:
     if class_set.kind != "quiz":
-        keys = ("attempts", "grading", "reveal", "answers_released_at", "attempts_left")
-        return {**dict.fromkeys(keys), "answers_shown": None}
+        keys = ("attempts", "grading", "reveal", "marks", "answers_released_at", "attempts_left")
+        return {**dict.fromkeys(keys), "answers_shown": None, "marks_shown": None}
     seat = class_set.item.seat_for(user, class_set) if is_student(user) else None
     return {
         "attempts": class_set.attempts,
         "grading": class_set.grading,
         "reveal": class_set.reveal,
+        "marks": class_set.marks,
         "answers_released_at": class_set.released_at,
         "attempts_left": seat.attempts_left if seat else None,
         "answers_shown": seat.answers_shown if seat else None,
+        "marks_shown": seat.marks_shown if seat else None,
     }
 
 
@@ -221,7 +233,7 @@ def hand_out(request: HttpRequest, payload: ClassSetIn):
     school_class = starting.class_for(request.auth, True, payload.class_id)
     model = kinds.get(payload.kind).model
     item = get_visible(model.objects.visible_to, request.auth, pk=payload.item_id)
-    policy = payload.model_dump(include={"attempts", "grading", "reveal"})
+    policy = payload.model_dump(include={"attempts", "grading", "reveal", "marks"})
     made = ClassSet.objects.hand_out(
         request.auth, item, school_class, note=payload.note, due=payload.due, **policy
     )
@@ -317,12 +329,13 @@ def class_results_csv(
     request: HttpRequest,
     set_id: Id,
     table: Literal["students", "attempts", "questions"] = "students",
+    gradebook: Annotated[Literal["moodle", "canvas"] | None, Query(alias="for")] = None,
 ):
     """The results page's figures as CSV: one row per student, per quiz attempt, or per
-    option of each quiz question (with its facility and discrimination)."""
+    option of each quiz question (with its facility and discrimination). `?for=moodle` or
+    `?for=canvas`: the marks as that gradebook's own import file instead."""
     class_set = get_visible(ClassSet.objects.taught_by, request.auth, pk=set_id)
-    report = results.results(class_set)
-    response = HttpResponse(results_csv.as_csv(report, table), content_type="text/csv")
-    name = results_csv.csv_name(class_set, table)
+    content, name = gradebooks.results_file(class_set, table, gradebook)
+    response = HttpResponse(content, content_type="text/csv")
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response

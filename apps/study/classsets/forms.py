@@ -3,7 +3,7 @@ from django.db.models import BigIntegerField
 
 from apps.study import kinds
 from apps.study.classsets.models import MAX_ATTEMPTS
-from apps.study.classsets.policy import Grading, Reveal
+from apps.study.classsets.policy import Grading, Marks, Reveal
 
 
 class HandOutForm(forms.Form):
@@ -28,6 +28,8 @@ class HandOutForm(forms.Form):
     reveal = forms.ChoiceField(
         label="Show the answers", choices=Reveal.choices, initial=Reveal.AFTER_DUE, required=False
     )
+    # Left empty: the marks' default for the attempts allowed (policy.default_marks).
+    marks = forms.ChoiceField(label="Show the marks", choices=Marks.choices, required=False)
 
     def policy(self) -> dict:
         data = self.cleaned_data
@@ -35,4 +37,5 @@ class HandOutForm(forms.Form):
             "attempts": None if data["unlimited"] else (data["attempts"] or 1),
             "grading": data["grading"] or Grading.FIRST,
             "reveal": data["reveal"] or Reveal.AFTER_DUE,
+            "marks": data["marks"] or None,
         }

@@ -23,7 +23,14 @@ from django.utils import timezone
 from apps.classes.models import SchoolClass
 from apps.progress.models import LocalZone
 from apps.study import kinds, ownership
-from apps.study.classsets.policy import Grading, QuizPolicy, Reveal
+from apps.study.classsets.policy import (
+    MOMENTS,
+    Grading,
+    Marks,
+    QuizPolicy,
+    Reveal,
+    default_marks,
+)
 from apps.study.errors import InvalidInput, StudyError
 from apps.study.ownership import READY, is_student
 
@@ -40,13 +47,15 @@ ONLY_TEACHERS = "Only teachers hand material out to the class."
 MAX_ATTEMPTS = 100  # a number of attempts allowed; more is "unlimited" (None)
 
 
-def check_quiz_policy(attempts: int | None, grading: str, reveal: str) -> None:
+def check_quiz_policy(attempts: int | None, grading: str, reveal: str, marks: str) -> None:
     if attempts is not None and not 1 <= attempts <= MAX_ATTEMPTS:
         raise InvalidInput(f"Allow 1 to {MAX_ATTEMPTS} attempts, or unlimited.")
     if grading not in Grading.values:
         raise InvalidInput(f"Grade by one of: {', '.join(Grading.values)}.")
     if reveal not in Reveal.values:
         raise InvalidInput(f"Show the answers at one of: {', '.join(Reveal.values)}.")
+    if marks not in Marks.values:
+        raise InvalidInput(f"Show the marks at one of: {', '.join(Marks.values)}.")
 
 
 class ClassSetQuerySet(models.QuerySet):
@@ -63,11 +72,14 @@ class ClassSetQuerySet(models.QuerySet):
         self, teacher, item, school_class: SchoolClass, *, note: str = "", due=None, **policy
     ) -> "ClassSet":
         """Hand `item` (the teacher's own quiz, deck, mindmap or workshop) to `school_class`,
-        one they teach; a quiz with its `policy` (attempts, grading, reveal; the fields'
-        defaults otherwise)."""
+        one they teach; a quiz with its `policy` (attempts, grading, reveal, marks; the fields'
+        defaults otherwise, the marks' following the attempts: `default_marks`)."""
         self.check_teacher(teacher)
         policy = {"attempts": 1, "grading": Grading.FIRST, "reveal": Reveal.AFTER_DUE, **policy}
+        policy["marks"] = policy.get("marks") or default_marks(policy["attempts"], policy["reveal"])
         check_quiz_policy(**policy)
+        # The answers tell the marks: marks asked for later than the answers show with them.
+        policy["marks"] = min(policy["marks"], policy["reveal"], key=MOMENTS.index)
         kind = ClassSet.kind_of(item)
         if item.owner_id != teacher.pk:
             raise NotATeacher("Only the teacher who made it can hand it out.")
@@ -142,12 +154,13 @@ class ClassSet(models.Model):
     item_id = models.BigIntegerField()  # the pk of a row of the kind's model
     note = models.CharField(max_length=500, blank=True)
     due = models.DateField(null=True, blank=True)
-    # A quiz's policy for the class (apps/study/quizzes/policy.py).
+    # A quiz's policy for the class (apps/study/classsets/policy.py).
     attempts = models.PositiveSmallIntegerField(
         null=True, blank=True, default=1, help_text="Attempts allowed; empty for unlimited."
     )
     grading = models.CharField(max_length=10, choices=Grading.choices, default=Grading.FIRST)
     reveal = models.CharField(max_length=14, choices=Reveal.choices, default=Reveal.AFTER_DUE)
+    marks = models.CharField(max_length=14, choices=Marks.choices, default=Marks.AFTER_ATTEMPT)
     released_at = models.DateTimeField(
         null=True, blank=True, help_text="When the teacher released the answers to the class."
     )
@@ -186,14 +199,19 @@ class ClassSet(models.Model):
     def reveal_phrase(self) -> str:
         """When the answers show, inside a sentence ("after the due date, or when I release
         them"): the choice's label without its capital, which `lower` would take from the I."""
-        label = self.get_reveal_display()
-        return label[:1].lower() + label[1:]
+        return uncapitalised(self.get_reveal_display())
+
+    @property
+    def marks_phrase(self) -> str:
+        """When the marks show, inside a sentence ("after each attempt")."""
+        return uncapitalised(self.get_marks_display())
 
     def quiz_policy(self) -> QuizPolicy:
         return QuizPolicy(
             attempts=self.attempts,
             grading=self.grading,
             reveal=self.reveal,
+            marks=self.marks,
             due=self.due,
             released=self.released_at is not None,
             for_class=True,
@@ -201,12 +219,17 @@ class ClassSet(models.Model):
         )
 
     def release(self) -> None:
-        """Show the class the correct answers and explanations of a quiz, whatever its policy."""
+        """Show the class the correct answers and explanations of a quiz, and so their marks,
+        whatever its policy."""
         if self.kind != "quiz":
             raise InvalidInput("Only a quiz has answers to release.")
         if self.released_at is None:
             self.released_at = timezone.now()
             self.save(update_fields=["released_at"])
+
+
+def uncapitalised(label: str) -> str:
+    return label[:1].lower() + label[1:]
 
 
 @ownership.handed_out_by

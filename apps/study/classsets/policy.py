@@ -1,8 +1,10 @@
-"""When a student may attempt a quiz handed out to the class, and when they see its answers.
+"""When a student may attempt a quiz handed out to the class, and when they see their marks and
+its answers.
 
-A quiz's owner answers it as they like: no limit, no due date, the answers after each attempt.
-A class set chooses for the class: attempts allowed, how they are graded, when the answer key
-shows, and a due date after which no attempt starts.
+A quiz's owner answers it as they like: no limit, no due date, the marks and answers after each
+attempt. A class set chooses for the class: attempts allowed, how they are graded, when the
+marks show (a score per attempt would give the key away to a student changing one answer per
+attempt), when the answer key shows, and a due date after which no attempt starts.
 """
 
 from dataclasses import dataclass
@@ -29,6 +31,27 @@ class Reveal(models.TextChoices):
     NEVER = "never", "Never (unless I release them)"
 
 
+class Marks(models.TextChoices):
+    """When a student sees how many answers they got right: the score of each attempt."""
+
+    AFTER_ATTEMPT = "after_attempt", "After each attempt"
+    AFTER_DUE = "after_due", "After the due date, or when I release the answers"
+    NEVER = "never", "Never (unless I release the answers)"
+
+
+# The moments either shows at, earliest first (Marks and Reveal share them): the answers tell
+# the marks, so the marks show no later than the answers.
+MOMENTS = ("after_attempt", "after_due", "never")
+
+
+def default_marks(attempts: int | None, reveal: str) -> str:
+    """The marks after each attempt when one attempt is allowed (no retake can use them) or the
+    answers show after each anyway; otherwise after the due date, as the answers."""
+    if attempts == 1 or reveal == Reveal.AFTER_ATTEMPT:
+        return Marks.AFTER_ATTEMPT
+    return Marks.AFTER_DUE
+
+
 class AttemptRefused(StudyError):
     """An attempt the policy does not allow: none left, or past the due date."""
 
@@ -46,6 +69,7 @@ class QuizPolicy:
     attempts: int | None = None  # allowed; None: unlimited
     grading: str = Grading.LATEST
     reveal: str = Reveal.AFTER_ATTEMPT
+    marks: str = Marks.AFTER_ATTEMPT
     due: date | None = None
     released: bool = False
     for_class: bool = False  # a student on a class set (shuffled, limited); else the owner
@@ -82,25 +106,43 @@ class QuizPolicy:
             day = date_format(self.due, "j F Y")
             raise AttemptRefused(f"This quiz was due on {day}: the time to finish it is over.")
 
-    def answer_key_visible(self, now: datetime) -> bool:
-        """The one rule for the correct answers and explanations of a submitted attempt."""
-        if not self.for_class or self.released:
+    def shown(self, moment: str, now: datetime) -> bool:
+        """Whether what shows at `moment` (a Reveal or Marks value) shows now: released, the
+        owner's, after each attempt, or after the due date once no one may still hand an
+        attempt in."""
+        if not self.for_class or self.released or moment == Reveal.AFTER_ATTEMPT:
             return True
-        if self.reveal == Reveal.AFTER_ATTEMPT:
-            return True
-        if self.reveal == Reveal.AFTER_DUE:  # once no one may still hand an attempt in
+        if moment == Reveal.AFTER_DUE:
             return self.closed_at is not None and now >= self.closed_at
         return False
 
-    def when_revealed(self, now: datetime) -> str:
-        """For the student: when the correct answers show."""
-        if self.reveal == Reveal.AFTER_ATTEMPT and not self.released:
-            return "The correct answers show after each attempt."
-        if self.answer_key_visible(now):
-            return "The correct answers show in your reviews."
-        if self.reveal == Reveal.AFTER_DUE and self.due:
+    def answer_key_visible(self, now: datetime) -> bool:
+        """The one rule for the correct answers and explanations of a submitted attempt, and
+        for the passages its questions were cut from (which hold the answers)."""
+        return self.shown(self.reveal, now)
+
+    def marks_visible(self, now: datetime) -> bool:
+        """The one rule for an attempt's score: how many answers were right (which ones is the
+        answer key's)."""
+        return self.shown(self.marks, now)
+
+    def when_shown(self, moment: str, what: str, now: datetime) -> str:
+        """For the student: when `what` ("Your marks", "The correct answers") shows."""
+        if moment == Reveal.AFTER_ATTEMPT and not self.released:
+            return f"{what} show after each attempt."
+        if self.shown(moment, now):
+            return f"{what} show in your reviews."
+        if moment == Reveal.AFTER_DUE and self.due:
             day = date_format(self.due, "j F Y")
-            return f"The correct answers show after the due date ({day}) or once released."
-        if self.reveal == Reveal.AFTER_DUE:
-            return "The correct answers show once your teacher releases them."
-        return "Your teacher keeps the correct answers to themselves."
+            return f"{what} show after the due date ({day}) or once released."
+        if moment == Reveal.AFTER_DUE:
+            return f"{what} show once your teacher releases the answers."
+        return f"{what} show only if your teacher releases the answers."
+
+    def when_revealed(self, now: datetime) -> str:
+        """For the student: when their marks and the correct answers show, in one sentence when
+        both show at once."""
+        if self.marks == self.reveal:
+            return self.when_shown(self.reveal, "Your marks and the correct answers", now)
+        marks = self.when_shown(self.marks, "Your marks", now)
+        return f"{marks} {self.when_shown(self.reveal, 'The correct answers', now)}"

@@ -22,8 +22,9 @@ class Results:
 
 
 def figures_of(class_set: ClassSet, student: User) -> kinds.Figures:
-    """A student's figures on the set."""
-    return kinds.get(class_set.kind).handed_out.figures(class_set, student)
+    """A student's own figures on the set, as they may see them."""
+    counted = kinds.get(class_set.kind).handed_out
+    return (counted.own or counted.figures)(class_set, student)
 
 
 def results(class_set: ClassSet) -> Results:

@@ -9,11 +9,13 @@ from django.views.decorators.http import require_GET, require_POST
 
 from apps.classes.errors import ClassError
 from apps.study import errors, kinds, starting
-from apps.study.classsets import results, results_csv
+from apps.study.classsets import gradebooks, results, results_csv
 from apps.study.classsets.forms import HandOutForm
+from apps.study.classsets.gradebooks import GRADEBOOKS
 from apps.study.classsets.models import ClassSet
 from apps.study.errors import StudyError
 from apps.study.ownership import get_visible, is_student
+from apps.vault.scope import MAX_ID
 
 
 @require_GET
@@ -23,7 +25,7 @@ def class_set_list(request: HttpRequest) -> HttpResponse:
     classes they teach (of one, with ?class=)."""
     sets = ClassSet.objects.readable_by(request.user).select_related("teacher", "school_class")
     chosen = request.GET.get("class", "")
-    if chosen.isdigit():
+    if chosen.isdigit() and int(chosen) <= MAX_ID:
         sets = sets.filter(school_class_id=int(chosen))
     sets = sets.with_items()
     student = is_student(request.user)
@@ -106,13 +108,15 @@ def class_set_release(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 @login_required
 def class_set_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
-    """?table=students (the default), attempts or questions."""
-    table = request.GET.get("table", "students")
-    if fmt != "csv" or table not in results_csv.TABLES:
-        raise Http404("Results export as CSV: students, attempts or questions.")
+    """?table=students (the default), attempts or questions; ?for=moodle or canvas, the marks
+    as that gradebook's import file."""
+    table, gradebook = request.GET.get("table", "students"), request.GET.get("for")
+    if fmt != "csv" or table not in results_csv.TABLES or gradebook not in (None, *GRADEBOOKS):
+        raise Http404(
+            "Results export as CSV: students, attempts or questions, or for Moodle or Canvas."
+        )
     class_set = get_visible(ClassSet.objects.taught_by, request.user, pk=pk)
-    report = results.results(class_set)
-    response = HttpResponse(results_csv.as_csv(report, table), content_type="text/csv")
-    name = results_csv.csv_name(class_set, table)
+    content, name = gradebooks.results_file(class_set, table, gradebook)
+    response = HttpResponse(content, content_type="text/csv")
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response

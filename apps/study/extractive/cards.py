@@ -7,9 +7,18 @@ import re
 from collections.abc import Sequence
 
 from apps.study.retrieval import Source
+from apps.vault import furniture
 from apps.vault.cloze import BLANK, Cloze, key_sentences
 from apps.vault.keyterms import Vocabulary, language
-from apps.vault.sentences import STOPWORDS, Span, fold, is_table_row, sentences, trimmed
+from apps.vault.sentences import (
+    ABBREVIATIONS,
+    STOPWORDS,
+    Span,
+    fold,
+    is_table_row,
+    sentences,
+    trimmed,
+)
 
 MAX_TERM_WORDS = 6
 MIN_DEFINITION = 12
@@ -34,6 +43,7 @@ NOT_TERMS = frozenset(
     this that it there these those they he she we you which what here each one who es dies
     das er sie wir hier diese dieser dieses man was wer welche note example warning tip
     source answer question date time see page section sheet hinweis beispiel achtung tipp
+    warnung vorsicht caution important wichtig
     quelle antwort frage datum zeit siehe seite if since although because when while unless
     once as for so currently now then also only each every all any both some most many
     wenn da weil obwohl als ob sobald während falls jede jeder jedes alle beide einige viele
@@ -61,7 +71,11 @@ ARTICLES = frozenset(
     a an the one any ein eine einer eines einem einen der die das den dem des
     """.split()  # noqa: SIM905
 )
-MIN_DEFINITION_WORDS = 3
+MIN_DEFINITION_WORDS = 4
+# A back that points elsewhere ("the following", "eine der folgenden") or is a format line.
+POINTING = re.compile(
+    r"\b(?:follow(?:s|ing)?|below|above|folgende[nmrs]?|unten|oben)\b|\s:\s", re.IGNORECASE
+)
 # "… denotes that …", "… ist, wie …": a clause, not what the term is; "a bit hazy", "a lot
 # faster": an article before a measure, not before a noun.
 CLAUSES = frozenset(
@@ -118,11 +132,16 @@ def _card(source: Source, front: str, back: Span, kind: str) -> dict:
 
 def _definitions(source: Source, vocabulary: Vocabulary):
     text = source.text
+    if not furniture.teachable(text):
+        return
     yield from _table_rows(source)
     german = vocabulary.languages.get(source.chunk_id, language(text)) == "de"
+    skipped = furniture.matter(text)
     for span in (part for whole in sentences(text) for part in _parts(text, whole)):
         sentence = text[span.start : span.end]
-        if is_table_row(sentence) or not sentence:
+        if is_table_row(sentence) or not sentence or _aside(sentence):
+            continue
+        if any(start <= span.start < end for start, end in skipped):
             continue
         for pattern in (GLOSSARY, DEFINITION):
             match = pattern.fullmatch(sentence)
@@ -132,6 +151,16 @@ def _definitions(source: Source, vocabulary: Vocabulary):
                 if back:
                     yield _card(source, term, back, "definition")
                 break
+
+
+def _aside(sentence: str) -> bool:
+    """Licence, credits, a date, or a sentence that stops mid-way (a scan's stray line
+    break): nothing to learn by heart."""
+    if not sentence.rstrip(CLOSING).endswith(STOPS):
+        return True
+    return (
+        furniture.legal(sentence) or furniture.credits(sentence) or furniture.only_a_date(sentence)
+    )
 
 
 def _subject(match: re.Match | None, vocabulary: Vocabulary) -> str:
@@ -171,6 +200,8 @@ def _definition(text: str, span: Span, match: re.Match, german: bool) -> Span | 
     words = text[start:end].split()
     if end - start < MIN_DEFINITION or len(words) < MIN_DEFINITION_WORDS:
         return None
+    if POINTING.search(text[start:end]) or text[start:end].count("(") != text[start:end].count(")"):
+        return None  # "eine der folgenden", "Paket : error : …", "(seit Dpkg"
     first = fold(words[0])
     if first in NEGATIONS | SUBJECTS | CLAUSES or fold(words[1]) in QUANTITIES:
         return None
@@ -239,6 +270,9 @@ def _clozes(source: Source, vocabulary: Vocabulary):
         sentence = text[own.start : own.end]
         if not sentence.rstrip(CLOSING).endswith(STOPS) or not sentence[:1].isalnum():
             continue
+        first = sentence.split(maxsplit=1)[0]
+        if first.isalpha() and first.islower() and fold(first) in STOPWORDS:
+            continue  # "wir wollen alle Dateien …": the rest of a sentence
         if len(sentence.split()) < MIN_CLOZE_WORDS or fold(sentence.split()[0]) in REFERENCES:
             continue
         cloze = Cloze(source.chunk_id, text, own, term, occurrence)
@@ -258,6 +292,9 @@ def _parts(text: str, span: Span) -> list[Span]:
     """The sentence span cut where a sentence ends though the splitter read on."""
     parts, start = [], span.start
     for stop in OWN_END.finditer(text, span.start, span.end):
+        word = re.search(r"([\w.]+)\.$", text[start : stop.end()])
+        if word and fold(word.group(1)) in ABBREVIATIONS:  # "d.h. wir wollen …"
+            continue
         parts.append(Span(start, stop.end()))
         start = stop.end()
     parts.append(Span(start, span.end))
@@ -269,7 +306,9 @@ def _own_sentence(text: str, span: Span, at: int) -> Span:
         (part.start, part.end) for part in _parts(text, span) if part.start <= at < part.end
     )
     first, _, rest = text[start:end].partition("\n")
-    heading = first.isupper() or (first.split() and _repeats(first, rest.strip() or first))
+    heading = (len(first) > 2 and first.isupper()) or (
+        first.split() and _repeats(first, rest.strip() or first)
+    )
     if rest.strip() and heading and start + len(first) < at:
         # A manual's section title above the sentence, or an entry's name said twice.
         start += len(first) + len(rest) - len(rest.lstrip()) + 1

@@ -2,27 +2,34 @@
 broken line wraps gone) and in reading order, key terms in bold, each passage with where it
 is from, and a short cloze check at the end."""
 
+import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 
+from apps.study.extractive import structure
 from apps.study.retrieval import Source
+from apps.vault import furniture
 from apps.vault.cloze import ANSWER_KINDS, BLANK, Cloze, key_sentences
 from apps.vault.keyterms import Vocabulary, tokens
-from apps.vault.sentences import body_start
+from apps.vault.sentences import STOPWORDS, body_start, fold
 
+# Chunks a lesson reads at most: its section's, evenly spaced.
+MAX_CHUNKS = 12
 MARKED_TERMS = 6
 CHECKS = 3
 MIN_OVERLAP = 20
 _MARKDOWN = re.compile(r"([\\`*_\[\]<>#|~])")
 
 
-def clean(text: str) -> str:
-    """The chunk's own text as paragraphs: wrapped lines joined, hyphenated breaks mended."""
+def clean(text: str, heads: Set[str] = frozenset()) -> str:
+    """The chunk's own text as paragraphs: wrapped lines joined, hyphenated breaks mended,
+    page numbers, contents lines and the page's running head (`heads`) left out."""
     text = text[body_start(text) :]
     text = re.sub(r"(\w)-\n(?=[a-zäöüß])", r"\1", text)
     paragraphs = []
     for block in re.split(r"\n\s*\n", text):
         lines = [line.strip() for line in block.splitlines() if line.strip()]
+        lines = [line for line in lines if not _furniture(line, heads)]
         joined: list[str] = []
         for line in lines:
             alone = " | " in line or re.match(r"(?:[-*•–]|\d{1,2}[.)])\s", line)
@@ -34,6 +41,10 @@ def clean(text: str) -> str:
                 joined.append(line)
         paragraphs.append("\n".join(joined))
     return "\n\n".join(p for p in paragraphs if p)
+
+
+def _furniture(line: str, heads: Set[str]) -> bool:
+    return line in heads or furniture.toc_line(line) or furniture.page_number(line)
 
 
 def without_overlap(previous: str, text: str) -> str:
@@ -60,8 +71,10 @@ def marked(text: str, keys: set[str]) -> str:
     return "".join(parts)
 
 
-def lesson(sources: Sequence[Source], vocabulary: Vocabulary) -> str:
-    """The lesson's Markdown from its chunks, given in reading order."""
+def lesson(sources: Sequence[Source], vocabulary: Vocabulary, heads: Set[str] = frozenset()) -> str:
+    """The lesson's Markdown from its chunks, given in reading order; front and back matter
+    (furniture.teachable) and the document's running heads (`heads`) left out."""
+    sources = [source for source in sources if furniture.teachable(source.text)]
     inside = {source.chunk_id for source in sources}
     terms = [term for term in vocabulary.ranked() if inside.intersection(term.chunk_ids)]
     terms.sort(key=lambda term: ANSWER_KINDS.index(term.kind))  # stable: by weight within
@@ -75,7 +88,7 @@ def lesson(sources: Sequence[Source], vocabulary: Vocabulary) -> str:
                 previous.text, text[body_start(text) :]
             )
         previous = source
-        body = clean(text)
+        body = clean(text, heads)
         if not body:
             continue
         where = source.filename + (f", page {source.page}" if source.page else "")
@@ -105,3 +118,56 @@ def _checks(sources: Sequence[Source], vocabulary: Vocabulary) -> list[Cloze]:
         if len(checks) == CHECKS:
             break
     return checks
+
+
+def cut(documents: list[tuple], count: int) -> list[dict]:
+    """Up to `count` lessons `{title, also, chunk_ids, content}` following the sections of the
+    documents (each `(document, rows)`, see structure.lesson_plan). A section's first chunk is
+    read from its title on, its last up to the next section's title."""
+    rows = {row.chunk_id: (document, row) for document, own in documents for row in own}
+    vocabulary = Vocabulary({chunk_id: row.text for chunk_id, (_, row) in rows.items()})
+    heads = furniture.running_heads(row.text for _, row in rows.values())
+    parts = structure.lesson_plan(documents, count)
+    made = []
+    for number, part in enumerate(parts):
+        step = max(1, len(part.chunk_ids) / MAX_CHUNKS)
+        chosen = [
+            part.chunk_ids[int(i * step)] for i in range(min(MAX_CHUNKS, len(part.chunk_ids)))
+        ]
+        following = parts[number + 1].title if number + 1 < len(parts) else ""
+        sources = [_source(*rows[c]) for c in chosen]
+        if sources:
+            sources[0] = _trimmed(sources[0], start=part.title)
+            if chosen[-1] == part.chunk_ids[-1]:
+                sources[-1] = _trimmed(sources[-1], end=following)
+        content = lesson(sources, vocabulary, heads)
+        made.append(
+            {"title": part.title, "also": part.also, "chunk_ids": chosen, "content": content}
+        )
+    return made
+
+
+def _source(document, row) -> Source:
+    return Source(row.chunk_id, document.pk, document.filename, row.page, row.section, row.text)
+
+
+def _trimmed(source: Source, *, start: str = "", end: str = "") -> Source:
+    """The chunk's text from the line that ends with the title `start` on, and before the line
+    that ends with `end` (a section's title, "2.5. MEMORY MANAGEMENT"), where it holds them."""
+    text, body = source.text, body_start(source.text)
+    first, last = body, len(text)
+    for line in re.finditer(r"[^\n]+", text[body:]):
+        stripped = line.group().strip()
+        if start and stripped.endswith(start) and first == body:
+            first = body + line.start()
+        elif end and stripped.endswith(end) and body + line.start() > first:
+            last = body + line.start()
+            break
+    opening = text[body:].split(maxsplit=1)[:1]
+    if start and first == body and opening and fold(opening[0]) in STOPWORDS:
+        # No title here: the chunk opens mid-sentence; read from the next sentence on.
+        stop = re.search(r"[.!?][\"')»“”]*\s+(?=[A-ZÄÖÜ0-9•-])", text[body:last])
+        first = body + stop.end() if stop else first
+    if (first, last) == (body, len(text)):
+        return source
+    return dataclasses.replace(source, text=text[:body] + text[first:last])

@@ -1,13 +1,16 @@
 """Quiz questions cut from the documents: cloze multiple choice whose wrong options are key
-terms of the same kind from the same scope, and true/false made by swapping one key term.
-The explanation is always the source sentence."""
+terms of the same kind and shape from the same document (apps/vault/blanks.py), and
+true/false statements, half of them as written and half made false by one real change
+(statements.py). The explanation is always the source sentence; where the answer stands among
+the options is decided when the quiz is stored (quizzes/generation.py)."""
 
-import random
 from collections.abc import Sequence
 
+from apps.study.extractive.statements import false_statement
 from apps.study.retrieval import Source
+from apps.vault.blanks import determiner, distractors
 from apps.vault.cloze import BLANK, Cloze, key_sentences
-from apps.vault.keyterms import Term, Vocabulary
+from apps.vault.keyterms import Kind, Term, Vocabulary
 
 TRUE_FALSE = ("True", "False")
 # Every third question is true/false when both kinds are asked for.
@@ -22,36 +25,32 @@ def questions(
     count: int,
     types: Sequence[str] = ("mcq", "true_false"),
     difficulty: str = "intermediate",
-    seed: int = 0,
 ) -> list[dict]:
     """Up to `count` questions as dicts shaped like the model's items, plus `chunk_ids`."""
-    rng = random.Random(seed)
     made: list[dict] = []
-    used_sentences: set[tuple[int, int]] = set()
+    truths: list[bool] = []  # of the true/false statements so far
+    used_sentences: set[str] = set()  # as written, also where chunks repeat each other
     used_answers: set[str] = set()
     documents: dict[int, list[int]] = {}
     for source in sources:
         documents.setdefault(source.document_id, []).append(source.chunk_id)
-    for per_chunk in (PER_CHUNK, None):
-        for source, span, terms in _candidates(sources, vocabulary, per_chunk):
-            if len(made) == count:
-                return made
-            if (source.chunk_id, span.start) in used_sentences:
-                continue
-            kind = _kind_for(len(made), types)
-            near = documents[source.document_id]
-            question = _question(
-                source, span, terms, vocabulary, kind, difficulty, near, used_answers, rng
-            )
-            if question is None and len(types) > 1:
-                other = "mcq" if kind == "true_false" else "true_false"
-                question = _question(
-                    source, span, terms, vocabulary, other, difficulty, near, used_answers, rng
-                )
-            if question is None:
-                continue
-            used_sentences.add((source.chunk_id, span.start))
-            made.append(question)
+    for source, span, terms, exact in _candidates(sources, vocabulary):
+        if len(made) == count:
+            return made
+        written = " ".join(source.text[span.start : span.end].split())
+        if written in used_sentences:
+            continue
+        kind = _kind_for(len(made), types)
+        near = documents[source.document_id]
+        asked = (vocabulary, difficulty, near, used_answers, truths, exact)
+        question = _question(source, span, terms, kind, *asked)
+        if question is None and len(types) > 1:
+            other = "mcq" if kind == "true_false" else "true_false"
+            question = _question(source, span, terms, other, *asked)
+        if question is None:
+            continue
+        used_sentences.add(written)
+        made.append(question)
     return made
 
 
@@ -63,19 +62,38 @@ def _kind_for(position: int, types: Sequence[str]) -> str:
     return "true_false" if position % TRUE_FALSE_EVERY == TRUE_FALSE_EVERY - 1 else "mcq"
 
 
-def _candidates(sources: Sequence[Source], vocabulary: Vocabulary, per_chunk: int | None):
-    """Sentences in turn across the passages (which already alternate documents)."""
-    queues = [
+def _candidates(sources: Sequence[Source], vocabulary: Vocabulary):
+    """Sentences in turn across the passages (which already alternate documents): first those
+    that can ask for an exact term (an identifier, a number with its unit, an English name),
+    two a passage, then more; then the rest the same way."""
+    found = [
         [
             (source, span, terms)
             for span, terms in key_sentences(source.chunk_id, source.text, vocabulary)
-        ][:per_chunk]
+        ]
         for source in sources
     ]
-    while any(queues):
-        for queue in queues:
-            if queue:
-                yield queue.pop(0)
+    for exact, per_chunk in PASSES:
+        queues = [
+            [c for c in each if exact is None or _exact(c[2], vocabulary) == exact][:per_chunk]
+            for each in found
+        ]
+        while any(queues):
+            for queue in queues:
+                if queue:
+                    yield (*queue.pop(0), exact)
+
+
+# (exact terms only?, sentences a passage); the last pass takes whatever is left.
+PASSES = ((True, PER_CHUNK), (True, None), (False, PER_CHUNK), (False, None), (None, None))
+
+
+def _exact(terms: list, vocabulary: Vocabulary) -> bool:
+    return any(
+        term.kind in (Kind.IDENTIFIER, Kind.NUMBER)
+        or (term.kind is Kind.NAME and vocabulary.languages.get(term.chunk_ids[0]) != "de")
+        for term, _ in terms
+    )
 
 
 def _ordered(terms: list, difficulty: str) -> list:
@@ -96,47 +114,56 @@ def _ordered(terms: list, difficulty: str) -> list:
 
 
 def _question(
-    source, span, terms, vocabulary, kind, difficulty, near, used_answers, rng
+    source, span, terms, kind, vocabulary, difficulty, near, used_answers, truths, exact
 ) -> dict | None:
-    """One question on this sentence, or None when no key term of it can be asked for."""
+    """One question on this sentence, or None when none can be asked of it: a multiple choice
+    needs a key term with three wrong answers that fit its blank; a false statement needs a
+    safe change (statements.false_statement), a true one is the sentence as written."""
+
+    def cloze_of(term, occurrence) -> Cloze:
+        return Cloze(source.chunk_id, source.text, span, term, occurrence)
+
+    if kind == "true_false":
+        # Only a sentence with a fact that can be changed: shown as written or changed, in
+        # turn, so "True" is no safer guess than "False".
+        statement = false_statement(terms, cloze_of, vocabulary, near)
+        if statement is None:
+            return None
+        false = truths.count(False) <= truths.count(True)
+        truths.append(not false)
+        return _true_false(cloze_of(*terms[0]), statement if false else None)
     sentence = source.text[span.start : span.end]
-    needed = 3 if kind == "mcq" else 1
+    if exact:  # this pass asks for exact terms only
+        terms = [pair for pair in terms if _exact([pair], vocabulary)]
     for term, occurrence in _ordered(terms, difficulty):
         if term.key in used_answers:
             continue
-        others = vocabulary.alternatives(term, avoid=sentence, prefer=near, limit=needed)
-        if len(others) < needed:
+        before = determiner(source.text[span.start : occurrence.start])
+        others = distractors(vocabulary, term, avoid=sentence, prefer=near, before=before)
+        if len(others) < 3:
             continue
-        cloze = Cloze(source.chunk_id, source.text, span, term, occurrence)
         used_answers.add(term.key)
-        if kind == "mcq":
-            return _multiple_choice(cloze, others, rng)
-        return _true_false(cloze, others[0], rng)
+        return _multiple_choice(cloze_of(term, occurrence), others)
     return None
 
 
-def _multiple_choice(cloze: Cloze, others: list[Term], rng: random.Random) -> dict:
-    options = [other.surface for other in others]
-    correct = rng.randrange(len(options) + 1)
-    options.insert(correct, cloze.answer.surface)
+def _multiple_choice(cloze: Cloze, others: list[Term]) -> dict:
     return {
         "type": "mcq",
         "question": cloze.replaced(BLANK),
-        "options": options,
-        "correct_index": correct,
+        "options": [cloze.answer.surface] + [other.surface for other in others],
+        "correct_index": 0,
         "explanation": cloze.text,
         "chunk_ids": [cloze.chunk_id],
     }
 
 
-def _true_false(cloze: Cloze, other: Term, rng: random.Random) -> dict:
-    true = rng.random() < 0.5
-    statement = " ".join(cloze.text.split()) if true else cloze.replaced(other.surface)
+def _true_false(cloze: Cloze, false: str | None) -> dict:
     return {
         "type": "true_false",
-        "question": statement,
+        "question": false or " ".join(cloze.text.split()),
         "options": list(TRUE_FALSE),
-        "correct_index": 0 if true else 1,
+        "correct_index": 1 if false else 0,
         "explanation": cloze.text,
         "chunk_ids": [cloze.chunk_id],
     }

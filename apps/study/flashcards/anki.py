@@ -1,4 +1,5 @@
-"""A deck as an Anki package (.apkg) that Anki updates, not duplicates, when imported again."""
+"""A deck as an Anki package (.apkg) that Anki updates, not duplicates, when imported again;
+a card's pictures travel as the package's media."""
 
 import hashlib
 import html
@@ -7,7 +8,8 @@ from pathlib import Path
 
 import genanki
 
-from apps.study.flashcards.models import Deck
+from apps.study.flashcards.models import Card, Deck
+from apps.study.untrusted_files import picture_bytes
 
 # Fixed ids: Anki recognises the note type and the deck again when a deck is re-exported.
 ANKI_MODEL = genanki.Model(
@@ -34,17 +36,31 @@ def stable_id(*parts: object) -> int:
     return int.from_bytes(digest[:6], "big") + (1 << 30)
 
 
+def side_field(card: Card, side: str, folder: Path, media: list[str]) -> str:
+    """One side as an Anki field, its pictures saved in `folder` as media the field shows."""
+    text = anki_field(getattr(card, side))
+    for i, uri in enumerate((card.pictures or {}).get(side, []), 1):
+        data, extension = picture_bytes(uri)
+        name = f"cognivault-{card.pk}-{side}-{i}.{extension}"
+        (folder / name).write_bytes(data)
+        media.append(str(folder / name))
+        text += f'<br><img src="{name}">'
+    return text
+
+
 def export_apkg(deck: Deck) -> bytes:
     anki_deck = genanki.Deck(stable_id("deck", deck.owner_id, deck.pk), deck.title)
-    for card in deck.cards.all():
-        anki_deck.add_note(
-            genanki.Note(
-                model=ANKI_MODEL,
-                fields=[anki_field(card.front), anki_field(card.back)],
-                guid=genanki.guid_for("cognivault", deck.pk, card.pk),
-            )
-        )
     with tempfile.TemporaryDirectory() as folder:
+        media: list[str] = []
+        for card in deck.cards.all():
+            fields = [side_field(card, side, Path(folder), media) for side in ("front", "back")]
+            anki_deck.add_note(
+                genanki.Note(
+                    model=ANKI_MODEL,
+                    fields=fields,
+                    guid=genanki.guid_for("cognivault", deck.pk, card.pk),
+                )
+            )
         path = Path(folder) / "deck.apkg"
-        genanki.Package(anki_deck).write_to_file(str(path))
+        genanki.Package(anki_deck, media_files=media).write_to_file(str(path))
         return path.read_bytes()

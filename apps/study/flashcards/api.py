@@ -5,12 +5,14 @@ from typing import Annotated, Literal
 
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
-from ninja import Field, Router, Schema, Status
+from ninja import Field, File, Router, Schema, Status
+from ninja.files import UploadedFile
 
+from apps.accounts import ratelimits
 from apps.accounts.api import ErrorOut, Id, Said, said
 from apps.study import starting
 from apps.study.classsets.models import ClassSet
-from apps.study.flashcards import anki, csv_files, decks, generation, scheduling
+from apps.study.flashcards import anki, csv_files, deck_imports, decks, generation, scheduling
 from apps.study.flashcards.models import Card, CardReview, Deck
 from apps.study.flashcards.stale import refresh_deck as refresh_stale
 from apps.study.flashcards.stale import stale_cards
@@ -188,6 +190,31 @@ def due_cards(request: HttpRequest):
     cards = Card.objects.readable_by(request.auth).studied_by(request.auth)
     due = cards.due_to_learner(timezone.now()).select_related("deck")
     return [card_out(card, request.auth) for card in due]
+
+
+# Declared before /decks/{deck_id}, which would take "import" for an id.
+class LeftOutOut(Schema):
+    index: int  # the note's (or the card's) number in the file, from 1
+    type: str  # the Anki note type, or "card"
+    reason: str
+
+
+class DeckImportOut(Schema):
+    id: Id
+    imported: int
+    skipped: list[LeftOutOut]
+
+
+@router.post(
+    "/decks/import", response={201: DeckImportOut, 400: ErrorOut, 422: ErrorOut, 429: ErrorOut}
+)
+def import_deck(request: HttpRequest, file: File[UploadedFile]):
+    """A deck of an Anki package (.apkg: each note's first two fields, a reversed card too,
+    pictures kept, review history left behind) or a CSV file (front, back), told apart by its
+    content."""
+    ratelimits.check(request, "RATE_LIMIT_UPLOADS", "uploads")
+    deck, _badges, skipped = deck_imports.import_deck(request.auth, file, now=timezone.now())
+    return Status(201, {"id": deck.pk, "imported": deck.cards.count(), "skipped": skipped})
 
 
 @router.get("/decks/{deck_id}", response={200: DeckOut, 404: ErrorOut})

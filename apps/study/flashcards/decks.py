@@ -25,9 +25,22 @@ def clean_cards(items: list) -> list[dict]:
                     "chunk_id": chunk_id if isinstance(chunk_id, int) else None,
                     # Only the generator marks a card it cut from its chunk.
                     **({"extractive": True} if item.get("extractive") is True else {}),
+                    **({"pictures": item["pictures"]} if pictures_of(item) else {}),
                 }
             )
     return cards
+
+
+def pictures_of(item: dict) -> bool:
+    """Whether `item` brings pictures as an imported deck's reader gives them: {"front": [data
+    URIs], "back": [...]}."""
+    pictures = item.get("pictures")
+    return isinstance(pictures, dict) and all(
+        side in ("front", "back")
+        and isinstance(uris, list)
+        and all(isinstance(uri, str) and uri.startswith("data:image/") for uri in uris)
+        for side, uris in pictures.items()
+    )
 
 
 def checked_cards(items: list) -> list[dict]:

@@ -33,8 +33,10 @@ class NewDeckForm(DeckTitleForm, CardForm):
     """A hand-made deck starts with its first card."""
 
 
-class CsvImportForm(forms.Form):
+class DeckImportForm(forms.Form):
     file = forms.FileField(
-        help_text="UTF-8 CSV with two columns, front and back (comma, semicolon or tab).",
-        error_messages={"required": "Choose a CSV file."},
+        label="Anki package or CSV file",
+        help_text="An Anki deck (.apkg, up to 20 MB), or a UTF-8 CSV with two columns, front "
+        "and back (comma, semicolon or tab).",
+        error_messages={"required": "Choose an .apkg or CSV file."},
     )

@@ -169,6 +169,11 @@ class Card(Memory):
         blank=True,
         help_text="The passage's id, kept when re-ingestion retires it (and `chunk` empties).",
     )
+    pictures = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='{"front": [...], "back": [...]}: pictures (data URIs) from an imported deck.',
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = CardQuerySet.as_manager()

@@ -1,4 +1,4 @@
-"""Flashcard pages: the tab (decks, due cards, generate, make by hand, import a CSV), a deck
+"""Flashcard pages: the tab (decks, due cards, generate, make by hand, import Anki or CSV), a deck
 with its cards, studying with spaced repetition, exports."""
 
 from django.contrib import messages
@@ -9,13 +9,14 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
-from apps.study import errors, stale, starting
+from apps.accounts.ratelimits import rate_limited
+from apps.study import errors, importing, stale, starting
 from apps.study.errors import StudyError
-from apps.study.flashcards import anki, csv_files, decks, generation, scheduling
+from apps.study.flashcards import anki, csv_files, deck_imports, decks, generation, scheduling
 from apps.study.flashcards.forms import (
     CardForm,
-    CsvImportForm,
     DeckGenerateForm,
+    DeckImportForm,
     DeckTitleForm,
     NewDeckForm,
 )
@@ -36,7 +37,7 @@ def render_deck_list(
         "decks": decks,
         "due_total": due_queue(request).due_to_learner(now).count(),
         "new_form": new_form or NewDeckForm(),
-        "import_form": import_form or CsvImportForm(),
+        "import_form": import_form or DeckImportForm(),
         "generate_form": generate_form or DeckGenerateForm(user=request.user),
     }
     return study_tab(request, "study/flashcards/list.html", context, status)
@@ -91,20 +92,22 @@ def deck_create(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
+@rate_limited("RATE_LIMIT_UPLOADS", "uploads")
 def deck_import(request: HttpRequest) -> HttpResponse:
-    form = CsvImportForm(request.POST, request.FILES)
+    """A deck of an Anki package or a CSV file; what was left out is listed."""
+    form = DeckImportForm(request.POST, request.FILES)
     if form.is_valid():
-        upload = form.cleaned_data["file"]
-        title = upload.name.rsplit(".", 1)[0] or "Imported deck"
         try:
-            # One byte more than allowed is enough for parse_csv to refuse a large file.
-            items = csv_files.parse_csv(upload.read(csv_files.MAX_CSV_BYTES + 1))
-            deck, badges = decks.create_deck(request.user, title, items, now=timezone.now())
+            deck, badges, skipped = deck_imports.import_deck(
+                request.user, form.cleaned_data["file"], now=timezone.now()
+            )
         except StudyError as error:
             errors.show(request, error, form)
         else:
             announce(request, badges)
             messages.success(request, f"Imported {deck.cards.count()} cards.")
+            for sentence in importing.left_out(skipped):
+                messages.info(request, sentence)
             return redirect("study:deck-detail", pk=deck.pk)
     return render_deck_list(request, import_form=form, status=errors.PAGE_STATUS)
 

@@ -1,18 +1,19 @@
-"""Quizzes under /api/v1/study/quizzes: generate, read, answer, export."""
+"""Quizzes under /api/v1/study/quizzes: generate or import, read, answer, export."""
 
 from datetime import date, datetime
 from typing import Annotated, Literal
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
-from ninja import Field, Router, Schema, Status
+from ninja import Field, File, Router, Schema, Status
+from ninja.files import UploadedFile
 
+from apps.accounts import ratelimits
 from apps.accounts.api import ErrorOut, Id
 from apps.study import starting
 from apps.study.ownership import get_visible
-from apps.study.quizzes import exports, generation, review
-from apps.study.quizzes.generation import OPTION_COUNT
-from apps.study.quizzes.models import Quiz
+from apps.study.quizzes import bank_import, exports, generation, review
+from apps.study.quizzes.models import Question, Quiz
 from apps.study.quizzes.seat import Seat
 from apps.study.quizzes.stale import refresh_quiz as refresh_stale
 from apps.study.quizzes.stale import stale_questions
@@ -45,7 +46,9 @@ class QuizIn(ScopeIn):
 
 class QuestionOut(Schema):
     """A question as the asker sees it: on a class quiz a student's questions and options
-    come in their own shuffled order (the same on every call); `position` counts in it."""
+    come in their own shuffled order (the same on every call); `position` counts in it.
+    `chunk_ids` (the passages it was cut from, which hold its answer) is empty for a student
+    until the answer key shows in a review of theirs."""
 
     position: int
     type: QuestionType
@@ -58,9 +61,9 @@ class QuestionOut(Schema):
 
 class AttemptSummaryOut(Schema):
     id: Id
-    correct: int | None
+    correct: int | None  # null while unfinished, or while the policy hides the marks
     total: int | None
-    percent: int | None
+    percent: int | None  # as `correct`
     submitted_at: datetime | None
 
 
@@ -69,8 +72,10 @@ class PolicyOut(Schema):
     attempts_left: int | None  # null: unlimited
     grading: Literal["first", "best", "average", "latest"]
     reveal: Literal["after_due", "after_attempt", "never"]
+    marks: Literal["after_due", "after_attempt", "never"]
     due: date | None  # no attempt starts after this day
     answers_shown: bool  # the correct answers and explanations show in the attempts' replies
+    marks_shown: bool  # the attempts' scores show
 
 
 class QuizOut(Schema):
@@ -102,12 +107,12 @@ class QuizListOut(Schema):
 
 # An option's index, or null for a question left open. How many and which answers fit is
 # Quiz.check_answers's rule, as for the page; the schema shows what any quiz could take.
-Choice = Annotated[int, checked_by_the_rule(minimum=0, maximum=max(OPTION_COUNT.values()) - 1)]
+Choice = Annotated[int, checked_by_the_rule(minimum=0, maximum=Question.MAX_OPTIONS - 1)]
 
 
 class AttemptIn(Schema):
     answers: list[Choice | None] = checked_by_the_rule(
-        maxItems=max(Quiz.SIZES),
+        maxItems=Quiz.MOST_QUESTIONS,
         description="One per question, in the order GET /quizzes/{id} shows the questions to "
         "you, each the index of an option in the order shown there (on a class quiz, your own "
         "shuffled order), or null for a question left open.",
@@ -116,7 +121,8 @@ class AttemptIn(Schema):
 
 class ResultOut(Schema):
     """One answer in the order the questions were shown to you. `correct_index`, `correct`
-    and `explanation` are null while the quiz's policy keeps the answer key hidden."""
+    and `explanation` are null, and `chunk_ids` empty, while the quiz's policy keeps the
+    answer key hidden."""
 
     position: int
     chosen: int | None
@@ -127,11 +133,15 @@ class ResultOut(Schema):
 
 
 class AttemptOut(Schema):
+    """`correct` and `percent` are null while the quiz's policy hides the marks (a score per
+    attempt would give the key away, one changed answer at a time)."""
+
     id: Id
-    correct: int
+    correct: int | None
     total: int
-    percent: int
+    percent: int | None
     answers_shown: bool  # whether the results carry the correct answers and explanations
+    marks_shown: bool  # whether `correct` and `percent` are given
     results: list[ResultOut]
     badges: list[str]
 
@@ -145,15 +155,19 @@ def policy_out(seat: Seat) -> dict | None:
         "attempts_left": seat.attempts_left,
         "grading": policy.grading,
         "reveal": policy.reveal,
+        "marks": policy.marks,
         "due": policy.due,
         "answers_shown": seat.answers_shown,
+        "marks_shown": seat.marks_shown,
     }
 
 
 def quiz_out(item: Quiz, user) -> dict:
-    """The quiz as `user` sees it: in their order, only their own attempts; the owner's
-    stale marks. No answer key: that shows only in an attempt's results."""
+    """The quiz as `user` sees it: in their order, only their own attempts (with their scores
+    once the marks show, recorded for their progress then); the owner's stale marks. No
+    answer key: that shows only in an attempt's results."""
     seat = item.seat_for(user)
+    item.record_marks(seat)
     changed = {question.pk for question in stale_questions(item)} if seat.owner else set()
     return {
         **{field: getattr(item, field) for field in QuizOut.model_fields if hasattr(item, field)},
@@ -163,20 +177,14 @@ def quiz_out(item: Quiz, user) -> dict:
                 "type": shown.question.kind,
                 "question": shown.text,
                 "options": shown.options,
-                "chunk_ids": shown.question.chunk_ids,
+                "chunk_ids": shown.question.chunk_ids if seat.sources_shown else [],
                 "extractive": shown.extractive,
                 "source_changed": shown.pk in changed,
             }
             for position, shown in enumerate(seat.paper.questions)
         ],
         "attempts": [
-            {
-                "id": a.pk,
-                "correct": a.correct,
-                "total": a.total,
-                "percent": a.percent,
-                "submitted_at": a.submitted_at,
-            }
+            {"id": a.pk, **review.score(a, seat), "submitted_at": a.submitted_at}
             for a in item.attempts_of(user)
         ],
         "policy": policy_out(seat),
@@ -217,6 +225,32 @@ def create_quiz(request: HttpRequest, payload: QuizIn, key: IdempotencyKey = "")
     return started(quiz)
 
 
+# Declared before /quizzes/{quiz_id}, which would take "import" for an id.
+class SkippedOut(Schema):
+    index: int  # the question's number in the file, from 1
+    type: str  # the file's own name for its kind of question: "essay", "matchInteraction"
+    reason: str
+
+
+class QuizImportOut(Schema):
+    id: Id
+    imported: int
+    skipped: list[SkippedOut]
+
+
+@router.post("/quizzes/import", response={201: QuizImportOut, 400: ErrorOut, 429: ErrorOut})
+def import_quiz(request: HttpRequest, file: File[UploadedFile]):
+    """A quiz of the multiple choice (one right answer) and true/false questions of a Moodle
+    XML, GIFT or QTI 2.1 file, told apart by its content; the other questions are listed as
+    skipped. A file with none is a 400, and nothing is kept."""
+    ratelimits.check(request, "RATE_LIMIT_UPLOADS", "uploads")
+    quiz, skipped = bank_import.import_quiz(request.auth, file)
+    return Status(
+        201,
+        {"id": quiz.pk, "imported": quiz.questions.count(), "skipped": [vars(s) for s in skipped]},
+    )
+
+
 @router.get("/quizzes/{quiz_id}", response={200: QuizOut, 404: ErrorOut})
 def get_quiz(request: HttpRequest, quiz_id: Id):
     quiz = get_visible(Quiz.objects.readable_by, request.auth, pk=quiz_id)
@@ -239,10 +273,9 @@ def create_attempt(request: HttpRequest, quiz_id: Id, payload: AttemptIn):
         201,
         {
             "id": attempt.pk,
-            "correct": attempt.correct,
-            "total": attempt.total,
-            "percent": attempt.percent,
+            **review.score(attempt, seat),
             "answers_shown": seat.answers_shown,
+            "marks_shown": seat.marks_shown,
             "results": [
                 {
                     "position": row.position,
@@ -250,7 +283,7 @@ def create_attempt(request: HttpRequest, quiz_id: Id, payload: AttemptIn):
                     "correct_index": row.correct_index,
                     "correct": row.right,
                     "explanation": row.explanation,
-                    "chunk_ids": row.question.question.chunk_ids,
+                    "chunk_ids": row.question.question.chunk_ids if seat.answers_shown else [],
                 }
                 for row in review.shown_results(attempt, seat)
             ],
@@ -259,8 +292,8 @@ def create_attempt(request: HttpRequest, quiz_id: Id, payload: AttemptIn):
     )
 
 
-# Positions as QuestionOut numbers them, from 0; no quiz has more than the largest size.
-Position = Annotated[int, Field(ge=0, le=max(Quiz.SIZES) - 1)]
+# Positions as QuestionOut numbers them, from 0; no quiz has more than MOST_QUESTIONS.
+Position = Annotated[int, Field(ge=0, le=Quiz.MOST_QUESTIONS - 1)]
 
 
 class QuestionPatch(Schema):
@@ -269,7 +302,7 @@ class QuestionPatch(Schema):
 
     question: str | None = Field(None, min_length=1, max_length=2000)
     options: list[Annotated[str, Field(min_length=1, max_length=500)]] | None = Field(
-        None, min_length=2, max_length=4
+        None, min_length=2, max_length=Question.MAX_OPTIONS
     )
     correct_index: Choice | None = None
     explanation: str | None = Field(None, max_length=4000)
@@ -321,6 +354,19 @@ def export_quiz(request: HttpRequest, quiz_id: Id, format: Literal["md", "pdf"] 
     if format == "pdf":
         return HttpResponse(exports.as_pdf(item), content_type="application/pdf")
     return HttpResponse(exports.as_markdown(item), content_type="text/markdown; charset=utf-8")
+
+
+@router.get("/quizzes/{quiz_id}/export.{fmt}", response={200: None, 404: ErrorOut})
+def export_quiz_file(
+    request: HttpRequest, quiz_id: Id, fmt: Literal["xml", "gift", "zip", "md", "pdf"]
+):
+    """The quiz as Moodle XML (`.xml`), GIFT (`.gift`), an IMS QTI 2.1 package (`.zip`),
+    Markdown or PDF."""
+    item = get_visible(Quiz.objects.visible_to, request.auth, pk=quiz_id)
+    content_type, make = exports.FORMATS[fmt]
+    response = HttpResponse(make(item), content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="quiz-{item.pk}.{fmt}"'
+    return response
 
 
 @router.post("/quizzes/{quiz_id}/refresh", response={200: RefreshOut, 404: ErrorOut})

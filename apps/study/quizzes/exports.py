@@ -1,9 +1,19 @@
-"""A quiz as Markdown or PDF: the questions first, the answers with explanations after."""
+"""A quiz as a file: Markdown or PDF to read and print (the questions first, the answers with
+explanations after), and Moodle XML, GIFT or a QTI 2.1 package for another tool's question
+bank (docs/study-hub.md#exchange). Pages and the API read `FORMATS`."""
+
+from collections.abc import Callable
 
 from django.template.loader import render_to_string
 
 from apps.study import pdf
+from apps.study.quizzes import gift, moodle_xml, qti
+from apps.study.quizzes.bank import Bank, Item
 from apps.study.quizzes.models import Question, Quiz
+from apps.study.sources import sources_for_each
+
+LETTERS = "ABCDEFGHIJ"  # one per option, up to Question.MAX_OPTIONS
+PASSAGE_CHARACTERS = 1000  # of a source passage, in an exchange file
 
 
 def as_markdown(quiz: Quiz) -> str:
@@ -30,6 +40,51 @@ def as_pdf(quiz: Quiz) -> bytes:
 
 def _rows(quiz: Quiz) -> list[tuple[Question, list[tuple[str, str]]]]:
     return [
-        (question, list(zip("ABCD", question.options, strict=False)))
+        (question, list(zip(LETTERS, question.options, strict=False)))
         for question in quiz.questions.all()
     ]
+
+
+def bank_of(quiz: Quiz) -> Bank:
+    """The quiz as the exchange formats carry it, each question with the first passage it cites
+    that its owner can still open."""
+    questions = list(quiz.questions.all())
+    sources = sources_for_each(quiz.owner, [question.chunk_ids for question in questions])
+    items = []
+    for question, chunks in zip(questions, sources, strict=True):
+        item = Item(
+            question.kind,
+            question.text,
+            list(question.options),
+            question.correct_index,
+            question.explanation,
+            list(question.pictures),
+        )
+        if chunks:
+            page = f", p. {chunks[0].page}" if chunks[0].page else ""
+            item.source = f"{chunks[0].document.filename}{page}"
+            item.passage = chunks[0].text[:PASSAGE_CHARACTERS]
+        items.append(item)
+    return Bank(quiz.title, items)
+
+
+def as_moodle_xml(quiz: Quiz) -> bytes:
+    return moodle_xml.write(bank_of(quiz))
+
+
+def as_gift(quiz: Quiz) -> str:
+    return gift.write(bank_of(quiz))
+
+
+def as_qti(quiz: Quiz) -> bytes:
+    return qti.write(bank_of(quiz))
+
+
+# Each format: (content type, how a quiz is made into it).
+FORMATS: dict[str, tuple[str, Callable[[Quiz], str | bytes]]] = {
+    "md": ("text/markdown; charset=utf-8", as_markdown),
+    "pdf": ("application/pdf", as_pdf),
+    "xml": ("application/xml", as_moodle_xml),
+    "gift": ("text/plain; charset=utf-8", as_gift),
+    "zip": ("application/zip", as_qti),
+}

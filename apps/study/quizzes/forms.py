@@ -18,3 +18,12 @@ class QuizForm(ScopeForm):
     )
 
     field_order = ["num_questions", "difficulty", "types", "categories", "documents"]
+
+
+class QuizImportForm(forms.Form):
+    file = forms.FileField(
+        label="Question bank",
+        help_text="Moodle XML, GIFT, or an IMS QTI 2.1 package (.zip), up to 20 MB: multiple "
+        "choice with one right answer and true or false questions are kept.",
+        error_messages={"required": "Choose a Moodle XML, GIFT or QTI file."},
+    )

@@ -1,6 +1,9 @@
 """Quizzes: what a valid generated question is, and making a quiz from a scope."""
 
+import random
 import re
+from collections import Counter
+from collections.abc import Sequence
 from typing import Literal
 
 from django.db import transaction
@@ -126,23 +129,54 @@ def fill_quiz(quiz: Quiz, sources: list[retrieval.Source] | None = None) -> None
             "No question could be made: the documents in this scope hold too few sentences "
             "with key terms. Pick more documents, or another scope."
         )
+    made = [(item, False) for item in result.items] + [(item, True) for item in filled]
+    placed = place_answers([item.value for item, _ in made], random.Random(quiz.pk))
     with transaction.atomic():
-        made = [(item, False) for item in result.items] + [(item, True) for item in filled]
         Question.objects.bulk_create(
             Question(
                 quiz=quiz,
                 position=position,
                 kind=item.value.type,
                 text=item.value.question,
-                options=item.value.options,
-                correct_index=item.value.correct_index,
+                options=options,
+                correct_index=correct_index,
                 explanation=item.value.explanation,
                 chunk_ids=item.chunk_ids,
                 extractive=extractive,
             )
-            for position, (item, extractive) in enumerate(made)
+            for position, ((item, extractive), (options, correct_index)) in enumerate(
+                zip(made, placed, strict=True)
+            )
         )
         quiz.mark_ready(chunk_ids=result.chunk_ids, backend=result.backend, model=result.model)
+
+
+def place_answers(
+    items: list[QuestionItem], rng: random.Random, taken: Sequence[int] = ()
+) -> list[tuple[list[str], int]]:
+    """(options, correct index) of each question as stored: a multiple-choice question's options
+    shuffled by `rng`, its answer drawn among the letters that hold fewer than half the quiz's
+    answers (`taken`: the correct indexes of its other questions), so the right answer can be
+    anywhere and no letter gives it away. True/false keeps its order, True first: what its
+    statements say balances it."""
+    counts = Counter(taken)
+    counts.update(item.correct_index for item in items if item.type != "mcq")
+    most = max(1, (len(items) + len(taken)) // 2)
+    placed = []
+    for item in items:
+        options, correct = list(item.options), item.correct_index
+        if item.type == "mcq":
+            answer = options.pop(correct)
+            rng.shuffle(options)
+            letters = range(len(options) + 1)
+            open_ = [i for i in letters if counts[i] < most] or [
+                min(letters, key=lambda i: counts[i])
+            ]
+            correct = rng.choice(open_)
+            options.insert(correct, answer)
+            counts[correct] += 1
+        placed.append((options, correct))
+    return placed
 
 
 def create_quiz(

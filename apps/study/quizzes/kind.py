@@ -38,6 +38,7 @@ def figures(class_set, student) -> kinds.Figures:
     if chosen:
         figures.finished = True
         figures.score = graded_percent(chosen)
+        figures.fraction = sum(a.correct / a.total if a.total else 0 for a in chosen) / len(chosen)
         if len(chosen) == 1:
             figures.detail = f"{chosen[0].correct}/{chosen[0].total}"
         else:
@@ -46,6 +47,18 @@ def figures(class_set, student) -> kinds.Figures:
             figures.detail += f" · {len(submitted)} attempts"
         figures.old_version = any(a.on_old_version for a in chosen)
     return figures
+
+
+def own_figures(class_set, student) -> kinds.Figures:
+    """A student's own figures: the score only once their marks show (and then the attempts
+    they handed in while the marks were hidden go into their progress)."""
+    quiz = class_set.item
+    seat = quiz.seat_for(student, class_set)
+    quiz.record_marks(seat)
+    mine = figures(class_set, student)
+    if not seat.marks_shown:
+        mine.score, mine.detail, mine.old_version = None, "", False
+    return mine
 
 
 def missed_questions(class_set, students: list) -> list[kinds.Missed]:
@@ -95,9 +108,11 @@ QUIZ = kinds.register(
         handed_out=kinds.HandOut(
             "Score",
             figures,
+            own=own_figures,
             missed=missed_questions,
             report=quiz_report,
             template="study/quizzes/class_results.html",
+            out_of=lambda quiz: quiz.questions.count(),
         ),
     )
 )

@@ -6,9 +6,10 @@ from django.utils import timezone
 
 from apps.progress import tracking
 from apps.study.classsets.models import ClassSet
-from apps.study.classsets.policy import QuizPolicy, Reveal
+from apps.study.classsets.policy import Marks, QuizPolicy, Reveal
 from apps.study.errors import InvalidAnswers, InvalidInput, QuestionRemoved
 from apps.study.generation_job import Generated, GenerationQuerySet, one_per_request
+from apps.study.quizzes.bank import MAX_OPTIONS
 from apps.study.quizzes.seat import Seat
 from apps.study.sources import sources_for_each
 from apps.vault.reading.links import source_url
@@ -22,6 +23,7 @@ class Difficulty(models.TextChoices):
 
 class Quiz(Generated):
     SIZES = (5, 10, 20)
+    MOST_QUESTIONS = 1000  # an imported question bank's quiz, at most
 
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="quizzes"
@@ -77,9 +79,9 @@ class Quiz(Generated):
 
     def submit(self, answers: list, seat: Seat | None = None) -> tuple["Attempt", list]:
         """Grade `answers` as the open attempt of the seat's person (the owner's without a
-        seat) or a new one, save it with the version of each question it answered and record
-        it for their progress; (the attempt, badges just earned). Answers that do not fit
-        save nothing."""
+        seat) or a new one, save it with the version of each question it answered and, when
+        their marks show now, record it for their progress; (the attempt, badges just earned).
+        Answers that do not fit save nothing."""
         self.require_ready()
         seat = seat or self.seat_for(self.owner)
         answers = self.check_answers(answers)
@@ -89,13 +91,25 @@ class Quiz(Generated):
             attempt.asked = self.version()
             attempt.correct, attempt.total = self.grade(answers)
             attempt.submitted_at = timezone.now()
+            attempt.recorded = seat.marks_shown
             attempt.save()
-        return attempt, tracking.record_quiz(
-            seat.person,
-            score_percent=attempt.percent or 0,
-            difficulty=self.difficulty,
-            questions_wrong=attempt.missed(),
-        )
+        return attempt, attempt.record(seat.class_id) if attempt.recorded else []
+
+    def record_marks(self, seat: Seat) -> list:
+        """Record for the seat's person's progress the attempts they handed in while their
+        marks were hidden, once the marks show: whoever first sees them (the review, the quiz
+        in the API, the class sets). Progress would have told the marks (a badge for a perfect
+        score, the count of perfect quizzes). The badges earned."""
+        if seat.policy.marks == Marks.AFTER_ATTEMPT or not seat.marks_shown:
+            return []  # recorded when handed in, or not yet
+        earned = []
+        waiting = self.handed_in_by(seat.person).filter(recorded=False).order_by("submitted_at")
+        for attempt in waiting:
+            # Once, whichever request sees them first.
+            if Attempt.objects.filter(pk=attempt.pk, recorded=False).update(recorded=True):
+                attempt.quiz, attempt.user = self, seat.person
+                earned += attempt.record(seat.class_id)
+        return earned
 
     def version(self) -> list[list[int]]:
         """[question id, its version] per question in order: an attempt made on another list
@@ -139,8 +153,11 @@ class Quiz(Generated):
             return Seat(self, person, QuizPolicy())
         class_set = class_set or ClassSet.objects.for_item(self).handed_to(person).first()
         if class_set is None:  # taken back: nothing more to answer or see
-            return Seat(self, person, QuizPolicy(attempts=0, reveal=Reveal.NEVER, for_class=True))
-        return Seat(self, person, class_set.quiz_policy())
+            taken_back = QuizPolicy(
+                attempts=0, reveal=Reveal.NEVER, marks=Marks.NEVER, for_class=True
+            )
+            return Seat(self, person, taken_back)
+        return Seat(self, person, class_set.quiz_policy(), class_set)
 
     def remove_question(self, question: "Question") -> None:
         """Take a question out; the ones after it move up, and so do the answers of the
@@ -167,6 +184,8 @@ class Question(models.Model):
         MCQ = "mcq", "Multiple choice"
         TRUE_FALSE = "true_false", "True or false"
 
+    MAX_OPTIONS = MAX_OPTIONS
+
     quiz = models.ForeignKey(Quiz, on_delete=models.CASCADE, related_name="questions")
     position = models.PositiveSmallIntegerField()
     kind = models.CharField(max_length=12, choices=Kind.choices)
@@ -180,6 +199,11 @@ class Question(models.Model):
     )
     version = models.PositiveIntegerField(
         default=1, help_text="Goes up when an edit changes what is asked (not for a typo fix)."
+    )
+    pictures = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Pictures shown with the question (data URIs), from an imported file.",
     )
 
     class Meta:
@@ -284,6 +308,10 @@ class Attempt(models.Model):
     total = models.PositiveSmallIntegerField(null=True, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
+    recorded = models.BooleanField(
+        default=False,
+        help_text="In its person's progress: when handed in, or once its marks showed.",
+    )
 
     class Meta:
         ordering = ["-started_at", "-pk"]
@@ -345,6 +373,19 @@ class Attempt(models.Model):
                 chosen = answers[i] if i < len(answers) else None
                 rows[(pk, version)] = chosen == correct[pk]
         return rows
+
+    def record(self, class_id: int | None) -> list:
+        """Record this handed-in attempt for its person's progress (apps/progress), as made
+        when it was handed in, in the class it was handed out to (`class_id`; None for a quiz
+        of one's own, whose misses stay private); the badges earned."""
+        return tracking.record_quiz(
+            self.user,
+            score_percent=self.percent or 0,
+            difficulty=self.quiz.difficulty,
+            class_id=class_id,
+            questions_wrong=self.missed() if class_id else (),
+            at=self.submitted_at,
+        )
 
     def missed(self) -> list[dict]:
         """The questions answered wrong, with a link to their first source, for the class

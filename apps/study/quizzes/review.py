@@ -1,5 +1,6 @@
-"""A submitted attempt as its taker reviews it: in their own order, and with the correct
-answers and explanations only when the quiz's policy shows them (Seat.answers_shown).
+"""A submitted attempt as its taker reviews it: in their own order, with its score only when the
+quiz's policy shows their marks (Seat.marks_shown), and with the correct answers and
+explanations only when it shows the answer key (Seat.answers_shown).
 
 The review page and the API's attempt reply both read these rows, so neither can show more.
 """
@@ -41,3 +42,14 @@ def shown_results(attempt: Attempt, seat: Seat) -> list[ReviewRow]:
             )
         )
     return rows
+
+
+def score(attempt: Attempt, seat: Seat) -> dict:
+    """The attempt's score as its taker may see it: how many were right, and the percent, are
+    None while their marks are hidden (the total is the number of questions asked)."""
+    shown = seat.marks_shown
+    return {
+        "correct": attempt.correct if shown else None,
+        "total": attempt.total,
+        "percent": attempt.percent if shown else None,
+    }

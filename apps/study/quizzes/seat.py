@@ -1,7 +1,8 @@
 """A person's seat at a quiz: what a request needs about (quiz, person), worked out once and
 passed to everything the request calls. Their policy (the owner's own rules, or the class
-set's for a student it is handed out to), their paper (the order they see), the attempts they
-handed in and have left, and whether the correct answers show now.
+set's for a student it is handed out to, with that class set), their paper (the order they
+see), the attempts they handed in and have left, and whether their marks, the correct answers
+and the passages the questions were cut from show now.
 
 `Quiz.seat_for(person)` makes one: no query for the owner, two for a student (the class set,
 its teacher's time zone); the paper and the attempts handed in are read when first asked for.
@@ -23,7 +24,14 @@ class Seat:
     quiz: object  # a quizzes.models.Quiz
     person: object  # the one answering: its owner, or a student it is handed out to
     policy: QuizPolicy
+    class_set: object | None = None  # the student's class set it is handed out in; else None
     now: datetime = field(default_factory=timezone.now)
+
+    @property
+    def class_id(self) -> int | None:
+        """The class the answers count for (its overview's most-missed questions); None for
+        the owner's own quiz."""
+        return self.class_set.school_class_id if self.class_set else None
 
     @property
     def owner(self) -> bool:
@@ -56,6 +64,19 @@ class Seat:
         return self.policy.answer_key_visible(self.now)
 
     @property
+    def marks_shown(self) -> bool:
+        """Whether `person` may see their attempts' scores now (how many answers were right):
+        every page and API route asks this, and nothing else."""
+        return self.policy.marks_visible(self.now)
+
+    @property
+    def sources_shown(self) -> bool:
+        """Whether the passages the questions were cut from show (their chunk ids, the links to
+        them): a passage holds its question's answer, so only with the answer key, and only
+        after an attempt of one's own ("after each attempt" is no key before the first)."""
+        return self.owner or (self.answers_shown and self.submitted > 0)
+
+    @property
     def answers_note(self) -> str:
-        """For the student: when the correct answers show."""
+        """For the student: when their marks and the correct answers show."""
         return self.policy.when_revealed(self.now)

@@ -1,7 +1,10 @@
 """A quiz's questions whose source changed, and refreshing only those (apps/study/stale.py)."""
 
+import random
+
 from apps.study import retrieval
 from apps.study.extractive import quizzes as extractive_quizzes
+from apps.study.quizzes.generation import QuestionItem, place_answers
 from apps.study.quizzes.models import Question, Quiz
 from apps.study.stale import candidates, cites_retired, live, passage_vocabulary, scope_for
 
@@ -28,8 +31,8 @@ def refresh_quiz(quiz: Quiz) -> int:
                 made = _question_from(quiz, question, passage)
                 if made is None:
                     continue
-                question.text, question.options = made["question"], made["options"]
-                question.correct_index = made["correct_index"]
+                question.text = made["question"]
+                question.options, question.correct_index = _placed(quiz, question, made)
                 question.explanation, question.kind = made["explanation"], made["type"]
                 question.chunk_ids, question.extractive = made["chunk_ids"], True
                 question.version += 1  # a new question: attempts before answered the old one
@@ -49,6 +52,14 @@ def _question_from(quiz: Quiz, question: Question, passage: retrieval.Source) ->
             if made["question"] not in taken:
                 return made
     return None
+
+
+def _placed(quiz: Quiz, question: Question, made: dict) -> tuple[list[str], int]:
+    """The new question's options as a quiz's are stored (generation.place_answers)."""
+    others = [q.correct_index for q in quiz.questions.exclude(pk=question.pk)]
+    rng = random.Random(f"{quiz.pk}:{question.position}:{question.version}")
+    [placed] = place_answers([QuestionItem.model_validate(made)], rng, others)
+    return placed
 
 
 def cited(user) -> list[list[int]]:

@@ -4,6 +4,7 @@ from apps.study.quizzes import views
 
 urlpatterns = [
     path("", views.quiz_list, name="quiz-list"),
+    path("import/", views.quiz_import, name="quiz-import"),
     path("<int:pk>/", views.quiz_detail, name="quiz-detail"),
     path("<int:pk>/answer/", views.quiz_answer, name="quiz-answer"),
     path("<int:pk>/submit/", views.quiz_submit, name="quiz-submit"),

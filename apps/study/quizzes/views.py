@@ -1,4 +1,4 @@
-"""Quiz pages: the tab (list and generate), playing one question or all at once, review."""
+"""Quiz pages: the tab (list, generate, import), playing one question or all at once, review."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -8,19 +8,38 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from apps.study import errors, stale, starting
+from apps.accounts.ratelimits import rate_limited
+from apps.study import errors, importing, stale, starting
 from apps.study.classsets.policy import AttemptRefused
 from apps.study.errors import InvalidAnswers, InvalidInput, StudyError
 from apps.study.ownership import get_visible, is_student
-from apps.study.quizzes import exports, generation, review
-from apps.study.quizzes.forms import QuizForm
+from apps.study.quizzes import bank_import, exports, generation, review
+from apps.study.quizzes.forms import QuizForm, QuizImportForm
 from apps.study.quizzes.models import Attempt, Quiz
 from apps.study.quizzes.seat import Seat
 from apps.study.quizzes.stale import question_text, stale_questions
 from apps.study.sources import sources_for_each
-from apps.study.views import MARKDOWN, announce, download, render_generating, study_tab
+from apps.study.views import announce, download, render_generating, study_tab
 
-EXPORTS = {"md": (MARKDOWN, exports.as_markdown), "pdf": ("application/pdf", exports.as_pdf)}
+
+def render_quiz_list(
+    request: HttpRequest, form: QuizForm, import_form: QuizImportForm | None = None, status=200
+) -> HttpResponse:
+    context = {
+        "form": form,
+        "import_form": import_form or QuizImportForm(),
+        "quizzes": Quiz.objects.visible_to(request.user)
+        .settled()
+        .annotate(question_count=Count("questions"))
+        .prefetch_related(Prefetch("attempts", queryset=Attempt.objects.filter(user=request.user))),
+        # A student's quizzes handed out by the teacher live on the "From your teacher" tab.
+        "from_teacher": (
+            Quiz.objects.readable_by(request.user).exclude(owner=request.user).count()
+            if is_student(request.user)
+            else 0
+        ),
+    }
+    return study_tab(request, "study/quizzes/list.html", context, status)
 
 
 @require_http_methods(["GET", "POST"])
@@ -46,21 +65,28 @@ def quiz_list(request: HttpRequest) -> HttpResponse:
             errors.show(request, error, form)
         else:
             return redirect("study:quiz-detail", made.pk)
-    context = {
-        "form": form,
-        "quizzes": Quiz.objects.visible_to(request.user)
-        .settled()
-        .annotate(question_count=Count("questions"))
-        .prefetch_related(Prefetch("attempts", queryset=Attempt.objects.filter(user=request.user))),
-        # A student's quizzes handed out by the teacher live on the "From your teacher" tab.
-        "from_teacher": (
-            Quiz.objects.readable_by(request.user).exclude(owner=request.user).count()
-            if is_student(request.user)
-            else 0
-        ),
-    }
     status = errors.PAGE_STATUS if request.method == "POST" else 200
-    return study_tab(request, "study/quizzes/list.html", context, status)
+    return render_quiz_list(request, form, status=status)
+
+
+@require_POST
+@login_required
+@rate_limited("RATE_LIMIT_UPLOADS", "uploads")
+def quiz_import(request: HttpRequest) -> HttpResponse:
+    """A quiz of a Moodle XML, GIFT or QTI 2.1 file; what was left out is listed."""
+    form = QuizImportForm(request.POST, request.FILES)
+    if form.is_valid():
+        try:
+            quiz, skipped = bank_import.import_quiz(request.user, form.cleaned_data["file"])
+        except StudyError as error:
+            errors.show(request, error, form)
+        else:
+            messages.success(request, f"Imported {quiz.questions.count()} questions.")
+            for sentence in importing.left_out([vars(s) for s in skipped]):
+                messages.info(request, sentence)
+            return redirect("study:quiz-edit", quiz.pk)
+    form_for_generating = QuizForm(user=request.user)
+    return render_quiz_list(request, form_for_generating, form, errors.PAGE_STATUS)
 
 
 def render_player(
@@ -211,11 +237,13 @@ def quiz_retake(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 @login_required
 def attempt_detail(request: HttpRequest, pk: int, attempt_pk: int) -> HttpResponse:
-    """One's submitted attempt in one's own order; the correct answers and explanations only
-    when the quiz's policy shows them."""
+    """One's submitted attempt in one's own order; its score when the quiz's policy shows the
+    marks (the attempts handed in while they were hidden go into progress then), the correct
+    answers, explanations and the links to the passages when it shows the answer key."""
     quiz = get_visible(Quiz.objects.readable_by, request.user, pk=pk)
     attempt = get_object_or_404(quiz.handed_in_by(request.user), pk=attempt_pk)
     seat = quiz.seat_for(request.user)
+    announce(request, quiz.record_marks(seat))
     changed = stale_questions(quiz) if seat.owner else []  # the owner's to refresh
     new = stale.passages_now(quiz, {q.pk: question_text(q) for q in changed}) if changed else {}
     results = review.shown_results(attempt, seat)
@@ -229,6 +257,7 @@ def attempt_detail(request: HttpRequest, pk: int, attempt_pk: int) -> HttpRespon
         "attempt": attempt,
         "rows": rows,
         "key": seat.answers_shown,
+        "marks": seat.marks_shown,
         **{"stale_count": len(changed), "stale_kind": "quiz", "stale_pk": quiz.pk},
         "stale_what": "question",
         "owner": seat.owner,
@@ -242,7 +271,7 @@ def attempt_detail(request: HttpRequest, pk: int, attempt_pk: int) -> HttpRespon
 @login_required
 def quiz_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     quiz = get_visible(Quiz.objects.visible_to, request.user, pk=pk)
-    return download(quiz, fmt, EXPORTS, f"quiz-{quiz.pk}")
+    return download(quiz, fmt, exports.FORMATS, f"quiz-{quiz.pk}")
 
 
 def render_editor(request: HttpRequest, quiz: Quiz, status: int = 200) -> HttpResponse:

@@ -62,6 +62,21 @@ def test_the_badge_the_worker_earned_is_shown_when_the_page_reloads_into_the_ite
     assert "New badge: Mind Mapper" in alice_client.get(response["Location"]).content.decode()
 
 
+def test_a_fill_that_returns_its_badges_ends_the_job_without_an_error(alice, model, caplog):
+    """A kind's fill ends its item ready and may return what it recorded (a mindmap its
+    badges): the job runner takes nothing of that for the row's fields, and logs no failure."""
+    make_studied_document(alice)
+    client = Client()
+    client.force_login(alice)
+    client.post("/study/mindmaps/generate/", {"title": "", "method": "extractive"})
+
+    with caplog.at_level("ERROR"):
+        run_worker()
+
+    assert Mindmap.objects.get().status == "ready"
+    assert not [record for record in caplog.records if record.levelname == "ERROR"]
+
+
 def test_a_failed_generation_shows_the_reason_and_bob_reaches_none_of_it(
     alice, alice_client, bob_client, model
 ):

@@ -20,18 +20,15 @@ from apps.study.errors import (
     WorkshopNotDone,
 )
 from apps.study.extractive import lessons as extractive_lessons
-from apps.study.extractive import structure
+from apps.study.extractive import outline
 from apps.study.generation_job import INTERRUPTED
 from apps.study.quizzes.generation import create_quiz
 from apps.study.quizzes.models import Quiz
 from apps.study.sources import as_prompt_sources, scope_title, sources_for
 from apps.study.workshops.models import Lesson, Workshop
-from apps.vault.keyterms import Vocabulary
 
 RECAP_QUESTIONS = 5
 MAX_LESSON_CHARS = 20_000
-# Chunks a lesson cut from the documents reads at most: its section's, evenly spaced.
-MAX_LESSON_CHUNKS = 12
 TEXT_LABEL = "the documents' structure and text"
 UNUSABLE = "the model's outline was unusable"
 
@@ -195,38 +192,23 @@ def cut_lessons(user, scope: generator.Scope, count: int) -> tuple[list[dict], i
     retrieval.retrieve(user, scope, limit=1)  # raises EmptyScope with the reason
     documents = []
     for document in scope.documents(user).order_by("filename", "pk"):
-        rows = structure.rows_of(document)
+        rows = outline.rows_of(document)
         if rows:
             documents.append((document, rows))
-    parts = structure.lesson_plan(documents, count)
-    texts = {row.chunk_id: row for _, rows in documents for row in rows}
-    names = {document.pk: document.filename for document, _ in documents}
-    owners = {row.chunk_id: document.pk for document, rows in documents for row in rows}
-    vocabulary = Vocabulary({chunk_id: row.text for chunk_id, row in texts.items()})
     now = timezone.now()
-    lessons = []
-    for part in parts:
-        step = max(1, len(part.chunk_ids) / MAX_LESSON_CHUNKS)
-        count_read = min(MAX_LESSON_CHUNKS, len(part.chunk_ids))
-        chosen = [part.chunk_ids[int(i * step)] for i in range(count_read)]
-        sources = [
-            retrieval.Source(
-                c, owners[c], names[owners[c]], texts[c].page, texts[c].section, texts[c].text
-            )
-            for c in chosen
-        ]
-        lessons.append(
-            {
-                "title": part.title[:200],
-                "summary": f"Also: {', '.join(part.also)}"[:500] if part.also else "",
-                "content": extractive_lessons.lesson(sources, vocabulary)[:MAX_LESSON_CHARS],
-                "status": Lesson.Status.READY,
-                "chunk_ids": chosen,
-                "generated_at": now,
-                "extractive": True,
-            }
-        )
-    title = names[documents[0][0].pk] if len(documents) == 1 else scope_title(user, scope)
+    lessons = [
+        {
+            "title": cut["title"][:200],
+            "summary": f"Also: {', '.join(cut['also'])}"[:500] if cut["also"] else "",
+            "content": cut["content"][:MAX_LESSON_CHARS],
+            "status": Lesson.Status.READY,
+            "chunk_ids": cut["chunk_ids"],
+            "generated_at": now,
+            "extractive": True,
+        }
+        for cut in extractive_lessons.cut(documents, count)
+    ]
+    title = documents[0][0].filename if len(documents) == 1 else scope_title(user, scope)
     return lessons, len(documents), title
 
 

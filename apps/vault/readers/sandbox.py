@@ -4,6 +4,7 @@ and a memory limit, so that no file can hang or exhaust a worker or the web serv
 import contextlib
 import ctypes
 import ctypes.util
+import importlib
 import json
 import os
 import resource
@@ -134,7 +135,7 @@ def main(fmt: str, path: str) -> int:
             emit({"progress": event})
 
     try:
-        result = extract(Path(path), fmt, progress)
+        result = read(Path(path), fmt, progress)
     except ExtractionError as error:
         emit({"error": str(error)})
         return 0
@@ -147,3 +148,10 @@ def main(fmt: str, path: str) -> int:
     result["units"] = [unit.as_dict() for unit in result["units"]]
     emit({"result": result})
     return 0
+
+
+def read(path: Path, fmt: str, progress: Progress) -> dict:
+    if ":" in fmt:  # a reader of the caller's own, by its module (a question bank, a deck)
+        module, function = fmt.split(":")
+        return getattr(importlib.import_module(module), function)(path, progress)
+    return extract(path, fmt, progress)

@@ -56,7 +56,7 @@ def extract_md(path: Path, progress: Progress) -> dict:
     """One unit per H1-H3 section (`#` headings or underlined ones), each chunk of it prefixed
     with `[Section: A > B]`."""
     units: list[Unit] = []
-    trail: list[str] = []
+    trail: list[tuple[int, str]] = []  # (level, title) of the headings above
     lines: list[str] = []
     fenced = False
 
@@ -65,7 +65,7 @@ def extract_md(path: Path, progress: Progress) -> dict:
         lines.clear()
         if not text:
             return
-        section = " > ".join(trail)
+        section = " > ".join(title for _, title in trail)
         units.append(
             Unit(
                 text,
@@ -88,7 +88,11 @@ def extract_md(path: Path, progress: Progress) -> dict:
             title = match.group(2) if match else lines.pop().strip()
             level = len(match.group(1)) if match else 1 if line.strip()[0] == "=" else 2
             flush()
-            trail[level - 1 :] = [title]
+            # A heading closes every open one of its level or deeper, whichever levels the
+            # file skips ("## Name", "## Options": two sections, not one inside the other).
+            while trail and trail[-1][0] >= level:
+                trail.pop()
+            trail.append((level, title))
             continue
         lines.append(line)
     flush()

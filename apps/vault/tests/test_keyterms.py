@@ -1,5 +1,6 @@
 """Sentences and key terms: spans of the chunk, English and German, identifiers kept whole."""
 
+from apps.vault.blanks import distractors
 from apps.vault.cloze import clozes, key_sentences
 from apps.vault.keyterms import Kind, Vocabulary, same_family, tokens
 from apps.vault.sentences import fold, sentences
@@ -64,11 +65,11 @@ def test_wrong_answers_are_of_the_same_kind_and_never_the_answer():
     }
     vocabulary = Vocabulary(texts)
     bm25 = vocabulary.get("bm25")
-    others = vocabulary.alternatives(bm25, limit=3)
+    others = distractors(vocabulary, bm25, limit=3)
     assert len(others) == 3 and all(o.kind is Kind.IDENTIFIER for o in others)
     assert "bm25" not in {o.key for o in others}
     zelle = vocabulary.get("zelle")
-    assert not any(same_family(o.surface, "Zelle") for o in vocabulary.alternatives(zelle))
+    assert not any(same_family(o.surface, "Zelle") for o in distractors(vocabulary, zelle))
 
 
 def test_a_cloze_leaves_out_a_key_term_of_the_sentence():
@@ -84,12 +85,12 @@ def test_a_chunk_begun_or_cut_mid_sentence_offers_no_half_sentence_to_ask_about(
         "clear directions next to the object code saying where to find the\n"
         "Corresponding Source. Regardless of what server hosts the Corresponding\n"
         "Source, you remain obligated to ensure that it is available for as long\n"
-        "as needed to satisfy these requirements. If the place to copy the object\n"
+        "as needed to satisfy the requirements. If the place to copy the object\n"
         "code is a network server, the Corresponding Source may be on a different"
     )
     vocabulary = Vocabulary({1: text, 2: "The object code and the Corresponding Source."})
     asked = [text[span.start : span.end] for span, _ in key_sentences(1, text, vocabulary)]
     assert asked == [
         "Regardless of what server hosts the Corresponding\nSource, you remain obligated to "
-        "ensure that it is available for as long\nas needed to satisfy these requirements."
+        "ensure that it is available for as long\nas needed to satisfy the requirements."
     ]

@@ -31,3 +31,8 @@ def test_a_students_quiz_tab_points_to_the_quiz_waiting_from_their_teacher(alice
 def test_a_student_with_nothing_handed_out_has_no_quizzes_yet(alice_client, quiz):
     tab = alice_client.get("/study/quizzes/").content.decode()
     assert "No quizzes yet." in tab and "quiz from your teacher" not in tab
+
+
+def test_a_class_filter_beyond_any_id_lists_the_sets_unfiltered(tess_client):
+    page = tess_client.get("/study/class-sets/?class=" + "9" * 25)
+    assert page.status_code == 200

@@ -145,8 +145,10 @@ def test_students_see_the_attempts_left_the_due_date_and_when_answers_show(
         "attempts_left": 2,
         "grading": "first",
         "reveal": "after_due",
+        "marks": "after_due",  # several attempts: a score per attempt would tell the key
         "due": "2026-04-20",
         "answers_shown": False,
+        "marks_shown": False,
     }
 
 
