@@ -1,5 +1,5 @@
 """Which reader reads which format (the vault's, "image" for a chat attachment's header, and
-"pdf-page:N" for page N of a PDF drawn for reading), and `extract`, which runs one in this
+"pdf-page-N" for page N of a PDF drawn for reading), and `extract`, which runs one in this
 process: the sandbox child, tests and benches call it."""
 
 from collections.abc import Callable
@@ -24,7 +24,7 @@ EXTRACTORS: dict[str, Callable[[Path, Progress], dict]] = {
     "html": extract_html,
     "image": read_image,
 }
-PAGE_KIND = "pdf-page:"  # and the page's number
+PAGE_KIND = "pdf-page-"  # and the page's number (a colon names a module's reader: sandbox.py)
 
 
 def extract(path: Path, fmt: str, progress: Progress = noop) -> dict:
