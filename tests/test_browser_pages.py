@@ -25,6 +25,7 @@ SEED = f"""
 import json
 from apps.accounts.models import User
 from apps.chat.models import Thread
+from apps.classes.models import Enrolment, SchoolClass
 from apps.study.classsets.models import ClassSet
 from apps.study.models import Question, Quiz
 tess = User.objects.get(username="{TEACHER[0]}")
@@ -35,9 +36,11 @@ Question.objects.create(quiz=quiz, position=0, kind="mcq", text="Wo liegt die DN
                         options=["Ribosom", "Kern", "Membran", "Vakuole"], correct_index=1)
 Question.objects.create(quiz=quiz, position=1, kind="true_false", text="Haben Pflanzen Zellwände?",
                         options=["Ja", "Nein"], correct_index=0)
-ClassSet.objects.hand_out(tess, quiz, reveal="after_due")
+seventh = SchoolClass.objects.create_for(tess, "7b")
+seventh.enrol([sam], Enrolment.Role.STUDENT)
+ClassSet.objects.hand_out(tess, quiz, seventh, reveal="after_due")
 mine, _ = quiz.submit([1, 1])  # in the quiz's own order: "Kern" (right), "Nein" (wrong)
-sams, _ = quiz.submit([1, 1], by=sam)
+sams, _ = quiz.submit([1, 1], quiz.seat_for(sam))
 threads = [Thread.objects.create(owner=tess, title=title, titled=True).pk
            for title in {LONG_TITLES!r}]
 print(json.dumps({{"quiz": quiz.pk, "reviews": {{"tess": mine.pk, "sam": sams.pk}},

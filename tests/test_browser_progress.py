@@ -12,7 +12,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.services]
 
 def test_a_student_reads_their_dashboard_and_opens_a_day(browser, running_app):
     teacher = log_in(browser, running_app, *TEACHER, timezone_id="Europe/Berlin")
-    new_class(teacher)
+    class_page = new_class(teacher)
     teacher.get_by_label("Names").fill("Dana Weiss")
     teacher.get_by_role("button", name="Create accounts").click()
     card = teacher.locator("article.credential").first
@@ -60,7 +60,8 @@ def test_a_student_reads_their_dashboard_and_opens_a_day(browser, running_app):
 
     # The student has no class overview; the teacher sees the student's figures there.
     assert student.goto("/progress/class/").status == 403
-    teacher.goto("/progress/class/")
+    class_id = re.search(r"/classes/(\d+)/", class_page)[1]
+    teacher.goto(f"/progress/class/?class={class_id}")
     row = teacher.locator(f'tr[data-student="{username}"]')
     assert row.locator("td").nth(2).inner_text() != "0"
     student.context.close()

@@ -19,11 +19,12 @@ PASSWORD = "learns-in-class-2026"
 SETUP = f"""
 from django.utils import timezone
 from apps.accounts.models import User
+from apps.classes.models import Enrolment, SchoolClass
 from apps.study.flashcards.decks import create_deck
 from apps.study.models import Question, Quiz
 tess = User.objects.get(username="tess")
-for name in ("alice", "bob"):
-    User.objects.create_user(name, password="{PASSWORD}")
+students = [User.objects.create_user(name, password="{PASSWORD}") for name in ("alice", "bob")]
+SchoolClass.objects.create_for(tess, "7b").enrol(students, Enrolment.Role.STUDENT)
 {class_document_seed("biologie.txt", 3)}
 quiz = Quiz.objects.create(owner=tess, title="Zellbiologie", difficulty="beginner",
                            types=["mcq"], requested=3)
@@ -56,7 +57,7 @@ def class_app(start_app, model):
 
 def hand_out_here(page, note: str) -> str:
     """Hand out the item of the page the teacher is on; the results page's path."""
-    page.get_by_text("Hand out to the class").click()
+    page.get_by_text("Hand out to 7b").click()
     page.get_by_label("Note (optional)").fill(note)
     page.get_by_role("button", name="Hand out", exact=True).click()
     page.wait_for_url("**/study/class-sets/*/")
@@ -162,7 +163,7 @@ def test_a_quiz_generated_for_the_class_reaches_students_once_the_worker_made_it
     alice = log_in(browser, class_app, "alice", PASSWORD)
     teacher.goto("/study/quizzes/")
     teacher.get_by_label("Questions").select_option("5")
-    teacher.get_by_label("For the class").check()
+    teacher.get_by_label("For a class").select_option(label="7b")
     with model.held():  # while a student looks
         teacher.get_by_role("button", name="Generate quiz").click()
         teacher.wait_for_url("**/study/quizzes/*/")

@@ -249,8 +249,8 @@ class Entering:
 
 # Committing (the views run in threads of their own), without serialized rollback: restoring the
 # migrated rows before it collided with content types left by earlier tests in a whole-suite run
-# (IntegrityError on django_content_type), and it needs none of them. It is the last committing
-# test of the suite's order, so no test after it needs them back.
+# (IntegrityError on django_content_type), and it needs none of them. Committing tests after it
+# in the suite's order (those in tests/) take no serialized rollback either: none needs them back.
 @pytest.mark.django_db(transaction=True)
 async def test_a_rate_limited_reingest_is_refused_at_the_door_with_djangos_answer(
     door_redis, settings, moment

@@ -37,10 +37,17 @@ def test_a_token_from_the_running_app_opens_the_api(running_app):
     with urllib.request.urlopen(request, timeout=REPLY) as response:
         token = json.load(response)["token"]
 
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {token}"}
+    # A class of its own: other tests of the running app give this teacher classes of theirs.
+    made = urllib.request.Request(
+        running_app.url + "/api/v1/classes", data=b'{"name": "Token 7a"}', headers=headers
+    )
+    with urllib.request.urlopen(made, timeout=REPLY) as response:
+        class_id = json.load(response)["id"]
     students = urllib.request.Request(
         running_app.url + "/api/v1/accounts/students",
-        data=json.dumps({"usernames": ["Marie Curie"]}).encode(),
-        headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
+        data=json.dumps({"usernames": ["Marie Curie"], "class_id": class_id}).encode(),
+        headers=headers,
     )
     with urllib.request.urlopen(students, timeout=REPLY) as response:
         assert response.status == 201

@@ -275,8 +275,9 @@ def test_only_the_owner_renames_deletes_and_adds_teachers_to_a_class(school):
     assert ours.school_class.name == "Tess-7b" and ours.school_class.teachers.count() == 2
 
 
+# Committing without serialized rollback, like the door's test before it (tests/test_door.py).
 @pytest.mark.asyncio
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 async def test_no_teacher_opens_the_chat_socket_of_anyone_elses_thread():
     ours = await database_sync_to_async(side)("tess", "7b", "Alice Lane")
     theirs = await database_sync_to_async(side)("otto", "9c", "Sam Stone")

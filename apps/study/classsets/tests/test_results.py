@@ -17,7 +17,7 @@ from apps.study.classsets.tests.factories import (
     shown_place,
 )
 from apps.study.models import ClassSet
-from apps.study.quizzes.models import edit_distance
+from apps.study.quizzes.typos import edit_distance
 from tests.helpers.classes import class_of
 from tests.helpers.users import client_for
 

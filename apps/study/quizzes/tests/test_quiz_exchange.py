@@ -149,7 +149,13 @@ def test_an_imported_quiz_is_handed_out_shuffled_and_counted_like_any_other(
 
     handed = tess_client.post(
         "/api/v1/study/class-sets",
-        {"kind": "quiz", "item_id": quiz_id, "attempts": 2, "grading": "best"},
+        {
+            "kind": "quiz",
+            "item_id": quiz_id,
+            "attempts": 2,
+            "grading": "best",
+            "marks": "after_attempt",
+        },
         content_type="application/json",
     )
     shown = alice_client.get(f"/api/v1/study/quizzes/{quiz_id}").json()
