@@ -187,12 +187,13 @@ AUTHENTICATION_BACKENDS = [
     # Login cards (apps/accounts/login_cards.py): after axes, so its lockout applies to them too.
     "apps.accounts.login_cards.BadgeBackend",
 ]
-# Django's hashers, the first (which makes new hashes) computed below the pages' priority
-# (apps/accounts/hashers.py).
+# Django's hashers: the first makes new hashes (Argon2id at OWASP's minimum cost), the rest
+# verify stored ones, which Django hashes again with the first at the next login; ours run
+# below the pages' priority (apps/accounts/hashers.py).
 PASSWORD_HASHERS = [
+    "apps.accounts.hashers.LowPriorityArgon2PasswordHasher",
     "apps.accounts.hashers.LowPriorityPBKDF2PasswordHasher",
     "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
-    "django.contrib.auth.hashers.Argon2PasswordHasher",
     "django.contrib.auth.hashers.BCryptSHA256PasswordHasher",
     "django.contrib.auth.hashers.ScryptPasswordHasher",
 ]

@@ -62,7 +62,7 @@ def scan(run: IngestRun, step: IngestStep) -> None:
 
 def scan_document(run: IngestRun, document: Document, busy: set, already: set) -> str:
     if document.pk in already:
-        return "changed" if document.indexed_sha256 else "new"
+        return what_changed(document, document.sha256)
     if document.pk in busy:
         return "in another run"
     if document.status == Document.Status.FAILED:
@@ -84,7 +84,15 @@ def scan_document(run: IngestRun, document: Document, busy: set, already: set) -
         run.documents.add(document)
         if was_live:
             IndexState.bump()
-    return "changed" if document.indexed_sha256 else "new"
+    return what_changed(document, digest)
+
+
+def what_changed(document: Document, digest: str) -> str:
+    """What the scan says of a document it queues: never read, its bytes changed since it was
+    read, or the same bytes asked for again (a re-ingest, which resumes from its checkpoints)."""
+    if not document.indexed_sha256:
+        return "new"
+    return "changed" if digest != document.indexed_sha256 else "unchanged (re-ingested)"
 
 
 def extract(run: IngestRun, step: IngestStep) -> None:

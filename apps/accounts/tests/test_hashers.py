@@ -1,14 +1,23 @@
-"""Password hashes run below the pages' priority and are Django's own, unchanged."""
+"""Password hashes run below the pages' priority and are Django's own, unchanged: new ones are
+Argon2id at OWASP's minimum cost, stored PBKDF2 ones verify and are replaced at the next login."""
 
 import os
 import sys
 import threading
 
+import argon2
 import pytest
-from django.contrib.auth.hashers import PBKDF2PasswordHasher, check_password, make_password
+from django.contrib.auth.hashers import (
+    Argon2PasswordHasher,
+    PBKDF2PasswordHasher,
+    check_password,
+    make_password,
+)
 
 from apps.accounts import hashers
-from apps.accounts.hashers import LowPriorityPBKDF2PasswordHasher
+from apps.accounts.hashers import LowPriorityArgon2PasswordHasher, LowPriorityPBKDF2PasswordHasher
+from cognivault_site import settings as site_settings
+from tests.helpers.users import make_user
 
 HASHER = "apps.accounts.hashers.LowPriorityPBKDF2PasswordHasher"
 
@@ -50,3 +59,49 @@ def test_a_hash_is_computed_on_a_hashing_thread(monkeypatch):
     monkeypatch.setattr(PBKDF2PasswordHasher, "encode", noting_thread)
     LowPriorityPBKDF2PasswordHasher().encode("tulip-7", "saltsalt", 1000)
     assert len(seen) == 1 and seen[0].startswith("password-hash")
+
+
+def test_a_new_password_is_argon2id_at_owasps_minimum_cost(settings):
+    settings.PASSWORD_HASHERS = site_settings.PASSWORD_HASHERS  # not the suite's MD5
+
+    made = make_password("tulip-7")
+
+    algorithm, stored = made.split("$", 1)
+    cost = argon2.extract_parameters("$" + stored)
+    assert algorithm == "argon2" and cost.type is argon2.Type.ID
+    assert (cost.memory_cost, cost.time_cost, cost.parallelism) == (19 * 1024, 2, 1)
+    assert check_password("tulip-7", made) and not check_password("tulip-8", made)
+    assert Argon2PasswordHasher().verify("tulip-7", made)  # Django's own reads it
+
+
+@pytest.mark.django_db
+def test_a_stored_pbkdf2_password_logs_in_and_is_argon2id_from_then_on(settings):
+    settings.PASSWORD_HASHERS = site_settings.PASSWORD_HASHERS
+    alice = make_user("alice")
+    pbkdf2 = PBKDF2PasswordHasher()
+    alice.password = pbkdf2.encode("tulip-7", pbkdf2.salt(), 1000)  # as stored before
+    alice.save(update_fields=["password"])
+
+    assert not alice.check_password("tulip-8")
+    assert alice.password.startswith("pbkdf2_sha256$")  # a wrong password changes nothing
+    assert alice.check_password("tulip-7")
+
+    alice.refresh_from_db()
+    assert alice.password.startswith("argon2$argon2id$v=19$m=19456,t=2,p=1$")
+    assert alice.check_password("tulip-7")
+
+
+def test_an_argon2_hash_is_made_and_verified_on_a_hashing_thread(monkeypatch):
+    seen = []
+    for method in ("encode", "verify"):
+        original = getattr(Argon2PasswordHasher, method)
+
+        def noting_thread(self, *args, original=original):
+            seen.append(threading.current_thread().name)
+            return original(self, *args)
+
+        monkeypatch.setattr(Argon2PasswordHasher, method, noting_thread)
+    ours = LowPriorityArgon2PasswordHasher()
+
+    assert ours.verify("tulip-7", ours.encode("tulip-7", ours.salt()))
+    assert len(seen) == 2 and all(name.startswith("password-hash") for name in seen)

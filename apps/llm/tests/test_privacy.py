@@ -76,6 +76,7 @@ def test_the_privacy_page_lists_models_storage_and_connections_for_a_teacher(
 ):
     (settings.DATA_DIR / "uploads").mkdir()
     (settings.DATA_DIR / "uploads" / "a.pdf").write_bytes(b"x" * 2048)
+    (settings.DATA_DIR / "chat" / "attachments").mkdir(parents=True)
     (settings.DATA_DIR / "mystery").mkdir()
     record(settings, "203.0.113.80", "url-import", "https://example.org/article", tess.pk)
 
@@ -88,7 +89,8 @@ def test_the_privacy_page_lists_models_storage_and_connections_for_a_teacher(
     assert settings.OLLAMA_HOST in page
     assert "The original files uploaded to the vault" in page
     assert "2.0\xa0KB" in page
-    assert "not described" in page  # the unknown folder cannot hide
+    assert "Files and pictures attached to chat questions" in page
+    assert page.count("not described") == 1  # the unknown folder cannot hide
     assert "https://example.org/article" in page
 
 

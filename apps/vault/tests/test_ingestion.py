@@ -129,6 +129,7 @@ def test_reingesting_an_unchanged_file_resumes_from_its_checkpoints(
 
     document.refresh_from_db()
     assert run.status == "done" and document.status == "done"
+    assert run.steps.get(name="scan").detail == "1 unchanged (re-ingested)"
     assert reads == [] and len(model.embedded_texts()) == asked  # not read, not embedded
     assert list(Chunk.objects.values_list("pk", "embedding")) == before
     assert Chunk.objects.live().filter(document=document).count() == len(before)
