@@ -306,7 +306,8 @@ CELERY_RESULT_EXPIRES = 24 * 3600
 # served by a thread-pool worker (`-Q chat,study --pool=threads`), so ingestion never holds a
 # chat up; study generation waits on the same model, on its own queue served by that worker too.
 WORKER_QUEUES = {
-    # Ingestion, class passwords, and the files attached in the chat: the jobs worker.
+    # Ingestion, class passwords, the files attached in the chat and the pages the reader
+    # draws (any task not routed elsewhere): the jobs worker.
     "celery": ["apps.chat.tasks.read_attachment"],
     "chat": ["apps.chat.tasks.*"],  # chat answers
     "study": ["apps.study.tasks.*"],  # study generation
@@ -401,6 +402,8 @@ RATE_LIMIT_GENERATION = env_str("RATE_LIMIT_GENERATION", "10/m")
 RATE_LIMIT_CHAT_QUESTIONS = env_str("RATE_LIMIT_CHAT_QUESTIONS", "20/m")
 RATE_LIMIT_ATTACHMENTS = env_str("RATE_LIMIT_ATTACHMENTS", "30/h")
 RATE_LIMIT_REINGEST = env_str("RATE_LIMIT_REINGEST", "10/h")
+# Pages (or whole texts) a person has a worker draw for the reader; one drawn already is free.
+RATE_LIMIT_PAGES_DRAWN = env_str("RATE_LIMIT_PAGES_DRAWN", "60/m")
 CHAT_ANSWERS_IN_PROGRESS = env_int("CHAT_ANSWERS_IN_PROGRESS", 1)
 # Login card scans per address (the card's page and its Log in button count one each).
 RATE_LIMIT_BADGES = env_str("RATE_LIMIT_BADGES", "30/m")
@@ -452,6 +455,8 @@ EMBED_MAX_RETRIES = env_int("EMBED_MAX_RETRIES", 5)
 EMBED_RETRY_SECONDS = env_int("EMBED_RETRY_SECONDS", 10)
 # A run whose worker has not reported for this long is resumed by another worker.
 INGEST_STALE_SECONDS = env_int("INGEST_STALE_SECONDS", 90)
+# The reader's drawn pages and texts on disk, at most this much; the oldest go first.
+READER_CACHE_MB = env_int("READER_CACHE_MB", 1024)
 
 # --- Retrieval ---------------------------------------------------------------------------------
 

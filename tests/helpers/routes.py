@@ -42,6 +42,7 @@ BY_NAME = {
     "thread_id": "thread",
     "attachment_id": "attachment",
     "chunk_pk": "chunk",
+    "chunk_id": "chunk",
     "attempt_pk": "attempt",
     "position": "position",
     "number": "number",

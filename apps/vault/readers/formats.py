@@ -1,5 +1,6 @@
-"""Which reader reads which format (the vault's, and "image" for a chat attachment's header),
-and `extract`, which runs one in this process: the sandbox child, tests and benches call it."""
+"""Which reader reads which format (the vault's, "image" for a chat attachment's header, and
+"pdf-page-N" for page N of a PDF drawn for reading), and `extract`, which runs one in this
+process: the sandbox child, tests and benches call it."""
 
 from collections.abc import Callable
 from pathlib import Path
@@ -7,6 +8,7 @@ from pathlib import Path
 from apps.vault.readers.common import ExtractionError, Progress, noop
 from apps.vault.readers.image import read_image
 from apps.vault.readers.office import extract_docx, extract_pptx
+from apps.vault.readers.page_drawing import draw_page
 from apps.vault.readers.pdf import extract_pdf
 from apps.vault.readers.sheets import extract_csv, extract_xlsx
 from apps.vault.readers.text import extract_html, extract_md, extract_txt
@@ -22,10 +24,14 @@ EXTRACTORS: dict[str, Callable[[Path, Progress], dict]] = {
     "html": extract_html,
     "image": read_image,
 }
+PAGE_KIND = "pdf-page-"  # and the page's number (a colon names a module's reader: sandbox.py)
 
 
 def extract(path: Path, fmt: str, progress: Progress = noop) -> dict:
     """In this process: {"units": [Unit], "pages": int | None, "ocr_pages": int, ...}."""
+    number = fmt.removeprefix(PAGE_KIND)
+    if fmt.startswith(PAGE_KIND) and number.isdigit():
+        return draw_page(Path(path), int(number))
     if fmt not in EXTRACTORS:
         raise ExtractionError(f"The format {fmt!r} is not supported.")
     result = EXTRACTORS[fmt](Path(path), progress)
