@@ -187,12 +187,13 @@ AUTHENTICATION_BACKENDS = [
     # Login cards (apps/accounts/login_cards.py): after axes, so its lockout applies to them too.
     "apps.accounts.login_cards.BadgeBackend",
 ]
-# Django's hashers, the first (which makes new hashes) computed below the pages' priority
-# (apps/accounts/hashers.py).
+# Django's hashers: the first makes new hashes (Argon2id at OWASP's minimum cost), the rest
+# verify stored ones, which Django hashes again with the first at the next login; ours run
+# below the pages' priority (apps/accounts/hashers.py).
 PASSWORD_HASHERS = [
+    "apps.accounts.hashers.LowPriorityArgon2PasswordHasher",
     "apps.accounts.hashers.LowPriorityPBKDF2PasswordHasher",
     "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
-    "django.contrib.auth.hashers.Argon2PasswordHasher",
     "django.contrib.auth.hashers.BCryptSHA256PasswordHasher",
     "django.contrib.auth.hashers.ScryptPasswordHasher",
 ]
@@ -305,8 +306,8 @@ CELERY_RESULT_EXPIRES = 24 * 3600
 # served by a thread-pool worker (`-Q chat,study --pool=threads`), so ingestion never holds a
 # chat up; study generation waits on the same model, on its own queue served by that worker too.
 WORKER_QUEUES = {
-    # Ingestion, class passwords, the files attached in the chat and the recordings to
-    # transcribe: the jobs worker.
+    # Ingestion, class passwords, the files attached in the chat, the recordings to transcribe
+    # and the pages the reader draws (any task not routed elsewhere): the jobs worker.
     "celery": ["apps.chat.tasks.read_attachment", "apps.chat.tasks.transcribe_recording"],
     "chat": ["apps.chat.tasks.*"],  # chat answers
     "study": ["apps.study.tasks.*"],  # study generation
@@ -403,6 +404,8 @@ RATE_LIMIT_CHAT_QUESTIONS = env_str("RATE_LIMIT_CHAT_QUESTIONS", "20/m")
 RATE_LIMIT_ATTACHMENTS = env_str("RATE_LIMIT_ATTACHMENTS", "30/h")
 RATE_LIMIT_TRANSCRIPTIONS = env_str("RATE_LIMIT_TRANSCRIPTIONS", "30/h")
 RATE_LIMIT_REINGEST = env_str("RATE_LIMIT_REINGEST", "10/h")
+# Pages (or whole texts) a person has a worker draw for the reader; one drawn already is free.
+RATE_LIMIT_PAGES_DRAWN = env_str("RATE_LIMIT_PAGES_DRAWN", "60/m")
 CHAT_ANSWERS_IN_PROGRESS = env_int("CHAT_ANSWERS_IN_PROGRESS", 1)
 CHAT_TRANSCRIPTIONS_IN_PROGRESS = env_int("CHAT_TRANSCRIPTIONS_IN_PROGRESS", 1)
 # Login card scans per address (the card's page and its Log in button count one each).
@@ -455,6 +458,8 @@ EMBED_MAX_RETRIES = env_int("EMBED_MAX_RETRIES", 5)
 EMBED_RETRY_SECONDS = env_int("EMBED_RETRY_SECONDS", 10)
 # A run whose worker has not reported for this long is resumed by another worker.
 INGEST_STALE_SECONDS = env_int("INGEST_STALE_SECONDS", 90)
+# The reader's drawn pages and texts on disk, at most this much; the oldest go first.
+READER_CACHE_MB = env_int("READER_CACHE_MB", 1024)
 
 # --- Retrieval ---------------------------------------------------------------------------------
 

@@ -54,8 +54,21 @@ for person in (tess, sam):
                 "filename": doc.filename, "page": 1, "section": "", "text": chunks[0].text}}
     thread.messages.create(role="assistant", content="Im Zellkern [1].", citations=[citation])
     threads[person.username] = thread.pk
+# The document's file, a page a passage, and its first page drawn as the jobs worker draws it.
+import pymupdf
+from apps.vault.reading import renderings
+pdf = pymupdf.open()
+for chunk in chunks:
+    pdf.new_page().insert_textbox(pymupdf.Rect(50, 50, 550, 800), chunk.text, fontsize=14)
+doc.path.parent.mkdir(parents=True, exist_ok=True)
+pdf.save(doc.path)
+doc.pages = len(chunks)
+doc.save(update_fields=["pages"])
+renderings.draw(renderings.requested(doc, 1, tess).pk, "seed")
+assert renderings.requested(doc, 1, tess).status == "ready"
 print(json.dumps({{"quiz": quiz.pk, "deck": deck.pk, "mindmap": mindmap.pk,
-                  "class_set": quiz_set.pk, "school_class": seventh.pk, "threads": threads}}))
+                  "class_set": quiz_set.pk, "school_class": seventh.pk, "threads": threads,
+                  "document": doc.pk, "chunk": chunks[0].pk}}))
 """
 
 # What both open, then what only the teacher opens.
@@ -63,6 +76,7 @@ PAGES = [
     "/",
     "/vault/",
     "/vault/search/?q=DNA",
+    "/vault/documents/{document}/?page=1&chunk={chunk}",
     "/chat/{thread}/",
     "/study/quizzes/",
     "/study/quizzes/{quiz}/",

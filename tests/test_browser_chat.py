@@ -92,9 +92,12 @@ def test_an_answered_chat_fits_a_phone_and_its_source_opens_at_the_passage(brows
 
     page.locator("details.source summary").first.click()
     page.get_by_role("link", name="Open cells.pdf at page 2").click()
-    expect(page.get_by_role("heading", level=1)).to_have_text("cells.pdf")
-    expect(page.locator(".source-text")).to_contain_text("powerhouse of the cell")
-    assert "Page 2" in page.locator(".page-head").inner_text()
+    expect(page.get_by_role("heading", level=1)).to_have_text("cells.pdf")  # the reader
+    cited = page.locator(".reader-cited")
+    expect(cited.locator("summary")).to_contain_text("on page 2")
+    cited.locator("summary").click()
+    expect(cited.locator("blockquote")).to_contain_text("powerhouse of the cell")
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 390  # its address too
     page.context.close()
 
 

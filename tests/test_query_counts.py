@@ -41,7 +41,8 @@ QUERIES = {
     "deck study": 8,
     "mindmaps": 13,
     "mindmap": 5,
-    "source passage": 3,
+    "reader": 5,  # with whether its original may be downloaded
+    "reader page": 5,  # a drawn page: its drawing and the passage marked on it
     "progress": 7,
     "progress day": 7,
     "class progress (teacher)": 10,  # with the classes to pick from and the one shown

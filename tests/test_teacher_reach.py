@@ -181,6 +181,11 @@ def test_another_teachers_rows_answer_as_if_they_did_not_exist(school):
         "POST /api/v1/accounts/students",
         "GET /api/v1/study/class-sets/{set_id}/results.csv",
         "PATCH /api/v1/study/decks/{deck_id}/cards/{card_id}",
+        "GET /vault/documents/{pk}/pages/{number}/",
+        "GET /vault/passages/{chunk_pk}/",
+        "GET /api/v1/vault/chunks/{chunk_id}",
+        "GET /api/v1/vault/documents/{document_id}/file",
+        "GET /api/v1/vault/documents/{document_id}/pages/{number}.png",
     ):
         assert expected in tried  # the walk reached them
 

@@ -3,6 +3,7 @@
 answers, decks, quizzes, workshops, mindmaps and 90 days of study, for a teacher and a few
 students. `scale` 1 is the benchmark's size (1,000 documents, 50 chats, 20 decks)."""
 
+import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -15,7 +16,8 @@ from apps.study.mindmaps.models import Mindmap
 from apps.study.quizzes.models import Attempt, Question, Quiz
 from apps.study.workshops.models import Lesson, Workshop
 from apps.vault.ingest_steps import STEPS
-from apps.vault.models import Category, Chunk, Document, IngestRun, IngestStep
+from apps.vault.models import Category, Chunk, Document, IngestRun, IngestStep, Rendering
+from apps.vault.reading.links import source_url
 from tests.helpers.classes import make_class
 
 SENTENCES = [
@@ -59,7 +61,33 @@ def seed(
     categories = Category.objects.bulk_create(Category(name=f"Fach {n}") for n in range(10))
     vault = Vault(teacher, students, categories, make_class(teacher, students))
     add(vault, now, documents=documents, chats=chats, decks=decks, days=days)
+    draw_first_page(vault)
     return vault
+
+
+def draw_first_page(vault: Vault) -> None:
+    """The student's first passage's page as the reader's worker leaves it: its words, 12 to a
+    line (its image is not read by the page, only linked)."""
+    chunk = first_chunk(vault.student)
+    words = [
+        [50 + 40 * (i % 12), 50 + 14 * (i // 12), 85 + 40 * (i % 12), 62 + 14 * (i // 12), word, 0,
+         i // 12]
+        for i, word in enumerate(chunk.text.split())
+    ]  # fmt: skip
+    rendering = Rendering.objects.create(
+        document=chunk.document, sha256=chunk.document.sha256, page=chunk.page,
+        status=Rendering.Status.READY,
+    )  # fmt: skip
+    rendering.data_path.parent.mkdir(parents=True, exist_ok=True)
+    rendering.data_path.write_text(
+        json.dumps({"width": 595, "height": 842, "ocr": False, "words": words})
+    )
+
+
+def first_chunk(student: User) -> Chunk:
+    return (
+        Chunk.objects.filter(document__owner=student).select_related("document").order_by("pk")[0]
+    )
 
 
 def add(vault: Vault, now: datetime, *, documents: int, chats: int, decks: int, days: int) -> None:
@@ -285,7 +313,7 @@ def seed_progress(users: list[User], now: datetime, days: int) -> None:
 
 
 # What htmx asks for as a fragment; opened by its address, each is its page instead.
-FRAGMENTS = {"connections", "privacy indicator"}
+FRAGMENTS = {"connections", "privacy indicator", "reader page"}
 
 
 def pages(vault: Vault, now: datetime) -> list[tuple[str, User, str]]:
@@ -298,7 +326,7 @@ def pages(vault: Vault, now: datetime) -> list[tuple[str, User, str]]:
     deck = Deck.objects.filter(owner=student).order_by("pk").first()
     mindmap = Mindmap.objects.filter(owner=student).order_by("pk").first()
     run = IngestRun.objects.filter(owner=student).order_by("pk").first()
-    chunk = Chunk.objects.filter(document__owner=student).order_by("pk").first()
+    chunk = first_chunk(student)
     attempt = quiz.attempts.order_by("pk").first()
     day = (now - timedelta(days=1)).date().isoformat()
     return [
@@ -321,7 +349,8 @@ def pages(vault: Vault, now: datetime) -> list[tuple[str, User, str]]:
         ("deck study", student, f"/study/decks/{deck.pk}/study/"),
         ("mindmaps", student, "/study/mindmaps/"),
         ("mindmap", student, f"/study/mindmaps/{mindmap.pk}/"),
-        ("source passage", student, f"/study/sources/{chunk.pk}/"),
+        ("reader", student, source_url(chunk)),
+        ("reader page", student, f"/vault/documents/{chunk.document_id}/pages/1/?chunk={chunk.pk}"),
         ("progress", student, "/progress/"),
         ("progress day", student, f"/progress/days/{day}/"),
         ("class progress (teacher)", teacher, "/progress/class/"),

@@ -1,12 +1,15 @@
 """Password hashes below the pages' priority (docs/classroom.md#the-login-rush).
 
-A password hash is by design the most expensive thing a request does: PBKDF2 at Django's cost
-is half a second of a core. When a class logs in at once, fifteen of them took both cores for
-seconds, and every page, login card and socket of the class waited behind them. Here the hash
-runs on a few threads of its own at a lower scheduling priority (a higher nice value; on Linux
-the nice value belongs to a thread), so whatever else the process has to do goes first and the
-hashes take the CPU that is left. The hash itself is Django's, unchanged: the same algorithm
-name, so every stored password verifies as before.
+A password hash is by design the most expensive thing a request does. New hashes are Argon2id
+at OWASP's minimum cost (19 MiB, two passes, one lane): tens of milliseconds of a core, where
+PBKDF2 at Django's cost is half a second, so a class logging in at once by password no longer
+takes both cores for seconds. Stored PBKDF2 hashes still verify, and Django replaces each with
+an Argon2id one at its next login.
+
+Either way the hash runs on a few threads of its own at a lower scheduling priority (a higher
+nice value; on Linux the nice value belongs to a thread), so whatever else the process has to
+do goes first and the hashes take the CPU that is left. The hashes themselves are Django's,
+unchanged: the same algorithm names and stored forms.
 """
 
 import os
@@ -14,7 +17,7 @@ import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from django.contrib.auth.hashers import PBKDF2PasswordHasher
+from django.contrib.auth.hashers import Argon2PasswordHasher, PBKDF2PasswordHasher
 
 # Added to the process's nice value for the hashing threads (19 is the lowest priority).
 NICENESS = 10
@@ -44,10 +47,30 @@ def hashing_pool() -> ThreadPoolExecutor:
         return _pool
 
 
+def at_low_priority(function, *args):
+    """`function(*args)` on a hashing thread, the caller waiting for it."""
+    return hashing_pool().submit(function, *args).result()
+
+
+class LowPriorityArgon2PasswordHasher(Argon2PasswordHasher):
+    """Django's Argon2id at OWASP's minimum cost, on the low-priority hashing threads. A hash
+    made at another cost still verifies (its cost is in its stored form) and is made again at
+    this one on the next login."""
+
+    time_cost = 2
+    memory_cost = 19 * 1024  # KiB
+    parallelism = 1
+
+    def encode(self, password, salt):
+        return at_low_priority(super().encode, password, salt)
+
+    def verify(self, password, encoded):
+        return at_low_priority(super().verify, password, encoded)
+
+
 class LowPriorityPBKDF2PasswordHasher(PBKDF2PasswordHasher):
     """Django's PBKDF2-SHA256, computed on the low-priority hashing threads. Verifying,
     hardening the runtime and making a new hash all go through `encode`."""
 
     def encode(self, password, salt, iterations=None):
-        encode = super().encode
-        return hashing_pool().submit(encode, password, salt, iterations).result()
+        return at_low_priority(super().encode, password, salt, iterations)

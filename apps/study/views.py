@@ -1,5 +1,5 @@
-"""Page parts every Study Hub tab shares: the tab frame, downloads, new badges, a source, and
-the card of an item a worker is making."""
+"""Page parts every Study Hub tab shares: the tab frame, downloads, new badges, and the card of
+an item a worker is making."""
 
 from collections.abc import Callable
 from typing import TypeVar
@@ -14,7 +14,7 @@ from apps.accounts.ratelimits import rate_limited
 from apps.progress.models import EarnedBadge
 from apps.study import kinds, stale, tasks
 from apps.study.generation_job import FAILED, READY
-from apps.vault.models import Chunk, Document
+from apps.vault.models import Document
 
 T = TypeVar("T")
 MARKDOWN = "text/markdown; charset=utf-8"
@@ -63,17 +63,6 @@ def download(
     response = HttpResponse(make(thing), content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
     return response
-
-
-@require_GET
-@login_required
-def source_detail(request: HttpRequest, chunk_pk: int) -> HttpResponse:
-    """The excerpt a question or lesson was built from, with its document and page."""
-    visible = Document.objects.visible_to(request.user)
-    chunk = get_object_or_404(
-        Chunk.objects.select_related("document"), pk=chunk_pk, document__in=visible
-    )
-    return render(request, "study/source.html", {"chunk": chunk})
 
 
 def kind_with_page(kind: str) -> kinds.Kind:

@@ -1,6 +1,7 @@
 """The vault's REST routes: categories, documents (upload, URL import, delete, re-ingest),
-ingestion runs and hybrid search. Mounted at /api/v1/vault/. What the vault refuses
-(errors.VaultError) is answered with its status by the site's one handler."""
+ingestion runs and hybrid search, and the reader's (apps/vault/reading/api.py). Mounted at
+/api/v1/vault/. What the vault refuses (errors.VaultError) is answered with its status by the
+site's one handler."""
 
 from datetime import datetime
 from typing import Literal
@@ -16,11 +17,13 @@ from apps.accounts import ratelimits
 from apps.accounts.api import NOT_BLANK, ErrorOut, Id, require_teacher, said
 from apps.vault import imports, ingestion, selftest
 from apps.vault.models import Category, Document, IngestRun
+from apps.vault.reading.api import router as reading_router
 from apps.vault.scope import Scope
 from apps.vault.search.query import search as search_chunks
 from apps.vault.uploads import store
 
 router = Router(tags=["vault"])
+router.add_router("", reading_router)
 
 # The models' choices, spelled out: ninja files enums by class name, and four are `Status`.
 DocumentScope = Literal["class", "personal"]
@@ -51,6 +54,7 @@ class DocumentOut(Schema):
     ingested_at: datetime | None
     source_url: str
     ocr_pages: int
+    downloadable: bool
 
 
 class UrlIn(Schema):

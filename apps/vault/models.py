@@ -14,6 +14,9 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from apps.jobs.lifecycle import JobQuerySet
+from apps.vault.reading.models import Rendering, forget_drawings
+
+__all__ = ["Rendering"]  # the reader's drawings, a model of this app
 
 
 class Category(models.Model):
@@ -39,6 +42,10 @@ class DocumentQuerySet(models.QuerySet):
         if user.is_staff:
             return self.filter(mine | Q(scope=Document.Scope.CLASS))
         return self.filter(mine)
+
+    def downloadable_by(self, user) -> "DocumentQuerySet":
+        """Originals: what the person changes, and class documents a teacher lets out."""
+        return self.editable_by(user) | self.visible_to(user).filter(downloadable=True)
 
 
 class Document(models.Model):
@@ -76,6 +83,7 @@ class Document(models.Model):
     indexed_sha256 = models.CharField(max_length=64, blank=True)
     chunk_count = models.PositiveIntegerField(default=0)
     ocr_pages = models.PositiveIntegerField(default=0)
+    downloadable = models.BooleanField(default=True, help_text="Students may download it.")
 
     objects = DocumentQuerySet.as_manager()
 
@@ -100,13 +108,14 @@ class Document(models.Model):
         return upload_dir() / self.stored_name
 
     def delete_with_file(self) -> None:
-        """The document and its chunks go in one transaction; the file once that committed."""
-        path = self.path
+        """The document and its chunks go in one transaction; the file and the pages drawn of
+        it once that committed."""
+        path, pk = self.path, self.pk
         with transaction.atomic():
             self.chunks.all().delete()
             IndexState.bump()
             self.delete()
-        transaction.on_commit(lambda: path.unlink(missing_ok=True))
+        transaction.on_commit(lambda: (path.unlink(missing_ok=True), forget_drawings(pk)))
 
     def reset_for_reingest(self) -> None:
         """Queue the document for the next run, keeping its checkpoints: they are keyed by the
@@ -372,6 +381,7 @@ class SelfTestDocument(models.Model):
     questions = models.PositiveIntegerField()
     recall_at_7 = models.FloatField()
     mrr = models.FloatField()
+    missed = models.JSONField(default=list, help_text="Ids of chunks search did not find.")
 
     class Meta:
         ordering = ["recall_at_7", "mrr", "document_id"]

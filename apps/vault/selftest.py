@@ -67,6 +67,7 @@ def run(run_id: int) -> SelfTest | None:
     started = time.monotonic()
     results: dict[int, list[float]] = {}  # document id -> reciprocal ranks (0: not found)
     found_in_top: dict[int, list[bool]] = {}
+    missed: dict[int, list[int]] = {}  # the chunks search did not find, to look at in the reader
     for chunk_id, document_id, query in questions(owner):
         try:
             hits = search_chunks(owner, query, k=DEPTH)
@@ -77,6 +78,8 @@ def run(run_id: int) -> SelfTest | None:
         rank = ranked.index(chunk_id) + 1 if chunk_id in ranked else None
         results.setdefault(document_id, []).append(1 / rank if rank else 0.0)
         found_in_top.setdefault(document_id, []).append(rank is not None and rank <= TOP)
+        if not found_in_top[document_id][-1]:
+            missed.setdefault(document_id, []).append(chunk_id)
     with transaction.atomic():
         # A document deleted while its questions went through the search has no figures, and
         # one still here cannot go before this commits.
@@ -101,6 +104,7 @@ def run(run_id: int) -> SelfTest | None:
                 questions=len(ranks),
                 recall_at_7=_mean(found_in_top[document_id]),
                 mrr=_mean(ranks),
+                missed=missed.get(document_id, []),
             )
             for document_id, ranks in results.items()
         )

@@ -1,7 +1,8 @@
 """Celery tasks of the vault, thin carriers of ingestion.py: a step of a run (with retries while
 the embedding model is away), the search check after a run, resuming the runs a worker left when
-a worker starts, and re-embedding after a model switch. ingestion.py queues the steps by their
-task names, so the names stay as they are.
+a worker starts, and re-embedding after a model switch; and the reader's pages, drawn by
+reading/renderings.py. ingestion.py and renderings.py queue these by their task names, so the
+names stay as they are.
 """
 
 import logging
@@ -10,10 +11,11 @@ from celery import shared_task
 from celery.exceptions import Ignore
 from django.conf import settings
 
-from apps.jobs.recovery import at_worker_start
+from apps.jobs.recovery import at_worker_start, requeue
 from apps.llm import gateway
 from apps.vault import ingestion, selftest
-from apps.vault.models import StaleAttempt
+from apps.vault.models import Rendering, StaleAttempt
+from apps.vault.reading import renderings
 from apps.vault.search.reembed import reembed_stale
 
 logger = logging.getLogger(__name__)
@@ -73,3 +75,14 @@ def vault_selftest(run_id: int) -> int | None:
 def reembed_chunks() -> int:
     """Re-embed chunks made with another model after the embedding model was switched."""
     return reembed_stale()
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def draw_page(self, rendering_id: int) -> None:
+    """A page drawn (or a text read) for the reader, in the reading sandbox."""
+    renderings.draw(rendering_id, worker=self.request.hostname or "worker")
+
+
+@at_worker_start(draw_page)
+def recover_drawings(worker: str) -> tuple[list[int], list[int]]:
+    return requeue(Rendering.objects, worker, draw_page.delay)

@@ -167,6 +167,17 @@ def delete_document(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
+def allow_download(request: HttpRequest, pk: int) -> HttpResponse:
+    """A teacher lets students download a class document's original, or stops them."""
+    document = editable_document(request, pk)
+    allowed = request.POST.get("allowed") == "true"
+    Document.objects.filter(pk=pk).update(downloadable=allowed)
+    state = "may download" if allowed else "can no longer download"
+    return respond(request, notices=[f"Students {state} {document.filename}."])
+
+
+@require_POST
+@login_required
 def reingest_document(request: HttpRequest, pk: int) -> HttpResponse:
     document = editable_document(request, pk)
     check(request, "RATE_LIMIT_REINGEST", "re-ingestions")

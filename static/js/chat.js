@@ -1,6 +1,6 @@
 // Chat: small progressive enhancements only. Enter sends, the focus survives the socket's
-// swaps, the conversation follows new text, and the microphone records audio for
-// speech-to-text. Everything else is htmx.
+// swaps, the conversation follows new text, a [n] marker opens its source, and the microphone
+// records audio for speech-to-text. Everything else is htmx.
 (function () {
   "use strict";
 
@@ -35,6 +35,14 @@
   }, { passive: true });
   document.addEventListener("htmx:wsAfterMessage", function () {
     if (nearBottom) window.scrollTo(0, document.body.scrollHeight);
+  });
+
+  // A [n] marker in an answer jumps to its source, a <details>: opened, with its link to the
+  // document at the cited page.
+  document.addEventListener("click", function (event) {
+    var marker = event.target.closest("a[href^='#source-']");
+    var source = marker && document.getElementById(marker.getAttribute("href").slice(1));
+    if (source && source.tagName === "DETAILS") source.open = true;
   });
 
   function csrfToken() {

@@ -43,6 +43,7 @@ BY_NAME = {
     "attachment_id": "attachment",
     "transcription_id": "transcription",
     "chunk_pk": "chunk",
+    "chunk_id": "chunk",
     "attempt_pk": "attempt",
     "position": "position",
     "number": "number",

@@ -1,14 +1,20 @@
-"""Password hashes run below the pages' priority and are Django's own, unchanged."""
+"""Password hashes run below the pages' priority and are Django's own, unchanged (the site's
+choice of them: tests/test_password_hashes.py)."""
 
 import os
 import sys
 import threading
 
 import pytest
-from django.contrib.auth.hashers import PBKDF2PasswordHasher, check_password, make_password
+from django.contrib.auth.hashers import (
+    Argon2PasswordHasher,
+    PBKDF2PasswordHasher,
+    check_password,
+    make_password,
+)
 
 from apps.accounts import hashers
-from apps.accounts.hashers import LowPriorityPBKDF2PasswordHasher
+from apps.accounts.hashers import LowPriorityArgon2PasswordHasher, LowPriorityPBKDF2PasswordHasher
 
 HASHER = "apps.accounts.hashers.LowPriorityPBKDF2PasswordHasher"
 
@@ -50,3 +56,19 @@ def test_a_hash_is_computed_on_a_hashing_thread(monkeypatch):
     monkeypatch.setattr(PBKDF2PasswordHasher, "encode", noting_thread)
     LowPriorityPBKDF2PasswordHasher().encode("tulip-7", "saltsalt", 1000)
     assert len(seen) == 1 and seen[0].startswith("password-hash")
+
+
+def test_an_argon2_hash_is_made_and_verified_on_a_hashing_thread(monkeypatch):
+    seen = []
+    for method in ("encode", "verify"):
+        original = getattr(Argon2PasswordHasher, method)
+
+        def noting_thread(self, *args, original=original):
+            seen.append(threading.current_thread().name)
+            return original(self, *args)
+
+        monkeypatch.setattr(Argon2PasswordHasher, method, noting_thread)
+    ours = LowPriorityArgon2PasswordHasher()
+
+    assert ours.verify("tulip-7", ours.encode("tulip-7", ours.salt()))
+    assert len(seen) == 2 and all(name.startswith("password-hash") for name in seen)

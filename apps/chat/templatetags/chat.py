@@ -1,5 +1,4 @@
 from django import template
-from django.urls import reverse
 
 from apps.llm.rendering import render_markdown
 
@@ -10,9 +9,3 @@ register = template.Library()
 def markdown(text: str, message_id: int | None = None):
     """Sanitised HTML; with a message id, `[n]` links to that answer's source n."""
     return render_markdown(text, sources_anchor=f"source-{message_id}" if message_id else "")
-
-
-@register.filter
-def source_url(citation: dict) -> str:
-    """The cited passage's own page: its text with its document and page."""
-    return reverse("study:source-detail", args=[citation["chunk_id"]])

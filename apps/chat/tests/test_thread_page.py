@@ -42,11 +42,11 @@ def test_a_cited_source_opens_at_its_passage_with_its_document_and_page(alice, a
 
     page = alice_client.get(f"/chat/{thread.pk}/").text
     link = re.search(r'<a href="([^"]+)">Open cells.pdf at page 2</a>', page)
-    assert link and link[1] != "/vault/"
-    passage = alice_client.get(link[1])
-    assert passage.status_code == 200
-    assert "powerhouse of the cell" in passage.text
-    assert "cells.pdf" in passage.text and "Page 2" in passage.text
+    assert link and link[1] == f"/vault/documents/{document.pk}/?page=2&amp;chunk={chunk.pk}"
+    reader = alice_client.get(link[1].replace("&amp;", "&"))
+    assert reader.status_code == 200
+    assert "powerhouse of the cell" in reader.text and 'data-start="page-2"' in reader.text
+    assert "cells.pdf" in reader.text and "on page 2" in reader.text
 
 
 @pytest.mark.parametrize(("backend", "shown"), [("ollama", True), ("embedded", False)])

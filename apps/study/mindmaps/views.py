@@ -102,11 +102,21 @@ def render_mindmap(request: HttpRequest, mindmap: Mindmap, status: int = 200) ->
         "mindmap": mindmap,
         "owner": owner,
         "svg": svg.render_svg(mindmap, changed=[node_id for node_id, _ in changed]),
+        "sources": node_sources(mindmap, {node_id for node_id, _ in changed}),
         "layouts": Mindmap.Layout.choices,
         "export_formats": ("svg", "png", "pdf", "md"),
     }
     template = "study/mindmaps/detail.html" + ("#mindmap-canvas" if request.htmx else "")
     return render(request, template, context, status=status)
+
+
+def node_sources(mindmap: Mindmap, changed: set[str]) -> list[tuple[str, int]]:
+    """(title, chunk id) of each node that cites a passage still there, for links to it."""
+    return [
+        (node["title"], node["source"])
+        for node_id, node, _, _ in tree.walk(mindmap.tree)
+        if isinstance(node.get("source"), int) and node_id not in changed
+    ]
 
 
 @require_GET

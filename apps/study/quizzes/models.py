@@ -2,7 +2,6 @@
 
 from django.conf import settings
 from django.db import models, transaction
-from django.urls import reverse
 from django.utils import timezone
 
 from apps.progress import tracking
@@ -14,6 +13,7 @@ from apps.study.quizzes.bank import MAX_OPTIONS
 from apps.study.quizzes.seat import Seat
 from apps.study.quizzes.typos import is_typo_fix
 from apps.study.sources import sources_for_each
+from apps.vault.reading.links import source_url
 
 
 class Difficulty(models.TextChoices):
@@ -371,6 +371,6 @@ class Attempt(models.Model):
             if chunks:
                 page = f", p. {chunks[0].page}" if chunks[0].page else ""
                 missed["source_label"] = f"{chunks[0].document.filename}{page}"
-                missed["source_url"] = reverse("study:source-detail", args=[chunks[0].pk])
+                missed["source_url"] = source_url(chunks[0])
             rows.append(missed)
         return rows

@@ -2,6 +2,8 @@
 and Tesseract OCR for a page with (almost) no text."""
 
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from apps.vault.chunking import Unit
@@ -73,9 +75,39 @@ def extract_pdf_with_pypdf(path: Path, progress: Progress, cause: BaseException)
 
 
 def ocr_page(page, number: int) -> str:
-    """Render the page at ~144 dpi in grey and read it with Tesseract (German and English)."""
-    import pymupdf
+    """The page's text read by Tesseract (German and English)."""
     import pytesseract
+
+    return tesseract(pytesseract.image_to_string, page, number)
+
+
+def ocr_words(page, number: int) -> dict:
+    """Tesseract's words of the page with their boxes in pixels of `ocr_image` (the same reading
+    as `ocr_page`'s: one engine, one image)."""
+    import pytesseract
+
+    return tesseract(
+        partial(pytesseract.image_to_data, output_type=pytesseract.Output.DICT), page, number
+    )
+
+
+def tesseract(read: Callable, page, number: int):
+    import pytesseract
+
+    image = ocr_image(page, number)
+    try:
+        return read(image, lang=OCR_LANGUAGES)
+    except pytesseract.TesseractNotFoundError as error:
+        raise ExtractionError("Tesseract is not installed, so scanned pages cannot be read.") from (
+            error
+        )
+    except pytesseract.TesseractError as error:
+        raise ExtractionError(f"OCR failed on page {number} ({short(error)}).") from error
+
+
+def ocr_image(page, number: int):
+    """The page rendered at ~144 dpi in grey, as Tesseract reads it."""
+    import pymupdf
     from PIL import Image
 
     zoom = OCR_DPI / 72
@@ -85,12 +117,4 @@ def ocr_page(page, number: int) -> str:
             f"Page {number} is too large to render for OCR ({pixels / 1e6:.0f} megapixels)."
         )
     pixmap = page.get_pixmap(dpi=OCR_DPI, colorspace=pymupdf.csGRAY, alpha=False)
-    image = Image.frombytes("L", (pixmap.width, pixmap.height), pixmap.samples)
-    try:
-        return pytesseract.image_to_string(image, lang=OCR_LANGUAGES)
-    except pytesseract.TesseractNotFoundError as error:
-        raise ExtractionError("Tesseract is not installed, so scanned pages cannot be read.") from (
-            error
-        )
-    except pytesseract.TesseractError as error:
-        raise ExtractionError(f"OCR failed on page {number} ({short(error)}).") from error
+    return Image.frombytes("L", (pixmap.width, pixmap.height), pixmap.samples)

@@ -130,3 +130,20 @@ def test_the_knowledge_base_shows_the_worst_documents_first(
 
 def test_api_needs_a_login(client):
     assert client.get("/api/v1/vault/selftest").status_code == 401
+
+
+def test_the_passages_search_missed_open_in_the_reader(
+    tess, tess_client, model, run_ingestion, tmp_path, monkeypatch
+):
+    upload(tess, files.markdown_file(tmp_path / "genetics.md"), scope="class")
+    run = run_ingestion(tess)
+    monkeypatch.setattr(selftest, "search_chunks", lambda *args, **kwargs: [])  # finds nothing
+
+    test = selftest.run(run.pk)
+
+    asked = [chunk_id for chunk_id, _, _ in selftest.questions(tess)]
+    assert test.documents.get().missed == asked
+    page = tess_client.get("/vault/").content.decode()
+    assert f'<a href="/vault/passages/{asked[0]}/">passage 1</a>' in page
+    opened = tess_client.get(f"/vault/passages/{asked[0]}/")
+    assert opened.url.startswith(f"/vault/documents/{test.documents.get().document_id}/?")
