@@ -1,13 +1,15 @@
 """The well-behaved students' figures with and without three attackers (see
 tests/helpers/hostile_class.py for what each does): page p95 and answer latency while the class
 browses, takes the handed-out quiz and asks a question each, alone and while 3 students loop
-blank scans, ask in ten chats at once, re-ingest and send bodies over the upload limit.
+blank scans, ask in ten chats at once, send 110-second recordings to transcribe, re-ingest and
+send bodies over the upload limit.
 Target: with the attackers within 1.25× of without (not asserted; docs/benchmarks.md).
 
 Rounds alternate, one alone and one with the attackers, so the shared machine's changing load
 falls on both alike; the attackers sign in and open their chats before the first round (their
 password hashes are not the attack), and after each of their rounds the answers they started
-are left a few seconds to finish before the class is alone again.
+are left a few seconds to finish, and their last recordings to be transcribed, before the class
+is alone again.
 
 The parts are the real ones, as `make run` starts them (`app_running` of
 tests/helpers/running_app.py): a Redis server, daphne, the jobs worker, the chat workers (the
@@ -41,6 +43,7 @@ from tests.helpers.hostile_class import (  # noqa: E402
     setup_code,
     summary,
     talk,
+    transcribed,
 )
 from tests.helpers.running_app import app_running, worker_command  # noqa: E402
 from tests.helpers.services import (  # noqa: E402
@@ -89,13 +92,19 @@ def one_round(url: str, students: list[str], attackers: list[Attacker]) -> tuple
         seen = sum((future.result() for future in attacks), start=Counter())
     if attackers:
         time.sleep(SETTLE_SECONDS)
+        for attacker in attackers:
+            transcribed(attacker)
     return learned, seen
 
 
 def figures(learned: list, seen: Counter) -> dict:
     lost = sum(one.answer.get("status") != "done" or one.attempt != 201 for one in learned)
     refused = sum(count for (_, status), count in seen.items() if status in (413, 429))
-    return summary(learned) | {"lost": lost, "attackers refused": refused}
+    voice = {
+        "recordings taken": seen["voice", 202] + seen["voice", 200],
+        "recordings refused": seen["voice", 429],
+    }
+    return summary(learned) | {"lost": lost, "attackers refused": refused} | voice
 
 
 def alternating(url: str, quiet: list[str], busy: list[str], attackers: list[str]) -> tuple:

@@ -306,9 +306,9 @@ CELERY_RESULT_EXPIRES = 24 * 3600
 # served by a thread-pool worker (`-Q chat,study --pool=threads`), so ingestion never holds a
 # chat up; study generation waits on the same model, on its own queue served by that worker too.
 WORKER_QUEUES = {
-    # Ingestion, class passwords, the files attached in the chat and the pages the reader
-    # draws (any task not routed elsewhere): the jobs worker.
-    "celery": ["apps.chat.tasks.read_attachment"],
+    # Ingestion, class passwords, the files attached in the chat, the recordings to transcribe
+    # and the pages the reader draws (any task not routed elsewhere): the jobs worker.
+    "celery": ["apps.chat.tasks.read_attachment", "apps.chat.tasks.transcribe_recording"],
     "chat": ["apps.chat.tasks.*"],  # chat answers
     "study": ["apps.study.tasks.*"],  # study generation
 }
@@ -397,14 +397,17 @@ RATE_LIMIT_UPLOADS = env_str("RATE_LIMIT_UPLOADS", "30/m")
 RATE_LIMIT_URL_IMPORTS = env_str("RATE_LIMIT_URL_IMPORTS", "10/m")
 RATE_LIMIT_GENERATION = env_str("RATE_LIMIT_GENERATION", "10/m")
 # A student's fair share of the workers (docs/classroom.md#a-fair-share-of-the-machine):
-# questions (asked, edited or regenerated), chat attachments read (a failed read counts too)
-# and re-ingestions started, and how many of their answers may be written at once.
+# questions (asked, edited or regenerated), chat attachments read (a failed read counts too),
+# recordings transcribed and re-ingestions started, and how many of their answers and
+# transcriptions may be under way at once.
 RATE_LIMIT_CHAT_QUESTIONS = env_str("RATE_LIMIT_CHAT_QUESTIONS", "20/m")
 RATE_LIMIT_ATTACHMENTS = env_str("RATE_LIMIT_ATTACHMENTS", "30/h")
+RATE_LIMIT_TRANSCRIPTIONS = env_str("RATE_LIMIT_TRANSCRIPTIONS", "30/h")
 RATE_LIMIT_REINGEST = env_str("RATE_LIMIT_REINGEST", "10/h")
 # Pages (or whole texts) a person has a worker draw for the reader; one drawn already is free.
 RATE_LIMIT_PAGES_DRAWN = env_str("RATE_LIMIT_PAGES_DRAWN", "60/m")
 CHAT_ANSWERS_IN_PROGRESS = env_int("CHAT_ANSWERS_IN_PROGRESS", 1)
+CHAT_TRANSCRIPTIONS_IN_PROGRESS = env_int("CHAT_TRANSCRIPTIONS_IN_PROGRESS", 1)
 # Login card scans per address (the card's page and its Log in button count one each).
 RATE_LIMIT_BADGES = env_str("RATE_LIMIT_BADGES", "30/m")
 # Class codes a student tries (apps/classes/rosters.py): a code is 7 of 31 characters, and
@@ -468,6 +471,9 @@ RETRIEVAL_MIN_SIMILARITY = float(env_str("RETRIEVAL_MIN_SIMILARITY", "0.1"))
 CHAT_MAX_ATTACHMENT_MB = env_int("CHAT_MAX_ATTACHMENT_MB", 20)
 CHAT_MAX_AUDIO_MB = env_int("CHAT_MAX_AUDIO_MB", 10)
 CHAT_MAX_AUDIO_SECONDS = env_int("CHAT_MAX_AUDIO_SECONDS", 120)
+# How long POST /api/v1/chat/transcribe waits for the jobs worker's text before it answers 503
+# (202 with the transcription to ask for, to a client that asked with ?wait=; docs/api.md).
+CHAT_TRANSCRIBE_WAIT_SECONDS = env_int("CHAT_TRANSCRIBE_WAIT_SECONDS", 180)
 # A model silent for this long gets a "waiting for the model" note instead of a frozen page.
 CHAT_WAITING_SECONDS = env_int("CHAT_WAITING_SECONDS", 8)
 # Answers are written by Celery workers on the `chat` queue (see the Procfile). A worker saves

@@ -1,9 +1,10 @@
 """The class that wants good scores and has a few students who want to break things, on the
-real parts (daphne, the jobs and chat workers, Redis, a fake model server): while 3 students
-loop attachments of blank scans, ask in ten chats at once, re-ingest and send bodies over the
-upload limit, 5 others take the handed-out quiz and ask a question each. Nothing of theirs is
-lost, and the attackers are refused (docs/classroom.md#a-fair-share-of-the-machine). The figures
-with and without the attackers: bench/bench_hostile_class.py."""
+real parts (daphne, the jobs and chat workers, Redis, a fake model server, Whisper): while 3
+students loop attachments of blank scans, ask in ten chats at once, send 110-second recordings to
+transcribe, re-ingest and send bodies over the upload limit, 5 others take the handed-out quiz
+and ask a question each. Nothing of theirs is lost, and the attackers are refused
+(docs/classroom.md#a-fair-share-of-the-machine). The figures with and without the attackers:
+bench/bench_hostile_class.py."""
 
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -26,8 +27,8 @@ from tests.helpers.slowness import scaled
 pytestmark = pytest.mark.services
 
 STUDENTS, ATTACKERS = names("student", 5), names("attacker", 3)
-# Past every limit of LIMITS (4 attachments, 2 re-ingestions); a round takes a dozen seconds
-# once the door gives each refusal a second late.
+# Past every limit of LIMITS (4 attachments and recordings, 2 re-ingestions); a round takes a
+# dozen seconds once the door gives each refusal a second late.
 ROUNDS = 5
 RECORDED_ATTEMPTS = """
 from apps.study.models import Attempt
@@ -67,4 +68,6 @@ def test_the_class_loses_nothing_while_three_students_attack_and_are_refused(hos
     for statuses in seen:  # each attacker: ROUNDS or more, past every limit
         assert statuses["chat", 429] > statuses["chat", 200] > 0
         assert statuses["attachment", 429] > 0 and statuses["reingest", 429] > 0
+        # One recording at a time each, and 4 an hour: the jobs worker transcribes few of them.
+        assert statuses["voice", 429] > statuses["voice", 202] > 0
         assert {status for kind, status in statuses if kind == "oversized"} == {413}

@@ -1,11 +1,12 @@
 """The privacy canary: a student's own document holds a word found nowhere else (and her file's
 name another), and so does everything she made from it: a quiz with a blank and a wrong
 attempt, a deck with reviews, a mindmap, a workshop with a lesson done, a chat citing it, a file
-attached to it, the web address she imported. She also did the quiz her teacher handed out to
-the class. Then every page of the URL map and every GET route of the API, filled with every id
-there is, every CSV and export, and the Django admin, are walked as her teacher, a co-teacher,
-another teacher and the admin: neither word is in any answer, and nothing answers 500
-(docs/classroom.md#who-reaches-what). Teachers' views are made of class-set material only."""
+attached to it, a question she recorded, the web address she imported. She also did the quiz her
+teacher handed out to the class. Then every page of the URL map and every GET route of the API,
+filled with every id there is, every CSV and export, and the Django admin, are walked as her
+teacher, a co-teacher, another teacher and the admin: neither word is in any answer, and nothing
+answers 500 (docs/classroom.md#who-reaches-what). Teachers' views are made of class-set material
+only."""
 
 import json
 import re
@@ -18,7 +19,7 @@ from django.contrib import admin as django_admin
 from django.test import Client
 from django.urls import reverse
 
-from apps.chat.models import Message, Thread
+from apps.chat.models import Message, Thread, Transcription
 from apps.llm import audit, egress
 from apps.study.classsets.results_csv import TABLES
 from apps.study.tests.helpers import StudyModel, generate
@@ -134,6 +135,13 @@ def chat(student, document) -> None:
         ],  # fmt: skip
     )
     attach(question, f"locker-{FILE_WORD}.pdf", f"Locker {WORD}, east corridor.")
+    Transcription.objects.create(
+        owner=student,
+        stored_name="locker.audio",
+        size_bytes=1,
+        status=Transcription.Status.READY,
+        text=f"Where is the {WORD} locker?",
+    )
 
 
 def imported(student) -> None:
@@ -252,6 +260,7 @@ def test_the_walk_finds_the_word_where_it_is_hers_to_see(school):
     for page in (
         "/study/quizzes/",
         "/chat/",
+        "/api/v1/chat/transcriptions/",
         "/api/v1/vault/documents",  # her list, and her original file
         "/vault/documents/",  # the reader
         "/api/v1/vault/chunks/",

@@ -47,4 +47,6 @@ def test_every_task_is_routed_to_a_queue_a_worker_serves():
     queues = {name: app.amqp.router.route({}, name)["queue"].name for name in tasks}
     assert len(tasks) > 5
     assert set(queues.values()) == set(settings.WORKER_QUEUES)
-    assert queues["apps.chat.tasks.read_attachment"] == "celery"  # a name before its app's glob
+    # Names before their app's glob: the jobs worker reads attachments and decodes recordings.
+    assert queues["apps.chat.tasks.read_attachment"] == "celery"
+    assert queues["apps.chat.tasks.transcribe_recording"] == "celery"

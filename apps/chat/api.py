@@ -1,9 +1,11 @@
-"""Chat threads over the API, asking with an NDJSON stream, and speech-to-text."""
+"""Chat threads over the API, asking with an NDJSON stream, and speech-to-text by the jobs
+worker."""
 
 import asyncio
 import json
 from collections.abc import AsyncIterator
 from datetime import datetime
+from typing import Literal
 
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
@@ -16,10 +18,10 @@ from ninja.files import UploadedFile
 from redis.exceptions import RedisError
 
 from apps.accounts.api import ErrorOut, Id, Said, said
-from apps.chat import frames, pushes, tasks, turns
+from apps.chat import frames, pushes, tasks, transcriptions, turns
 from apps.chat.conversation import group_for
-from apps.chat.models import Message, Thread
-from apps.llm import gateway
+from apps.chat.errors import TranscriptionError
+from apps.chat.models import Message, Thread, Transcription
 
 router = Router(tags=["chat"])
 
@@ -78,7 +80,12 @@ class AskIn(Schema):
 
 
 class TranscriptOut(Schema):
+    id: Id
+    status: Literal["transcribing", "ready", "failed"]
     text: str
+    progress: int = Field(ge=0, le=100, description="Percent transcribed.")
+    seconds: float | None = Field(description="The recording's length, once read.")
+    error: str
 
 
 def own_thread(request: HttpRequest, session_id: Id) -> Thread:
@@ -203,26 +210,56 @@ async def let_go(layer, channel: str, receiving: asyncio.Task) -> None:
 
 @router.post(
     "/transcribe",
-    response={200: TranscriptOut, 400: ErrorOut, 413: ErrorOut, 503: ErrorOut},
+    response={
+        200: TranscriptOut,
+        202: TranscriptOut,
+        400: ErrorOut,
+        413: ErrorOut,
+        429: ErrorOut,
+        503: ErrorOut,
+    },
     url_name="chat_transcribe",
 )
-def transcribe(request: HttpRequest, file: File[UploadedFile]):
-    if not gateway.speech_available():
-        raise HttpError(503, "Speech-to-text is not available on this server.")
-    limit = settings.CHAT_MAX_AUDIO_MB * 1024 * 1024
-    if file.size > limit:
-        raise HttpError(413, f"Audio is limited to {settings.CHAT_MAX_AUDIO_MB} MB.")
-    audio = file.read()
-    seconds = gateway.audio_seconds(audio, limit=settings.CHAT_MAX_AUDIO_SECONDS)
-    if seconds is None:
-        raise HttpError(400, "That file is not audio we can read.")
-    if seconds > settings.CHAT_MAX_AUDIO_SECONDS:
-        raise HttpError(
-            413, f"Recordings are limited to {settings.CHAT_MAX_AUDIO_SECONDS} seconds."
+async def transcribe(request: HttpRequest, file: File[UploadedFile], wait: int | None = None):
+    """Audio → text. The jobs worker transcribes it (this process never decodes audio) and the
+    answer waits for it, CHAT_TRANSCRIBE_WAIT_SECONDS at most: 200 with the text, or the
+    failure's status (400 not audio, 413 too long, 503 no speech model), or 503 when no worker
+    finished it in time. A client that asks for `wait` seconds (fewer) gets 202 instead while it
+    is under way, to be asked for at GET /chat/transcriptions/{id}. 429 with Retry-After past
+    the person's share."""
+    transcription = await database_sync_to_async(start_transcription)(request.auth, file)
+    longest = settings.CHAT_TRANSCRIBE_WAIT_SECONDS
+    seconds = longest if wait is None else max(0, min(wait, longest))
+    transcription = await transcriptions.wait(transcription.pk, seconds)
+    if transcription.status == Transcription.Status.FAILED:
+        raise TranscriptionError(transcription.error, transcription.error_status)
+    if transcription.status == Transcription.Status.READY:
+        return Status(200, transcription)
+    if wait is None:  # a client that did not ask to come back expects the text or an error
+        raise TranscriptionError(
+            f"The recording was not transcribed within {longest} s (the server is busy); its "
+            f"text will be at GET /api/v1/chat/transcriptions/{transcription.pk}.",
+            503,
         )
-    try:
-        return {"text": gateway.transcribe(audio)}
-    except gateway.ModelUnavailable as error:
-        raise HttpError(503, str(error)) from error
-    except gateway.ModelError as error:
-        raise HttpError(400, str(error)) from error
+    return Status(202, transcription)
+
+
+def start_transcription(user, upload: UploadedFile) -> Transcription:
+    transcription = transcriptions.accept(user, upload)
+    tasks.enqueue_transcription(transcription.pk)
+    return transcription
+
+
+@router.get(
+    "/transcriptions/{transcription_id}",
+    response={200: TranscriptOut, 404: ErrorOut},
+    url_name="chat_transcription",
+)
+def get_transcription(request: HttpRequest, transcription_id: Id):
+    """A transcription as it is: its `progress` in percent while `transcribing`, its `text` once
+    `ready`, why not once `failed` (`error`)."""
+    transcription = get_object_or_404(
+        Transcription.objects.visible_to(request.auth), pk=transcription_id
+    )
+    transcription.settle()  # its worker died: say so instead of transcribing… forever
+    return transcription

@@ -12,3 +12,12 @@ class AskError(ChatError):
 
 class AttachmentError(ChatError):
     """An attachment that is refused or cannot be read."""
+
+
+class TranscriptionError(ChatError):
+    """A recording that is refused or cannot be transcribed; `status` is what the API answers
+    (413 too long, 503 no speech model, 400 anything else)."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status

@@ -291,3 +291,64 @@ class Attachment(Job):
 
 def attachments_dir() -> Path:
     return settings.DATA_DIR / "chat" / "attachments"
+
+
+class TranscriptionQuerySet(JobQuerySet):
+    """Transcribing a recording is a job of the jobs worker, as reading an attachment is: the
+    web process stores the upload and never decodes it (docs/chat.md)."""
+
+    RUNNING = "transcribing"  # waiting for the worker, or being transcribed
+    INTERRUPTED = "The worker transcribing this recording stopped; record it again."
+    STALE_SETTING = "INGEST_STALE_SECONDS"
+
+    def visible_to(self, user) -> "TranscriptionQuerySet":
+        if not user.is_authenticated:
+            return self.none()
+        return self.filter(owner=user)
+
+    def in_progress_for(self, user) -> "TranscriptionQuerySet":
+        """A person's recordings being transcribed or waiting for the worker (one whose worker
+        went silent will never finish, and does not count)."""
+        running = self.running().filter(owner=user)
+        return running.exclude(~models.Q(worker=""), heartbeat_at__lt=self.cutoff())
+
+
+class Transcription(Job):
+    class Status(models.TextChoices):
+        TRANSCRIBING = "transcribing"
+        READY = "ready"
+        FAILED = "failed"
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="transcriptions"
+    )
+    stored_name = models.CharField(max_length=100, unique=True)
+    size_bytes = models.PositiveBigIntegerField()
+    seconds = models.FloatField(null=True, blank=True, help_text="The recording's length.")
+    progress = models.PositiveSmallIntegerField(default=0, help_text="Percent transcribed.")
+    text = models.TextField(blank=True)
+    status = models.CharField(max_length=15, choices=Status.choices, default=Status.TRANSCRIBING)
+    error = models.TextField(blank=True, help_text="Why it could not be transcribed.")
+    error_status = models.PositiveSmallIntegerField(
+        default=503, help_text="The HTTP status an API client is told a failure with."
+    )
+    worker = models.CharField(max_length=200, blank=True, help_text="The worker doing it.")
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = TranscriptionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.owner}: {self.status}"
+
+    @property
+    def path(self) -> Path:
+        return recordings_dir() / self.stored_name
+
+
+def recordings_dir() -> Path:
+    """Recordings waiting to be transcribed; each is deleted once it was."""
+    return settings.DATA_DIR / "chat" / "recordings"

@@ -1,15 +1,16 @@
-"""Celery tasks of the chat: writing an answer, on the `chat` queue, and reading an attachment,
-on the `celery` queue with ingestion, so chat workers are not taken (settings.WORKER_QUEUES).
+"""Celery tasks of the chat: writing an answer, on the `chat` queue; reading an attachment and
+transcribing a recording, on the `celery` queue with ingestion, so chat workers are not taken
+and the web process decodes nothing (settings.WORKER_QUEUES).
 
-Both are jobs of apps/jobs: a message delivered again after its worker died finds its answer or
-attachment taken by a silent worker and marks it interrupted instead of doing it twice, and a
-worker that starts settles what it was doing when it died and queues again what nobody took.
+All are jobs of apps/jobs: a message delivered again after its worker died finds its row taken
+by a silent worker and marks it interrupted instead of doing it twice, and a worker that starts
+settles what it was doing when it died and queues again what nobody took.
 """
 
 from celery import shared_task
 
-from apps.chat import answering, attachments, pushes
-from apps.chat.models import Attachment, Message
+from apps.chat import answering, attachments, pushes, transcriptions
+from apps.chat.models import Attachment, Message, Transcription
 from apps.jobs.recovery import at_worker_start, requeue
 
 
@@ -42,3 +43,18 @@ def read_attachment(self, attachment_id: int) -> None:
 @at_worker_start(read_attachment)
 def recover_attachments(worker: str) -> tuple[list[int], list[int]]:
     return requeue(Attachment.objects, worker, read_attachment.delay)
+
+
+def enqueue_transcription(transcription_id: int) -> None:
+    """Queue a recording for the jobs worker (after the transaction that made it commits)."""
+    transcribe_recording.delay_on_commit(transcription_id)
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def transcribe_recording(self, transcription_id: int) -> None:
+    transcriptions.transcribe(transcription_id, worker=self.request.hostname or "worker")
+
+
+@at_worker_start(transcribe_recording)
+def recover_transcriptions(worker: str) -> tuple[list[int], list[int]]:
+    return requeue(Transcription.objects, worker, transcribe_recording.delay)

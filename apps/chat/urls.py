@@ -14,4 +14,5 @@ urlpatterns = [
     path("attachments/<int:attachment_id>/", views.attachment_file, name="attachment"),
     path("attachments/<int:attachment_id>/chip/", views.attachment_chip, name="attachment_chip"),
     path("attachments/<int:attachment_id>/save/", views.save_attachment, name="save_attachment"),
+    path("transcriptions/<int:transcription_id>/", views.transcription, name="transcription"),
 ]

@@ -1,4 +1,5 @@
-"""The Chat section: threads in a sidebar, the conversation, the composer, attachments."""
+"""The Chat section: threads in a sidebar, the conversation, the composer, attachments and
+voice input."""
 
 from urllib.parse import urlencode
 
@@ -13,7 +14,7 @@ from apps.accounts.ratelimits import RateLimited
 from apps.chat import attachments, pushes, tasks
 from apps.chat.conversation import conversation_context, starters
 from apps.chat.forms import RenameForm
-from apps.chat.models import Attachment, Message, Thread
+from apps.chat.models import Attachment, Message, Thread, Transcription
 from apps.llm import gateway
 from apps.vault.models import Document
 
@@ -107,6 +108,19 @@ def attachment_chip(request: HttpRequest, attachment_id: int) -> HttpResponse:
     attachment = get_object_or_404(Attachment.objects.visible_to(request.user), pk=attachment_id)
     attachment.settle()  # its worker died while reading it: say so instead of reading… forever
     return render(request, "chat/thread.html#attachment-chip", {"attachment": attachment})
+
+
+@require_GET
+@login_required
+def transcription(request: HttpRequest, transcription_id: int) -> HttpResponse:
+    """A recording as the composer shows it while the jobs worker transcribes it (the page sends
+    it to POST /api/v1/chat/transcribe): waiting, how far, the text for the question box, or
+    why there is none."""
+    transcription = get_object_or_404(
+        Transcription.objects.visible_to(request.user), pk=transcription_id
+    )
+    transcription.settle()  # its worker died: say so instead of transcribing… forever
+    return render(request, "chat/thread.html#transcription", {"transcription": transcription})
 
 
 @require_GET

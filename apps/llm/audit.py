@@ -25,7 +25,7 @@ STORAGE = {
     "cognivault.sqlite3-shm": "The database's shared-memory index for the write-ahead log",
     "secret_key": "This installation's key for signing sessions and tokens",
     "uploads": "The original files uploaded to the vault",
-    "chat": "Files and pictures attached to chat questions",
+    "chat": "Files and pictures attached to chat questions, recordings waiting to be transcribed",
     "index": "Search indexes (FAISS, BM25): caches rebuilt from the database",
     "prompts": "Prompt templates customised for this installation (prompts/custom)",
     "models": "The speech model, assembled from installed packages on first use",

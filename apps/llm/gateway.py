@@ -6,8 +6,7 @@ lives in `apps/llm/backends/`, and this module chooses between them. Nothing her
 downloads a model.
 """
 
-import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -107,14 +106,10 @@ def embedding_model() -> EmbeddingModel:
     return _embedding_backend().embedding_model()
 
 
-def transcribe(audio: bytes | str | os.PathLike) -> str:
-    """Speech to text with faster-whisper on the CPU."""
-    return speech.transcribe(audio)
-
-
-def audio_seconds(audio: bytes, limit: float) -> float | None:
-    """How long a recording is, decoding at most `limit` seconds of it; None if not audio."""
-    return speech.audio_seconds(audio, limit)
+def transcribe(samples: np.ndarray, on_progress: Callable[[float], None] | None = None) -> str:
+    """Speech to text with faster-whisper on the CPU, from 16 kHz mono float samples (a
+    recording is decoded in the reading sandbox, apps/vault/readers/audio.py)."""
+    return speech.transcribe(samples, on_progress)
 
 
 def speech_available() -> bool:

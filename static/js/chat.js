@@ -50,24 +50,34 @@
     return headers["X-CSRFToken"] || "";
   }
 
+  // The recording goes to the API without waiting for its text: the jobs worker transcribes
+  // it, and the status fragment (chat/thread.html#transcription) shows how far it got.
   function transcribe(box, blob, name) {
     var status = box.querySelector("[data-voice-status]");
     var data = new FormData();
     data.append("file", blob, name);
-    status.textContent = "Transcribing…";
-    fetch(box.dataset.transcribeUrl, {
+    status.textContent = "Sending the recording…";
+    fetch(box.dataset.transcribeUrl + "?wait=0", {
       method: "POST", body: data, credentials: "same-origin",
       headers: { "X-CSRFToken": csrfToken() },
     }).then(function (response) {
       return response.json().then(function (body) { return { ok: response.ok, body: body }; });
     }).then(function (result) {
       if (!result.ok) { status.textContent = result.body.detail || "Could not transcribe."; return; }
-      var field = document.getElementById("question");
-      field.value = (field.value ? field.value + " " : "") + result.body.text;
-      field.focus();
-      status.textContent = "";
+      var url = box.dataset.transcriptionUrl.replace(/0\/$/, result.body.id + "/");
+      htmx.ajax("GET", url, { target: status, swap: "innerHTML" });
     }).catch(function () { status.textContent = "Could not reach the server."; });
   }
+
+  // A finished transcription's text goes into the question box, once.
+  document.addEventListener("htmx:load", function (event) {
+    var done = event.detail.elt;
+    if (!done.matches || !done.matches("[data-transcript]")) return;
+    var field = document.getElementById("question");
+    field.value = (field.value ? field.value + " " : "") + done.dataset.transcript;
+    done.removeAttribute("data-transcript");
+    field.focus();
+  });
 
   var recorder = null;
   document.addEventListener("click", function (event) {

@@ -1,7 +1,8 @@
 """A class with a few students who try to break things, played against the running app (daphne,
 the workers, Redis, a fake model server): the well-behaved students browse, take the quiz the
 teacher handed out and ask a question each; the attackers loop attachments of blank scanned
-pages, ask in many chats at once, re-ingest a document and send bodies over the upload limit.
+pages, ask in many chats at once, send 110-second recordings to transcribe, re-ingest a document
+and send bodies over the upload limit.
 Used by tests/test_hostile_class.py (nothing lost, attackers refused) and
 bench/bench_hostile_class.py (the well-behaved students' figures with and without them)."""
 
@@ -10,14 +11,17 @@ import socket
 import statistics
 import threading
 import time
+import wave
 from collections import Counter
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+import numpy as np
 import requests
 from PIL import Image
 
 from apps.llm.tests.fake_ollama import part
+from tests.helpers.services import wait_until
 from tests.helpers.slowness import REPLY
 
 PASSWORD = "learns-in-class-2026"
@@ -30,6 +34,8 @@ LIMITS = {
     # boundary never passed 4 a minute (seen on PostgreSQL). Ten rounds put 5 in one window.
     "RATE_LIMIT_ATTACHMENTS": "4/h",
     "RATE_LIMIT_REINGEST": "2/h",
+    "RATE_LIMIT_TRANSCRIPTIONS": "4/h",
+    "CHAT_TRANSCRIPTIONS_IN_PROGRESS": "1",
     "MAX_UPLOAD_MB": "2",
 }
 PAGES = ["/", "/chat/", "/study/", "/vault/"]
@@ -73,6 +79,19 @@ def blank_scan() -> bytes:
     """A PDF of one blank scanned page: OCR reads nothing from it."""
     buffer = io.BytesIO()
     Image.new("L", (1240, 1754), 255).save(buffer, "PDF", resolution=150)
+    return buffer.getvalue()
+
+
+def noise_wav(seconds: int = 110, rate: int = 8000) -> bytes:
+    """A recording of `seconds` of quiet noise (1.8 MB: under the class's 2 MB upload limit),
+    for Whisper to work through as it would through speech."""
+    samples = np.random.default_rng(7).normal(0, 800, seconds * rate).astype(np.int16)
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(rate)
+        out.writeframes(samples.tobytes())
     return buffer.getvalue()
 
 
@@ -152,12 +171,15 @@ def oversized_body(url: str) -> int:
 
 @dataclass
 class Attacker:
-    """A student set to attack: signed in, with a document to re-ingest and ten chats."""
+    """A student set to attack: signed in, with a document to re-ingest, ten chats and a long
+    recording; the id of the last recording the server took."""
 
     student: Student
     document: int
     threads: list[int]
     scan: bytes
+    voice: bytes
+    transcription: int = 0
 
 
 def arm(url: str, username: str) -> Attacker:
@@ -168,12 +190,13 @@ def arm(url: str, username: str) -> Attacker:
         student.post("/api/v1/chat/sessions", json={"title": "Flood"}).json()["id"]
         for _ in range(10)
     ]
-    return Attacker(student, document, threads, blank_scan())
+    return Attacker(student, document, threads, blank_scan(), noise_wav())
 
 
 def attack(attacker: Attacker, stop: threading.Event, rounds: int = 10) -> Counter:
     """Loop every abuse until `stop`, at least `rounds` times (past every limit); the statuses
-    each kind got, as ("chat", 429): count."""
+    each kind got, as ("chat", 429): count. Recordings are sent without waiting for their text,
+    as fast as the server takes them."""
     student, seen = attacker.student, Counter()
     done = 0
     while done < rounds or not stop.is_set():
@@ -190,11 +213,29 @@ def attack(attacker: Attacker, stop: threading.Event, rounds: int = 10) -> Count
             f"/chat/{attacker.threads[0]}/attachments/", files={"file": ("scan.pdf", attacker.scan)}
         )
         seen["attachment", attached.status_code] += 1
+        spoken = student.post(
+            "/api/v1/chat/transcribe?wait=0", files={"file": ("talk.wav", attacker.voice)}
+        )
+        seen["voice", spoken.status_code] += 1
+        if spoken.status_code in (200, 202):
+            attacker.transcription = spoken.json().get("id", 0)
         again = student.post(f"/api/v1/vault/documents/{attacker.document}/reingest")
         seen["reingest", again.status_code] += 1
         seen["oversized", oversized_body(student.url)] += 1
         stop.wait(0.2)
     return seen
+
+
+def transcribed(attacker: Attacker) -> None:
+    """Wait until the attacker's last recording is transcribed (or failed): one at a time each,
+    so then none of theirs is left on the jobs worker."""
+    url = f"/api/v1/chat/transcriptions/{attacker.transcription}"
+    if attacker.transcription:
+        wait_until(
+            lambda: attacker.student.get(url).json()["status"] != "transcribing",
+            timeout=300,
+            what=f"{attacker.student.username}'s last transcription",
+        )
 
 
 def summary(learned: list[Learned]) -> dict:

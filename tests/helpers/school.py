@@ -1,11 +1,12 @@
 """A school for the tests that walk every route as each person: teachers, each with a class
 whose student (made with a login card, in a batch) studied what the teacher handed out to it,
-and has a chat, a document and an API token of their own; a co-teacher and the admin."""
+and has a chat, a recorded question, a document and an API token of their own; a co-teacher
+and the admin."""
 
 from dataclasses import dataclass
 
 from apps.accounts.models import ApiToken, StudentBatch, User
-from apps.chat.models import Attachment, Message, Thread
+from apps.chat.models import Attachment, Message, Thread, Transcription
 from apps.classes import rosters
 from apps.classes.models import SchoolClass
 from apps.study.classsets.tests.factories import (
@@ -39,6 +40,7 @@ class Side:
     token: ApiToken  # the student's
     thread: Thread  # the student's, with a question and a file attached to it
     attachment: Attachment
+    transcription: Transcription  # the student's, of a question they recorded
     document: Document  # the student's own
     run: IngestRun  # the student's
 
@@ -57,6 +59,7 @@ class Side:
             "token": self.token.pk,
             "thread": self.thread.pk,
             "attachment": self.attachment.pk,
+            "transcription": self.transcription.pk,
             "document": self.document.pk,
             "chunk": chunk.pk,
             "run": self.run.pk,
@@ -125,6 +128,13 @@ def side(teacher_name: str, class_name: str, student_name: str) -> Side:
         token=ApiToken.objects.issue(student, "laptop")[0],
         thread=thread,
         attachment=attach(question, "worksheet.pdf", "A cell has a membrane."),
+        transcription=Transcription.objects.create(
+            owner=student,
+            stored_name=f"{student.pk}-question.audio",
+            size_bytes=1,
+            status=Transcription.Status.READY,
+            text="Is a virus a cell?",
+        ),
         document=document,
         run=IngestRun.objects.create(owner=student, status=IngestRun.Status.DONE),
     )

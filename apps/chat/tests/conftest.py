@@ -4,7 +4,7 @@ import uuid
 import numpy as np
 import pytest
 
-from apps.chat import answering, tasks
+from apps.chat import answering, tasks, transcriptions
 from apps.chat.models import Thread
 from apps.chat.tests.helpers import CHUNK_TEXT, app_layer
 from apps.chat.tests.model_script import EMBEDDING, chat_script
@@ -60,3 +60,41 @@ def cell_notes(alice) -> Document:
 @pytest.fixture
 def alice_thread(alice) -> Thread:
     return Thread.objects.create(owner=alice)
+
+
+@pytest.fixture
+def transcription_worker(monkeypatch):
+    """Recordings transcribed as the jobs worker transcribes them (decoded in the reading
+    sandbox); only the queue is left out: `tasks.enqueue_transcription` runs the task's body in
+    a thread of this process. Yields the threads (joined at the end)."""
+    threads: list[threading.Thread] = []
+
+    def enqueue(transcription_id: int) -> None:
+        thread = threading.Thread(
+            target=transcriptions.transcribe, args=(transcription_id, "jobs@test")
+        )
+        thread.start()
+        threads.append(thread)
+
+    monkeypatch.setattr(tasks, "enqueue_transcription", enqueue)
+    yield threads
+    for thread in threads:
+        thread.join(timeout=60)
+
+
+@pytest.fixture
+def fake_whisper(monkeypatch):
+    """Speech-to-text on, and Whisper replaced by words that say what it was given (the real
+    model runs in the `embedded` tests). Yields the sample counts it was given."""
+    heard: list[int] = []
+
+    def transcribe(samples, on_progress=None):
+        heard.append(len(samples))
+        for share in (0.5, 1.0):
+            if on_progress is not None:
+                on_progress(share)
+        return f"{len(samples) / 16000:.1f} seconds of speech"
+
+    monkeypatch.setattr("apps.llm.gateway.speech_available", lambda: True)
+    monkeypatch.setattr("apps.llm.gateway.transcribe", transcribe)
+    return heard

@@ -1,45 +1,20 @@
 """Audio bombs on POST /api/v1/chat/transcribe: a small file that decodes to hours of audio is
-refused from its header, or after decoding no more than the allowed length, with the web
-process's memory watched."""
+refused from its header, or after decoding no more than the allowed length. Neither the web
+process nor the worker decodes it (both are this process here, its memory watched): the
+reading sandbox's child does, under its own memory limit."""
 
-import io
 import threading
+from pathlib import Path
 
-import av
-import numpy as np
 import psutil
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from apps.llm.gateway import audio_seconds
+from apps.chat.tests.helpers import claiming, silent_flac
+from apps.vault.readers import ExtractionError, extract
 
-pytestmark = pytest.mark.django_db
-RATE = 8000
+pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 HOUR = 3600
-
-
-def silent_flac(seconds: int) -> bytes:
-    """`seconds` of silence as FLAC: twelve hours are under 8 MB."""
-    out = io.BytesIO()
-    with av.open(out, "w", format="flac") as container:
-        stream = container.add_stream("flac", rate=RATE, layout="mono")
-        total, size = seconds * RATE, 32768
-        for start in range(0, total, size):
-            block = np.zeros((1, min(size, total - start)), dtype=np.int16)
-            frame = av.AudioFrame.from_ndarray(block, format="s16", layout="mono")
-            frame.sample_rate, frame.pts = RATE, start
-            for packet in stream.encode(frame):
-                container.mux(packet)
-        for packet in stream.encode(None):
-            container.mux(packet)
-    return out.getvalue()
-
-
-def claiming(flac: bytes, seconds: int) -> bytes:
-    """The same FLAC with a STREAMINFO header that lies: it claims `seconds` in all."""
-    fields = int.from_bytes(flac[18:26], "big")  # rate, channels, bits, then 36 bits of samples
-    fields = (fields & ~((1 << 36) - 1)) | (seconds * RATE)
-    return flac[:18] + fields.to_bytes(8, "big") + flac[26:]
 
 
 class PeakMemory:
@@ -73,11 +48,9 @@ def twelve_hours() -> bytes:
 
 
 @pytest.fixture(autouse=True)
-def _speech_on(settings, monkeypatch):
+def _limits(settings):
     settings.CHAT_MAX_AUDIO_MB = 10
     settings.CHAT_MAX_AUDIO_SECONDS = 120
-    # The refusal comes before any model is needed; a server without Whisper would say 503.
-    monkeypatch.setattr("apps.llm.gateway.speech_available", lambda: True)
 
 
 def transcribe(client, audio: bytes):
@@ -85,15 +58,15 @@ def transcribe(client, audio: bytes):
 
 
 @pytest.fixture
-def alice_client(alice_client):
-    """alice's browser after one request to the route, as on a server that has been up a while:
-    what is measured is the bomb, not the first import of the API and of PyAV."""
+def alice_client(alice_client, transcription_worker, fake_whisper):
+    """alice's browser after one recording, as on a server that has been up a while: what is
+    measured is the bomb, not the first import of the API."""
     assert transcribe(alice_client, silent_flac(121)).status_code == 413
     return alice_client
 
 
 def test_twelve_hours_of_silence_in_8_mb_are_refused_without_decoding_them(
-    alice_client, twelve_hours
+    alice_client, twelve_hours, fake_whisper
 ):
     assert len(twelve_hours) < 8 * 2**20
 
@@ -103,6 +76,7 @@ def test_twelve_hours_of_silence_in_8_mb_are_refused_without_decoding_them(
     assert response.status_code == 413
     assert response.json()["detail"] == "Recordings are limited to 120 seconds."
     assert memory.growth_mb < 50
+    assert fake_whisper == []  # the model never got any of it
 
 
 def test_a_header_that_lies_short_does_not_get_the_rest_decoded(alice_client, twelve_hours):
@@ -115,18 +89,28 @@ def test_a_header_that_lies_short_does_not_get_the_rest_decoded(alice_client, tw
     assert memory.growth_mb < 50
 
 
-def test_the_length_is_measured_only_up_to_the_limit(twelve_hours):
-    assert audio_seconds(twelve_hours, limit=120) == pytest.approx(12 * HOUR, rel=0.01)
+def read(tmp_path: Path, audio: bytes, limit: float = 120) -> dict:
+    path = tmp_path / "recording.audio"
+    path.write_bytes(audio)
+    return extract(path, "audio", max_seconds=limit)
+
+
+def test_the_length_is_measured_only_up_to_the_limit(twelve_hours, tmp_path):
+    stated = read(tmp_path, twelve_hours)
+    assert stated["seconds"] == pytest.approx(12 * HOUR, rel=0.01) and stated["samples"] == ""
     # Without a truthful header, decoding stops just past the limit, never at twelve hours.
-    measured = audio_seconds(claiming(twelve_hours, 10), limit=120)
-    assert 120 < measured < 130
+    measured = read(tmp_path, claiming(twelve_hours, 10))
+    assert 120 < measured["seconds"] < 130 and measured["samples"] == ""
 
 
-def test_a_short_recording_is_measured_whole():
-    assert audio_seconds(silent_flac(3), limit=120) == pytest.approx(3, abs=0.1)
-    assert audio_seconds(claiming(silent_flac(3), 1), limit=120) == pytest.approx(3, abs=0.1)
+def test_a_short_recording_is_measured_whole_and_decoded_for_whisper(tmp_path):
+    for audio in (silent_flac(3), claiming(silent_flac(3), 1)):
+        result = read(tmp_path, audio)
+        assert result["seconds"] == pytest.approx(3, abs=0.1)
+        assert len(result["samples"]) == pytest.approx(4 * 3 * 16000 * 2 / 3, rel=0.01)  # base64
 
 
 @pytest.mark.parametrize("audio", [b"", b"not audio at all", b"fLaC" + b"\x00" * 100])
-def test_something_that_is_not_audio_has_no_length(audio):
-    assert audio_seconds(audio, limit=120) is None
+def test_something_that_is_not_audio_is_refused(audio, tmp_path):
+    with pytest.raises(ExtractionError, match="not audio we can read"):
+        read(tmp_path, audio)

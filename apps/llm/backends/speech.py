@@ -3,13 +3,14 @@ once under DATA_DIR from its two PyPI packages."""
 
 import hashlib
 import importlib.util
-import io
 import os
 import shutil
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from django.conf import settings
 
 from apps.llm.backends import ModelError, ModelUnavailable
@@ -117,41 +118,22 @@ def _whisper() -> Any:
         return _whisper_model
 
 
-def transcribe(audio: bytes | str | os.PathLike) -> str:
+def transcribe(samples: np.ndarray, on_progress: Callable[[float], None] | None = None) -> str:
+    """The words of a recording given as 16 kHz mono float samples (decoded in the reading
+    sandbox: this process never decodes a file); `on_progress` gets the share done, 0 to 1."""
     model = _whisper()
-    source = io.BytesIO(audio) if isinstance(audio, bytes | bytearray) else str(audio)
     try:
-        segments, _info = model.transcribe(
-            source,
+        segments, info = model.transcribe(
+            samples,
             language=settings.WHISPER_LANGUAGE or None,
             beam_size=settings.WHISPER_BEAM_SIZE,
             vad_filter=False,
         )
-        return " ".join(segment.text.strip() for segment in segments).strip()
-    except Exception as error:  # PyAV and CTranslate2 raise their own types for bad audio
+        words = []
+        for segment in segments:
+            words.append(segment.text.strip())
+            if on_progress is not None and info.duration:
+                on_progress(min(1.0, segment.end / info.duration))
+        return " ".join(words).strip()
+    except Exception as error:  # CTranslate2 raises its own types
         raise ModelError(f"could not transcribe the audio: {error}") from error
-
-
-def audio_seconds(audio: bytes, limit: float) -> float | None:
-    """How long a recording is, never decoding more than `limit` seconds of it (an 8 MB FLAC
-    can hold twelve hours of silence, gigabytes once decoded). A length the container states
-    beyond `limit` is believed without decoding; any other is checked by decoding frame by frame,
-    kept only as a running total and stopped once past `limit`, since a header can lie short.
-    Returns a value over `limit` for anything too long, None for something that is not audio."""
-    import av  # PyAV, bundled with faster-whisper
-
-    try:
-        with av.open(io.BytesIO(audio), mode="r") as container:
-            if not container.streams.audio:
-                return None
-            stated = container.duration / av.time_base if container.duration else 0.0
-            if stated > limit:
-                return stated
-            seconds = 0.0
-            for frame in container.decode(audio=0):
-                seconds += frame.samples / (frame.sample_rate or 1)
-                if seconds > limit:
-                    break
-    except (av.FFmpegError, UnicodeDecodeError, ValueError):
-        return None
-    return seconds if seconds > 0 else None

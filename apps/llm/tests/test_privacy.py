@@ -89,7 +89,7 @@ def test_the_privacy_page_lists_models_storage_and_connections_for_a_teacher(
     assert settings.OLLAMA_HOST in page
     assert "The original files uploaded to the vault" in page
     assert "2.0\xa0KB" in page
-    assert "Files and pictures attached to chat questions" in page
+    assert "Files and pictures attached to chat questions, recordings waiting" in page
     assert page.count("not described") == 1  # the unknown folder cannot hide
     assert "https://example.org/article" in page
 

@@ -1,36 +1,62 @@
 """The reading sandbox: `run_isolated` reads an untrusted file in a child process under a time
-and a memory limit, so that no file can hang or exhaust a worker or the web server."""
+and a memory limit, so that no file can hang or exhaust a worker or the web server. The child
+gets the file already open and an emptied environment, and locks itself in before it reads it
+(`confine`: no network, a file system of its code and its scratch folder, not root)."""
 
 import contextlib
-import ctypes
-import ctypes.util
 import importlib
 import json
+import logging
 import os
 import resource
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from apps.vault.readers.common import ExtractionError, Progress, noop, short
+from apps.vault.readers.confine import NOBODY, PROJECT_ROOT, confine, die_with_parent
 from apps.vault.readers.formats import extract
 
-PROJECT_ROOT = Path(__file__).resolve().parents[3]
+log = logging.getLogger(__name__)
 # Reading a file (OCR above all) is background work: it takes the CPU pages and answers leave.
 NICENESS = 10
+# All the child's environment: no secret of the worker's (SECRET_KEY, database and Redis URLs).
+PASSED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TESSDATA_PREFIX")
+reported: set[str] = set()  # what the sandbox could not do here, logged once per process
 
 
-def die_with_parent() -> None:
-    """Linux: the child gets SIGKILL when the worker that started it dies (even by kill -9)."""
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+@contextlib.contextmanager
+def scratch_folder() -> Iterator[Path]:
+    """The child's `work` folder, the one it may write in (a copy of the file, OCR images),
+    beside `root`, where it builds the root of its view; given to `nobody` when we are root,
+    and deleted with all it holds afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix="cognivault-read-"))
+    try:
+        for name in ("work", "root"):
+            (folder / name).mkdir()
+        if os.geteuid() == 0:
+            for path in (folder, folder / "work"):
+                os.chown(path, NOBODY, NOBODY)
+        yield folder / "work"
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
-def start_child(path: Path, fmt: str, *, timeout: float, memory_mb: int) -> subprocess.Popen:
+def child_environment(work: Path) -> dict[str, str]:
+    kept = {name: os.environ[name] for name in PASSED if name in os.environ}
+    home = {"HOME": str(work), "TMPDIR": str(work)}
+    return {"PATH": os.defpath, **kept, "OMP_THREAD_LIMIT": "1", **home}
+
+
+def start_child(
+    path: Path, fmt: str, work: Path, *, timeout: float, memory_mb: int, options: dict
+) -> subprocess.Popen:
     limit = memory_mb * 1024 * 1024
 
     def limit_child() -> None:
@@ -42,16 +68,25 @@ def start_child(path: Path, fmt: str, *, timeout: float, memory_mb: int) -> subp
         cpu = int(timeout) + 30
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
 
-    return subprocess.Popen(
-        [sys.executable, "-m", "apps.vault.readers", fmt, str(path)],
-        cwd=PROJECT_ROOT,
-        env={**os.environ, "OMP_THREAD_LIMIT": "1"},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        text=True,
-        preexec_fn=limit_child,  # noqa: PLW1509 - no threads touch the fork window here
-        start_new_session=True,  # so Tesseract dies with it
-    )
+    with path.open("rb") as source:  # its standard input: the child never needs the file's name
+        return subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "apps.vault.readers",
+                fmt,
+                str(work),
+                path.name,
+                json.dumps(options),
+            ],
+            cwd=PROJECT_ROOT,
+            env=child_environment(work),
+            stdin=source,
+            stdout=subprocess.PIPE,
+            text=True,
+            preexec_fn=limit_child,  # noqa: PLW1509 - no threads touch the fork window here
+            start_new_session=True,  # so Tesseract dies with it
+        )
 
 
 def read_messages(
@@ -64,6 +99,10 @@ def read_messages(
         message = json.loads(line)
         if "progress" in message:
             on_progress(message["progress"])
+        elif "gaps" in message:
+            for gap in set(message["gaps"]) - reported:
+                reported.add(gap)
+                log.warning("The reading sandbox is incomplete here: %s", gap)
         elif "result" in message:
             result = message["result"]
         elif "error" in message:
@@ -80,11 +119,34 @@ def run_isolated(
     memory_mb: int,
     on_progress: Progress = noop,
     name: str = "",
+    options: dict | None = None,
 ) -> dict:
-    """`extract` in a child process that is killed after `timeout` seconds and may not use more
-    than `memory_mb` of address space. Units come back as dicts. Raises ExtractionError, whose
-    text calls the file `name` (as its owner knows it) where a reader quoted the stored path."""
-    process = start_child(path, fmt, timeout=timeout, memory_mb=memory_mb)
+    """`extract` (with the reader's `options`) in a child process that is killed after `timeout`
+    seconds and may not use more than `memory_mb` of address space. Units come back as dicts.
+    Raises ExtractionError, whose text calls the file `name` (as its owner knows it) where a
+    reader quoted the path it read."""
+    with scratch_folder() as work:
+        process = start_child(
+            path, fmt, work, timeout=timeout, memory_mb=memory_mb, options=options or {}
+        )
+        result, error, timed_out = wait_for(process, timeout, on_progress)
+    if timed_out and result is None and error is None:
+        raise ExtractionError(f"Reading this file took longer than {timeout:g} s and was stopped.")
+    if error is not None:
+        raise ExtractionError(error.replace(str(work / path.name), name or path.name))
+    if result is None:
+        raise ExtractionError(
+            "The file could not be read: the reader stopped unexpectedly "
+            f"(exit code {process.returncode}); it may be too large or malformed."
+        )
+    return result
+
+
+def wait_for(
+    process: subprocess.Popen, timeout: float, on_progress: Progress
+) -> tuple[dict | None, str | None, bool]:
+    """The child's (result, error) once it ended, killed with its Tesseract after `timeout`
+    seconds, and whether it was."""
     timed_out = threading.Event()
 
     def kill() -> None:
@@ -94,8 +156,6 @@ def run_isolated(
 
     timer = threading.Timer(timeout, kill)
     timer.start()
-    result: dict | None = None
-    error: str | None = None
     try:
         result, error = read_messages(process, on_progress)
     finally:
@@ -103,21 +163,12 @@ def run_isolated(
         if process.poll() is None:
             kill()
             process.wait()
-    if timed_out.is_set() and result is None and error is None:
-        raise ExtractionError(f"Reading this file took longer than {timeout:g} s and was stopped.")
-    if error is not None:
-        raise ExtractionError(error.replace(str(path), name or path.name))
-    if result is None:
-        raise ExtractionError(
-            "The file could not be read: the reader stopped unexpectedly "
-            f"(exit code {process.returncode}); it may be too large or malformed."
-        )
-    return result
+    return result, error, timed_out.is_set()
 
 
-def main(fmt: str, path: str) -> int:
-    """The child (`python -m apps.vault.readers FORMAT PATH`): JSON lines on stdout, progress
-    events, then one result or one error."""
+def main(fmt: str, work: str, name: str, options: str) -> int:
+    """The child (`python -m apps.vault.readers FORMAT WORK NAME OPTIONS`), its file on standard
+    input: JSON lines on stdout, progress events, then one result or one error."""
     # Libraries may print to stdout; the protocol gets its own copy of it, they get stderr.
     out = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
@@ -134,8 +185,11 @@ def main(fmt: str, path: str) -> int:
             last = now
             emit({"progress": event})
 
+    gaps = confine(Path(work))
+    if gaps:
+        emit({"gaps": gaps})
     try:
-        result = read(Path(path), fmt, progress)
+        result = read(copy_input(Path(work) / name), fmt, progress, json.loads(options))
     except ExtractionError as error:
         emit({"error": str(error)})
         return 0
@@ -150,8 +204,16 @@ def main(fmt: str, path: str) -> int:
     return 0
 
 
-def read(path: Path, fmt: str, progress: Progress) -> dict:
+def copy_input(path: Path) -> Path:
+    """The file on standard input, copied into the working folder: the readers open paths, and
+    the one it came from is out of sight."""
+    with open(0, "rb") as source, path.open("wb") as copy:
+        shutil.copyfileobj(source, copy, 1 << 20)
+    return path
+
+
+def read(path: Path, fmt: str, progress: Progress, options: dict) -> dict:
     if ":" in fmt:  # a reader of the caller's own, by its module (a question bank, a deck)
         module, function = fmt.split(":")
-        return getattr(importlib.import_module(module), function)(path, progress)
-    return extract(path, fmt, progress)
+        return getattr(importlib.import_module(module), function)(path, progress, **options)
+    return extract(path, fmt, progress, **options)

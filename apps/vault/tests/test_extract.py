@@ -1,19 +1,16 @@
 """Every format from a real file of that format, OCR of a scanned page, and hostile files."""
 
 import datetime
-import os
 import zipfile
 
 import docx
 import openpyxl
-import psutil
 import pymupdf
 import pytest
 from pptx import Presentation
 
 from apps.vault.chunking import Unit, pieces_from_units
 from apps.vault.readers import ExtractionError, extract, run_isolated
-from apps.vault.readers.sandbox import NICENESS, start_child
 from apps.vault.tests import files
 
 
@@ -387,13 +384,3 @@ def test_a_file_that_needs_too_much_memory_fails_with_a_reason(tmp_path):
     path.write_bytes(b"word " * (40 * 1024 * 1024))  # 200 MB of text against a 150 MB limit
     with pytest.raises(ExtractionError):
         isolated(path, "txt", memory_mb=150)
-
-
-def test_the_reading_child_runs_below_the_workers_priority(tmp_path):
-    path = tmp_path / "notes.txt"
-    path.write_text("Mitochondria make ATP.")
-    child = start_child(path, "txt", timeout=10, memory_mb=300)
-    try:
-        assert psutil.Process(child.pid).nice() == min(os.nice(0) + NICENESS, 19)
-    finally:
-        child.communicate()
