@@ -163,11 +163,12 @@ class Table:
             yield Where(self.file, line), value
 
 
-def name_problem(name: str, what: str = "name") -> str:
-    if not name:
+def length_problem(text: str, what: str, limit: int) -> str:
+    """What is wrong with a cell that must not be blank nor longer than `limit`, or ""."""
+    if not text:
         return f"no {what}."
-    if len(name) > MAX_NAME_LENGTH:
-        return f"a {what} may have at most {MAX_NAME_LENGTH} characters."
+    if len(text) > limit:
+        return f"a {what} may have at most {limit} characters."
     return ""
 
 
@@ -178,14 +179,6 @@ def username_problem(username: str) -> str:
         User.username_validator(username)
     except ValidationError:
         return f"{username!r} is not a username: letters, digits and @ . + - _ only."
-    return ""
-
-
-def class_problem(name: str, what: str = "class") -> str:
-    if not name:
-        return f"no {what}."
-    if len(name) > MAX_CLASS_NAME:
-        return f"a {what} may have at most {MAX_CLASS_NAME} characters."
     return ""
 
 
@@ -209,8 +202,8 @@ def plain(text: str) -> Roster:
         name, class_name = " ".join(value("name").split()), value("class")
         username = value("username")
         problem = (
-            name_problem(name)
-            or class_problem(class_name)
+            length_problem(name, "name", MAX_NAME_LENGTH)
+            or length_problem(class_name, "class", MAX_CLASS_NAME)
             or (username_problem(username) if username else "")
         )
         key = (
@@ -329,7 +322,7 @@ def oneroster_classes(roster: Roster, table: Table) -> dict[str, RosterClass]:
         )
         roster.classes.append(school_class)
         if not school_class.leaving:
-            school_class.refuse(class_problem(school_class.name, "title"))
+            school_class.refuse(length_problem(school_class.name, "title", MAX_CLASS_NAME))
     return classes
 
 
