@@ -417,7 +417,7 @@ def build(variant: Variant) -> tuple[Corpus, float]:
             for i, text in enumerate((t for p in parts for t in p), 1)
         ]
         window_snapshot = Snapshot.empty(1, "bench", 1).changed(1, add=window_rows)
-    own = snapshot.vectors()[snapshot.starts].astype(np.float32)
+    own = all_vectors(snapshot)[vector_starts(snapshot)].astype(np.float32)
     centroids = np.zeros_like(own)
     for document in np.unique(snapshot.document_ids):
         mine = snapshot.document_ids == document
@@ -485,14 +485,28 @@ def top(scores: np.ndarray, n: int, floor: float) -> np.ndarray:
     return best[scores[best] >= floor]
 
 
+def all_vectors(snapshot: Snapshot) -> np.ndarray:
+    """Every dense row of a snapshot of live chunks only (as this bench makes), in row order."""
+    return np.concatenate(
+        [np.zeros((0, snapshot.dim), np.float16)]
+        + [segment.vectors() for segment in snapshot.segments]
+    )
+
+
+def vector_starts(snapshot: Snapshot) -> np.ndarray:
+    """Where each chunk's vectors start among `all_vectors`."""
+    counts = snapshot.vector_counts()
+    return np.cumsum(counts) - counts
+
+
 def dense_scores(corpus: Corpus, variant: Variant, vector: np.ndarray) -> np.ndarray:
     """Max-sim of every chunk; with several query vectors (rows), the best over them too (one
     pass over the vectors: a matrix product reads them once)."""
     snapshot = corpus.snapshot
-    similarity = snapshot.vectors().astype(np.float32) @ vector.T
+    similarity = all_vectors(snapshot).astype(np.float32) @ vector.T
     if similarity.ndim == 2:
         similarity = similarity.max(axis=1)
-    scores = np.maximum.reduceat(similarity, snapshot.starts)
+    scores = np.maximum.reduceat(similarity, vector_starts(snapshot))
     if variant.prior:
         scores = scores + variant.prior * (corpus.centroids @ vector)
     return scores
@@ -502,9 +516,7 @@ def weighted_bm25(snapshot: Snapshot, weights: dict[str, float]) -> np.ndarray:
     """BM25 of every row for exact terms at their weights (no compound matching)."""
     scores = np.zeros(len(snapshot), np.float32)
     for term, weight in weights.items():
-        term_id = snapshot.term_ids.get(term)
-        if term_id is not None:
-            snapshot._add_term(scores, term_id, weight)
+        snapshot._add_term(scores, term, weight)
     return scores
 
 
@@ -555,7 +567,7 @@ def feedback_terms(
         for term, tf in zip(*np.unique(terms, return_counts=True), strict=True):
             if term in asked or not term.isalpha() or len(term) < 3:
                 continue
-            idf = snapshot.idf[snapshot.term_ids[term]]
+            idf = snapshot.idf(snapshot.columns([term])[0])
             share = 1 / rank if by_rank else 1.0
             weight[term] = weight.get(term, 0.0) + share * idf * tf / len(terms)
     best = sorted(weight, key=lambda t: -weight[t])[:count]
@@ -617,11 +629,11 @@ def ranking(
         first = snapshot.ids[top(keyword, variant.feedback, 1e-9)].tolist()
     rows = [chunk_id - 1 for chunk_id in first[: variant.feedback]]  # chunk id = row + 1 here
     if variant.rocchio:
-        vectors = snapshot.vectors().astype(np.float32)
-        counts = snapshot.vector_counts()
+        vectors = all_vectors(snapshot).astype(np.float32)
+        counts, starts = snapshot.vector_counts(), vector_starts(snapshot)
         chosen = []
         for row in rows:
-            own = vectors[snapshot.starts[row] : snapshot.starts[row] + counts[row]]
+            own = vectors[starts[row] : starts[row] + counts[row]]
             chosen.append(
                 own[0] if variant.rocchio_vector == "own" else own[np.argmax(own @ vector)]
             )
@@ -708,9 +720,9 @@ def main() -> None:
             print(f"| {variant.name} | not run: {missing.name} is not installed |" + " |" * 15)
             continue
         snapshot = corpus.snapshot
-        held = [snapshot.vectors(), snapshot.postings.data, snapshot.postings.indices]
+        held = [a for s in snapshot.segments for a in (s.vectors(), s.tf, s.indices)]
         if corpus.windows is not None:
-            held += [corpus.windows.postings.data, corpus.windows.postings.indices]
+            held += [a for s in corpus.windows.segments for a in (s.tf, s.indices)]
         memory = sum(a.nbytes for a in held) / 2**20
         para = scores(found["paraphrase", "tuning"])
         para_out = scores(found["paraphrase", "held-out"])
@@ -728,7 +740,7 @@ def main() -> None:
         ]
         print(
             f"| {variant.name} | {' | '.join(f'{c:.2f}' for c in cells)} | "
-            f"{snapshot.dense.ntotal} | {seconds:.0f} s | {memory:.1f} MiB |",
+            f"{int(snapshot.vector_counts().sum())} | {seconds:.0f} s | {memory:.1f} MiB |",
             flush=True,
         )
 

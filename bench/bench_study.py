@@ -157,7 +157,8 @@ def make_vault(owner, size: int) -> None:
     search is what finds these made-up words)."""
     from apps.llm import gateway
     from apps.vault.chunking import windows
-    from apps.vault.models import Chunk, Document, IndexState
+    from apps.vault.models import Chunk, Document
+    from apps.vault.search.models import IndexState
     from apps.vault.search.query import search as search_chunks
 
     Document.objects.all().delete()

@@ -306,8 +306,9 @@ CELERY_RESULT_EXPIRES = 24 * 3600
 # served by a thread-pool worker (`-Q chat,study --pool=threads`), so ingestion never holds a
 # chat up; study generation waits on the same model, on its own queue served by that worker too.
 WORKER_QUEUES = {
-    # Ingestion, class passwords, the files attached in the chat, the recordings to transcribe
-    # and the pages the reader draws (any task not routed elsewhere): the jobs worker.
+    # Ingestion, class passwords, the files attached in the chat, the recordings to transcribe,
+    # the pages the reader draws and the index's merges (any task not routed elsewhere): the jobs
+    # worker.
     "celery": ["apps.chat.tasks.read_attachment", "apps.chat.tasks.transcribe_recording"],
     "chat": ["apps.chat.tasks.*"],  # chat answers
     "study": ["apps.study.tasks.*"],  # study generation

@@ -21,8 +21,10 @@ from django.utils import timezone
 from apps.llm import gateway
 from apps.vault.chunking import Unit, pieces_from_units
 from apps.vault.embedding import chunk_vectors
-from apps.vault.models import Chunk, Document, Extraction, IndexState, IngestRun, IngestStep
+from apps.vault.models import Chunk, Document, Extraction, IngestRun, IngestStep
 from apps.vault.readers import ExtractionError, run_isolated
+from apps.vault.search.live import catch_up
+from apps.vault.search.models import IndexState
 
 BATCH_SIZE = 5
 PROGRESS_EVERY_SECONDS = 0.5
@@ -83,7 +85,7 @@ def scan_document(run: IngestRun, document: Document, busy: set, already: set) -
         )
         run.documents.add(document)
         if was_live:
-            IndexState.bump()
+            IndexState.bump(document.pk)
     return what_changed(document, digest)
 
 
@@ -285,8 +287,10 @@ def index(run: IngestRun, step: IngestStep) -> None:
             chunk_count=current.count(),
             error="",
         )
-        IndexState.bump()
+        IndexState.bump(document.pk)
         live += 1
+    # The worker writes the new chunks' segment as soon as they are live, not the first search.
+    transaction.on_commit(catch_up)
     step.report(done=live, total=live, detail=f"{live} documents searchable")
 
 

@@ -3,18 +3,20 @@ ingestion runs with their step checkpoints.
 
 The FAISS and BM25 indexes are caches rebuilt from these rows; a chunk's vector lives here.
 A chunk is live (searchable) when it has an embedding and its document's status is "done";
-every change of that set bumps IndexState.generation in the same transaction.
+every change of that set bumps IndexState.generation (apps/vault/search/models.py) in the
+same transaction.
 """
 
 from pathlib import Path
 
 from django.conf import settings
 from django.db import models, transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from apps.jobs.lifecycle import JobQuerySet
 from apps.vault.reading.models import Rendering, forget_drawings
+from apps.vault.search.models import IndexState
 
 __all__ = ["Rendering"]  # the reader's drawings, a model of this app
 
@@ -113,7 +115,7 @@ class Document(models.Model):
         path, pk = self.path, self.pk
         with transaction.atomic():
             self.chunks.all().delete()
-            IndexState.bump()
+            IndexState.bump(self.pk)
             self.delete()
         transaction.on_commit(lambda: (path.unlink(missing_ok=True), forget_drawings(pk)))
 
@@ -126,7 +128,7 @@ class Document(models.Model):
         with transaction.atomic():
             Document.objects.filter(pk=self.pk).update(status=Document.Status.PENDING, error="")
             if self.status == Document.Status.DONE:
-                IndexState.bump()
+                IndexState.bump(self.pk)
 
 
 def upload_dir() -> Path:
@@ -182,29 +184,6 @@ class Extraction(models.Model):
 
     def __str__(self) -> str:
         return f"{self.document} @ {self.sha256[:8]}"
-
-
-class IndexState(models.Model):
-    """One row: a counter bumped in every transaction that changes the set of live chunks (made
-    live, retired, deleted), so the index generation moves together with the rows.
-
-    The on-disk indexes remember the generation they were built at and rebuild when it moved.
-    """
-
-    generation = models.PositiveBigIntegerField(default=0)
-
-    def __str__(self) -> str:
-        return f"generation {self.generation}"
-
-    @classmethod
-    def current(cls) -> int:
-        state = cls.objects.filter(pk=1).first()
-        return state.generation if state else 0
-
-    @classmethod
-    def bump(cls) -> None:
-        cls.objects.get_or_create(pk=1)
-        cls.objects.filter(pk=1).update(generation=F("generation") + 1)
 
 
 class StaleAttempt(Exception):

@@ -17,7 +17,8 @@ from django.db.models import F
 from apps.llm import gateway
 from apps.vault.cloze import clozes
 from apps.vault.keyterms import Vocabulary
-from apps.vault.models import Chunk, Document, IndexState, IngestRun, SelfTest, SelfTestDocument
+from apps.vault.models import Chunk, Document, IngestRun, SelfTest, SelfTestDocument
+from apps.vault.search.models import IndexState
 from apps.vault.search.query import search as search_chunks
 
 log = logging.getLogger(__name__)

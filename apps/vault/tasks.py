@@ -1,8 +1,8 @@
 """Celery tasks of the vault, thin carriers of ingestion.py: a step of a run (with retries while
 the embedding model is away), the search check after a run, resuming the runs a worker left when
-a worker starts, and re-embedding after a model switch; and the reader's pages, drawn by
-reading/renderings.py. ingestion.py and renderings.py queue these by their task names, so the
-names stay as they are.
+a worker starts, re-embedding after a model switch, merging the index's segments; and the
+reader's pages, drawn by reading/renderings.py. ingestion.py, merging.py and renderings.py queue
+these by their task names, so the names stay as they are.
 """
 
 import logging
@@ -16,6 +16,7 @@ from apps.llm import gateway
 from apps.vault import ingestion, selftest
 from apps.vault.models import Rendering, StaleAttempt
 from apps.vault.reading import renderings
+from apps.vault.search.merging import merge
 from apps.vault.search.reembed import reembed_stale
 
 logger = logging.getLogger(__name__)
@@ -86,3 +87,9 @@ def draw_page(self, rendering_id: int) -> None:
 @at_worker_start(draw_page)
 def recover_drawings(worker: str) -> tuple[list[int], list[int]]:
     return requeue(Rendering.objects, worker, draw_page.delay)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def merge_segments() -> int:
+    """Join the index's small segments (apps/vault/search/merging.py); idempotent."""
+    return merge()

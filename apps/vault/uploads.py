@@ -13,8 +13,9 @@ from django.conf import settings
 from django.db import transaction
 
 from apps.vault.errors import OverQuota, UploadRefused
-from apps.vault.models import Category, Document, IndexState, upload_dir
+from apps.vault.models import Category, Document, upload_dir
 from apps.vault.readers import EXTENSIONS, format_for, looks_like, mismatch
+from apps.vault.search.models import IndexState
 
 
 @dataclass
@@ -135,6 +136,6 @@ def save_document(
         document.status, document.error = Document.Status.PENDING, ""
         document.save()
         if was_live:
-            IndexState.bump()
+            IndexState.bump(document.pk)
         transaction.on_commit(lambda: old_file.unlink(missing_ok=True))
         return Stored(document, "changed")

@@ -1,15 +1,18 @@
 """Ranking: the two retrievers over a snapshot's rows (dense max-sim, BM25 with compounds and
 pseudo-relevance feedback) and their reciprocal rank fusion."""
 
-import bisect
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from apps.vault.tokenize import can_expand, query_terms, tokenize
+
+if TYPE_CHECKING:
+    from apps.vault.search.segment import Segment
 
 RRF_K = 60
 MIN_CANDIDATES = 20  # per retriever, before fusion
@@ -54,14 +57,21 @@ class Ranked:
 
 
 class Retrieval:
-    """The retrieving half of a `Snapshot` (apps/vault/search/snapshot.py): its rows' vectors,
-    postings and BM25 norms are read here, never changed."""
+    """The retrieving half of a `Snapshot` (apps/vault/search/snapshot.py): its segments' vectors
+    and postings are read here, never changed. Row r of the snapshot is row r - offsets[i] of
+    segment i; BM25's statistics (chunks, document frequencies, mean length) count the live rows
+    of every segment, so the scores are those of one index of the live chunks."""
 
     def allowed_rows(self, allowed_documents: np.ndarray | None) -> np.ndarray | None:
-        """The scope as a bitmap over rows (True: the row's document is allowed); None: all."""
+        """The scope as a bitmap over rows (True: the row's document is allowed and the row is
+        live); None: every row."""
         if allowed_documents is None:
-            return None
-        return np.isin(self.documents, allowed_documents)[self.document_codes]
+            return self.alive
+        rows = np.concatenate(
+            [np.zeros(0, bool)]
+            + [np.isin(s.documents, allowed_documents)[s.document_codes] for s in self.segments]
+        )
+        return rows if self.alive is None else rows & self.alive
 
     def dense_ranking(
         self, vector: np.ndarray, allowed: np.ndarray | None, n: int, min_score: float
@@ -70,51 +80,40 @@ class Retrieval:
 
         A chunk scores its best vector's inner product (max-sim): its own or one of its
         sentence windows, so one sentence that answers the question is not drowned by the rest.
-        faiss scans the float16 rows (the scope as a bitmap inside the scan) for the best
-        DENSE_CANDIDATES × n vectors; the first n distinct chunks among them are the n best,
-        exactly, and when they are fewer the scan is repeated for more.
+        Each segment gives its n best (apps/vault/search/segment.py), the n best of those win.
         """
+        allowed = self.alive if allowed is None else allowed
         if not len(self) or (allowed is not None and not allowed.any()):
             return np.zeros(0, np.int64)
-        query = np.asarray(vector, np.float32).reshape(1, self.dim)
-        params, bits = None, None
-        faiss = faiss_library()
-        if allowed is not None:
-            bits = np.packbits(allowed[self.vector_rows], bitorder="little")
-            selector = faiss.IDSelectorBitmap(len(self.vector_rows), faiss.swig_ptr(bits))
-            params = faiss.SearchParameters(sel=selector)
-        total = self.dense.ntotal
-        wanted = min(n, len(self) if allowed is None else int(allowed.sum()))
-        k = min(total, DENSE_CANDIDATES * n)
-        while True:
-            scores, found = self.dense.search(query, k, params=params)
-            found = found[0][found[0] >= 0]
-            rows = self.vector_rows[found]
-            _, first = np.unique(rows, return_index=True)  # each chunk at its best vector
-            first.sort()
-            if len(first) >= wanted or k >= total:
-                break
-            k = min(total, 4 * k)
-        first = first[:n]
-        return rows[first][scores[0][first] >= min_score].astype(np.int64)
+        query = np.asarray(vector, np.float32).reshape(-1)
+        rows, scores = [np.zeros(0, np.int64)], [np.zeros(0, np.float32)]
+        for segment, start, end in self.spans():
+            found, best = segment.dense(query, None if allowed is None else allowed[start:end], n)
+            rows.append(found + start)
+            scores.append(best)
+        rows, scores = np.concatenate(rows), np.concatenate(scores)
+        order = np.argsort(-scores, kind="stable")[:n]
+        return rows[order[scores[order] >= min_score]]
+
+    def spans(self) -> Iterator[tuple["Segment", int, int]]:
+        """Each segment with its first row and the row after its last."""
+        for i, segment in enumerate(self.segments):
+            yield segment, int(self.offsets[i]), int(self.offsets[i + 1])
 
     def bm25_scores(self, query: str) -> np.ndarray:
         """BM25 of every row; a query word also matches compounds it starts or ends."""
-        scores = np.zeros(len(self), np.float32)
+        scores = np.zeros(len(self.ids), np.float32)
         for term in query_terms(query):
-            exact = self.term_ids.get(term)
-            wider = self._compounds(term) if can_expand(term) else []
+            wider = self.compounds(term) if can_expand(term) else []
             if not wider:
-                if exact is not None:
-                    self._add_term(scores, exact, 1.0)
+                self._add_term(scores, term, 1.0)
                 continue
-            best = np.zeros(len(self), np.float32)
-            for term_id, weight in [(exact, 1.0)] * (exact is not None) + [
-                (t, COMPOUND_WEIGHT) for t in wider
-            ]:
-                start, end = self.postings.indptr[term_id], self.postings.indptr[term_id + 1]
-                rows = self.postings.indices[start:end]
-                best[rows] = np.maximum(best[rows], self._term_scores(term_id, rows, weight))
+            best = np.zeros(len(self.ids), np.float32)
+            weighted = [(term, 1.0)] + [(t, COMPOUND_WEIGHT) for t in wider]
+            columns = self.columns([t for t, _ in weighted])
+            for (_, weight), found in zip(weighted, columns, strict=True):
+                for rows, term_scores in self._term_scores(found, weight):
+                    best[rows] = np.maximum(best[rows], term_scores)
             scores += best
         return scores
 
@@ -124,23 +123,35 @@ class Retrieval:
             return np.zeros(0, np.int64)
         return self._best(self.bm25_scores(query), allowed, n)
 
-    def feedback_terms(self, texts: Iterable[str], query: str) -> dict[int, float]:
-        """Term ids to add to the query, with their BM25 weights: the FEEDBACK_TERMS best words
+    def feedback_terms(self, texts: Iterable[str], query: str) -> dict[str, float]:
+        """Terms to add to the query, with their BM25 weights: the FEEDBACK_TERMS best words
         of these chunk texts by tf/length × idf summed over them, not in the query, weighing
         FEEDBACK_WEIGHT × the query's own terms together."""
         asked = query_terms(query)
-        weights: Counter[int] = Counter()
-        for text in texts:
-            terms = tokenize(text)
-            for term, count in Counter(terms).items():
-                term_id = self.term_ids.get(term)
-                if term_id is not None and term.isalpha() and len(term) >= MIN_FEEDBACK_TERM:
-                    weights[term_id] += float(self.idf[term_id]) * count / len(terms)
+        counted = [(Counter(terms), len(terms)) for terms in map(tokenize, texts)]
+        words = sorted(
+            {
+                t
+                for counts, _ in counted
+                for t in counts
+                if t.isalpha() and len(t) >= MIN_FEEDBACK_TERM
+            }
+        )
+        idf = {
+            word: self.idf(found)
+            for word, found in zip(words, self.columns(words), strict=True)
+            if (found >= 0).any()
+        }
+        weights: Counter[str] = Counter()
+        for counts, length in counted:
+            for term, count in counts.items():
+                if term in idf:
+                    weights[term] += float(idf[term]) * count / length
         for term in asked:
-            weights.pop(self.term_ids.get(term, -1), None)
-        best = sorted(weights, key=lambda term_id: (-weights[term_id], term_id))[:FEEDBACK_TERMS]
+            weights.pop(term, None)
+        best = sorted(weights, key=lambda term: (-weights[term], term))[:FEEDBACK_TERMS]
         total = FEEDBACK_WEIGHT * len(asked) / max(sum(weights[t] for t in best), 1e-9)
-        return {term_id: weights[term_id] * total for term_id in best}
+        return {term: weights[term] * total for term in best}
 
     def search(
         self,
@@ -172,8 +183,8 @@ class Retrieval:
             first = fuse(dense_ids, self.ids[sparse_rows].tolist(), FEEDBACK_CHUNKS, rare)
             added = self.feedback_terms(texts([r.chunk_id for r in first]), query)
             asked = keyword > 0
-            for term_id, weight in added.items():
-                self._add_term(keyword, term_id, weight)
+            for term, weight in added.items():
+                self._add_term(keyword, term, weight)
             # The added words reorder the chunks that hold a query word and bring in no other:
             # a keyword rank always means a word of the query is in the chunk.
             keyword[~asked] = 0
@@ -183,20 +194,57 @@ class Retrieval:
     def rare_rows(self, query: str) -> np.ndarray:
         """Rows holding a query word that occurs in one document only, in few chunks."""
         rows = [np.zeros(0, np.int64)]
-        for term in query_terms(query):
-            term_id = self.term_ids.get(term)
-            if term_id is None:
-                continue
-            found = self.postings.indices[
-                self.postings.indptr[term_id] : self.postings.indptr[term_id + 1]
-            ]
-            codes = self.document_codes[found]
-            if 0 < len(codes) <= RARE_CHUNKS and (codes == codes[0]).all():
-                rows.append(found.astype(np.int64))
+        terms = query_terms(query)
+        for found in self.columns(terms):
+            held = np.concatenate([np.zeros(0, np.int64)] + [r for r, _ in self._postings(found)])
+            if 0 < len(held) <= RARE_CHUNKS and len(np.unique(self.document_ids[held])) == 1:
+                rows.append(held)
         return np.unique(np.concatenate(rows))
+
+    def columns(self, terms: Sequence[str]) -> np.ndarray:
+        """Each term's column in each segment, -1 where a segment lacks it: (terms, segments)."""
+        found = [s.vocabulary.find(terms) for s in self.segments]
+        return np.stack(found, axis=1) if found else np.zeros((len(terms), 0), np.int64)
+
+    def idf(self, found: np.ndarray) -> np.float32:
+        """The idf of the term in these columns (one per segment), over the live rows."""
+        df = 0
+        for (segment, start, _), column in zip(self.spans(), found.tolist(), strict=True):
+            if column < 0:
+                continue
+            begin, end = segment.indptr[column], segment.indptr[column + 1]
+            if segment.name in self.dead:  # counted row by row only where rows died
+                df += int(self.alive[segment.indices[begin:end] + start].sum())
+            else:
+                df += int(end - begin)
+        return np.float32(np.log1p((len(self) - df + 0.5) / (df + 0.5)))
+
+    def compounds(self, word: str) -> list[str]:
+        """Longer words that start or end with `word` (German compounds, plurals): the first
+        MAX_EXPANSIONS of each kind in sorted order, over every segment's words."""
+        starting, ending = set(), set()
+        for segment in self.segments:
+            starting.update(segment.vocabulary.starting(word, MAX_EXPANSIONS))
+            ending.update(segment.vocabulary.ending(word, MAX_EXPANSIONS))
+        found = sorted(starting)[:MAX_EXPANSIONS]
+        found += sorted(ending, key=lambda term: term[::-1])[:MAX_EXPANSIONS]
+        return sorted(set(found) - {word})
+
+    def _postings(self, found: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """The live rows holding the term in these columns, and their term frequencies."""
+        for (segment, start, _), column in zip(self.spans(), found.tolist(), strict=True):
+            if column < 0:
+                continue
+            begin, end = segment.indptr[column], segment.indptr[column + 1]
+            rows, tf = segment.indices[begin:end] + start, segment.tf[begin:end]
+            if self.alive is not None:
+                live = self.alive[rows]
+                rows, tf = rows[live], tf[live]
+            yield rows, tf
 
     def _best(self, scores: np.ndarray, allowed: np.ndarray | None, n: int) -> np.ndarray:
         candidates = np.flatnonzero(scores > 0)
+        allowed = self.alive if allowed is None else allowed
         if allowed is not None:
             candidates = candidates[allowed[candidates]]
         if len(candidates) > n:
@@ -204,26 +252,17 @@ class Retrieval:
         # Ties by chunk id, so the order is stable across rebuilds.
         return candidates[np.lexsort((self.ids[candidates], -scores[candidates]))]
 
-    def _add_term(self, scores: np.ndarray, term_id: int, weight: float) -> None:
-        start, end = self.postings.indptr[term_id], self.postings.indptr[term_id + 1]
-        rows = self.postings.indices[start:end]
-        scores[rows] += self._term_scores(term_id, rows, weight)
+    def _add_term(self, scores: np.ndarray, term: str, weight: float) -> None:
+        for rows, term_scores in self._term_scores(self.columns([term])[0], weight):
+            scores[rows] += term_scores
 
-    def _term_scores(self, term_id: int, rows: np.ndarray, weight: float) -> np.ndarray:
-        start, end = self.postings.indptr[term_id], self.postings.indptr[term_id + 1]
-        tf = self.postings.data[start:end]
-        return weight * self.idf[term_id] * tf * (BM25_K1 + 1) / (tf + self.length_norm[rows])
-
-    def _compounds(self, word: str) -> list[int]:
-        """Ids of longer words that start or end with `word` (German compounds, plurals)."""
-        found: list[str] = []
-        for words, key in ((self.words, word), (self.reversed_words, word[::-1])):
-            start = bisect.bisect_right(words, key)
-            end = bisect.bisect_left(words, key + "\uffff", start)
-            found.extend(words[start : min(end, start + MAX_EXPANSIONS)])
-        ids = {self.term_ids[w if w in self.term_ids else w[::-1]] for w in found}
-        ids.discard(self.term_ids.get(word, -1))
-        return sorted(ids)
+    def _term_scores(
+        self, found: np.ndarray, weight: float
+    ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        idf = self.idf(found)
+        for rows, tf in self._postings(found):
+            norm = BM25_K1 * (1 - BM25_B + BM25_B * self.doc_len[rows] / max(self.avgdl, 1.0))
+            yield rows, weight * idf * tf * (BM25_K1 + 1) / (tf + norm.astype(np.float32))
 
 
 def fuse(

@@ -11,7 +11,8 @@ from django.db.models.functions import Length
 from apps.llm import gateway
 from apps.vault.chunking import windows
 from apps.vault.embedding import chunk_vectors
-from apps.vault.models import Chunk, IndexState
+from apps.vault.models import Chunk
+from apps.vault.search.models import IndexState
 from apps.vault.search.store import BATCH, live_chunks
 
 logger = logging.getLogger(__name__)
@@ -59,12 +60,15 @@ def reembed_stale(batch_size: int = 64) -> int:
         if not batch:
             return done
         vectors = chunk_vectors([text for _, text in batch])
+        documents = Chunk.objects.filter(id__in=[i for i, _ in batch]).values_list(
+            "document_id", flat=True
+        )
         with transaction.atomic():
             for (chunk_id, _), vector in zip(batch, vectors, strict=True):
                 Chunk.objects.filter(id=chunk_id).update(
                     embedding=vector.tobytes(), embedding_model=model.name
                 )
-            IndexState.bump()
+            IndexState.bump(*documents)
         done += len(batch)
 
 

@@ -1,57 +1,26 @@
-"""The snapshot: dense vectors and BM25 postings over the same live chunks, one immutable pair,
-and the new snapshot a set of added and removed chunks makes."""
+"""The snapshot: the index at one generation of the database, as segments (apps/vault/search/
+segment.py) and the chunk ids each holds that are no longer live (tombstones). Never changed:
+added chunks make a new small segment beside the others, removed ones a tombstone, and a merge
+(apps/vault/search/merging.py) joins segments into one without their dead rows."""
 
 import copy
-from array import array
-from collections import Counter
+import tempfile
+import uuid
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import numpy as np
 
-from apps.vault.search import ranking
+from apps.vault.search import building
 from apps.vault.search.ranking import Retrieval
-from apps.vault.tokenize import tokenize
+from apps.vault.search.segment import Segment, mapped, write_segment
 
-# faiss and SciPy load with the first index, not at start-up (docs/deployment.md#start-up-time).
-if TYPE_CHECKING:
-    import faiss
-    from scipy import sparse
-
-ENCODE_BATCH = 4096  # added chunks encoded to float16 at a time
-
-
-def dense_index(dim: int, rows: int = 0) -> "faiss.IndexScalarQuantizer":
-    """A dense index of `rows` zeroed float16 rows, scored by inner product in float32.
-
-    Half precision halves the memory and the file of the float32 vectors the database keeps;
-    the ranking it gives is the float32 one at recall@7 ≥ 0.99 (docs/retrieval.md#half-precision).
-    """
-    faiss = ranking.faiss_library()
-    index = faiss.IndexScalarQuantizer(
-        dim, faiss.ScalarQuantizer.QT_fp16, faiss.METRIC_INNER_PRODUCT
-    )
-    if rows:
-        index.codes.resize(rows * index.code_size)
-        index.ntotal = rows
-    return index
-
-
-def stored_rows(index: "faiss.IndexScalarQuantizer") -> np.ndarray:
-    """The index's rows as a writable float16 view of its storage (valid while it lives)."""
-    if not index.ntotal:
-        return np.zeros((0, index.d), np.float16)
-    size = index.ntotal * index.code_size
-    faiss = ranking.faiss_library()
-    return faiss.rev_swig_ptr(index.codes.data(), size).view(np.float16).reshape(-1, index.d)
+SEGMENTS = "segments"  # the folder of the segments, under the index's folder
 
 
 class Snapshot(Retrieval):
-    """Dense and BM25 retrievers over the same rows; row i is chunk `ids[i]`. Never mutated.
-
-    The rows play the part of faiss's IndexIDMap: the BM25 matrix shares them, so one scope
-    bitmap filters both retrievers inside their scans.
-    """
+    """Dense and BM25 retrievers over the same rows, the rows of its segments one after the
+    other; row i is chunk `ids[i]`, live unless `alive[i]` is False (None: all live)."""
 
     def __init__(
         self,
@@ -59,62 +28,55 @@ class Snapshot(Retrieval):
         generation: int,
         model: str,
         dim: int,
-        ids: np.ndarray,
-        document_ids: np.ndarray,
-        dense: "faiss.IndexScalarQuantizer",
-        starts: np.ndarray,
-        postings: "sparse.csc_matrix",
-        doc_len: np.ndarray,
-        vocab: list[str],
+        folder: Path,
+        segments: Sequence[Segment] = (),
+        dead: dict[str, np.ndarray] | None = None,
+        keep: object = None,
     ) -> None:
-        assert len(ids) == len(document_ids) == len(starts) == postings.shape[0] == len(doc_len)
-        assert not len(ids) or (starts[0] == 0 and starts[-1] < dense.ntotal)
         self.generation = generation
         self.key: tuple = ()  # (directory, generation, model) once a process adopts it
         self.model = model
         self.dim = dim
-        self.ids = ids
-        self.document_ids = document_ids
-        self.dense = dense
-        # A chunk's vectors are consecutive dense rows from starts[i]: its own, then its windows.
-        self.starts = starts
-        # The chunk row of each dense row, to take a chunk's best vector from faiss's ranking.
-        self.vector_rows = np.repeat(np.arange(len(ids), dtype=np.int32), self.vector_counts())
-        self.postings = postings
-        self.doc_len = doc_len
-        self.vocab = vocab
-        self.term_ids = {term: i for i, term in enumerate(vocab)}
-        # Each row's document as a small code, so a scope becomes a row bitmap by one gather
-        # (np.isin over every row sorted 100k ids per query).
-        self.documents, codes = np.unique(document_ids, return_inverse=True)
-        self.document_codes = codes.astype(np.int32).reshape(-1)
-        words = sorted(term for term in vocab if term.isalpha())
-        self.words = words
-        self.reversed_words = sorted(term[::-1] for term in words)
-        n = len(ids)
-        df = np.diff(postings.indptr)
-        self.idf = np.log1p((n - df + 0.5) / (df + 0.5)).astype(np.float32)
-        avgdl = float(doc_len.mean()) if n else 1.0
-        self.length_norm = (
-            ranking.BM25_K1 * (1 - ranking.BM25_B + ranking.BM25_B * doc_len / max(avgdl, 1.0))
-        ).astype(np.float32)
+        self.folder = folder
+        self.keep = keep  # a temporary folder lives as long as the snapshots in it
+        self.segments = list(segments)
+        names = {segment.name for segment in self.segments}
+        self.dead = {name: ids for name, ids in (dead or {}).items() if len(ids) and name in names}
+        sizes = [len(segment) for segment in self.segments]
+        self.offsets = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]).astype(np.int64)
+        self.ids = self._joined(lambda s: s.ids, np.int64)
+        self.document_ids = self._joined(lambda s: s.documents[s.document_codes], np.int64)
+        self.doc_len = self._joined(lambda s: s.doc_len, np.float32)
+        self.alive = None
+        if self.dead:
+            self.alive = self._joined(
+                lambda s: ~np.isin(s.ids, self.dead.get(s.name, np.zeros(0, np.int64))), bool
+            )
+        self.live = len(self.ids) if self.alive is None else int(self.alive.sum())
+        lengths = self.doc_len if self.alive is None else self.doc_len[self.alive]
+        self.avgdl = float(lengths.mean()) if len(lengths) else 1.0
+
+    def _joined(self, part, dtype) -> np.ndarray:
+        return np.concatenate([np.zeros(0, dtype)] + [part(s) for s in self.segments]).astype(
+            dtype, copy=False
+        )
 
     @classmethod
-    def empty(cls, generation: int, model: str, dim: int) -> "Snapshot":
-        from scipy import sparse
+    def empty(cls, generation: int, model: str, dim: int, folder: Path | None = None) -> "Snapshot":
+        """No chunks; segments go under `folder`, or a temporary folder that is removed with
+        the last snapshot made from this one (tests, benchmarks)."""
+        keep = None
+        if folder is None:
+            keep = tempfile.TemporaryDirectory(prefix="cognivault-index-")
+            folder = Path(keep.name)
+        return cls(generation=generation, model=model, dim=dim, folder=folder, keep=keep)
 
-        return cls(
-            generation=generation,
-            model=model,
-            dim=dim,
-            ids=np.zeros(0, np.int64),
-            document_ids=np.zeros(0, np.int64),
-            dense=dense_index(dim),
-            starts=np.zeros(0, np.int64),
-            postings=sparse.csc_matrix((0, 0), dtype=np.float32),
-            doc_len=np.zeros(0, np.float32),
-            vocab=[],
-        )
+    def __len__(self) -> int:
+        return self.live
+
+    def chunk_ids(self) -> np.ndarray:
+        """The live chunks' ids, in row order."""
+        return self.ids if self.alive is None else self.ids[self.alive]
 
     def relabelled(self, generation: int) -> "Snapshot":
         """The same rows under a new generation (the live set did not change)."""
@@ -122,15 +84,21 @@ class Snapshot(Retrieval):
         twin.generation = generation
         return twin
 
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def vectors(self) -> np.ndarray:
-        """Every dense row in float16: each chunk's own vector followed by its windows'."""
-        return stored_rows(self.dense)
-
     def vector_counts(self) -> np.ndarray:
-        return np.diff(self.starts, append=self.dense.ntotal)
+        """Each live chunk's number of vectors, in row order."""
+        counts = self._joined(lambda s: s.vector_counts(), np.int64)
+        return counts if self.alive is None else counts[self.alive]
+
+    def vectors_of(self, chunk_id: int) -> np.ndarray:
+        """A live chunk's float16 vectors: its own, then its windows'."""
+        row = int(np.flatnonzero((self.ids == chunk_id) & self._live_rows())[0])
+        segment, start, _ = next(s for s in self.spans() if s[1] <= row < s[2])
+        local = row - start
+        first = segment.starts[local]
+        return segment.vectors()[first : first + segment.vector_counts()[local]]
+
+    def _live_rows(self) -> np.ndarray:
+        return np.ones(len(self.ids), bool) if self.alive is None else self.alive
 
     # --- changes: a new snapshot from this one ---
 
@@ -141,87 +109,43 @@ class Snapshot(Retrieval):
         remove: Iterable[int] = (),
         add: Sequence[tuple[int, int, str, np.ndarray]] = (),
     ) -> "Snapshot":
-        """A new snapshot without the `remove` chunk ids and with `add` (id, doc, text, vectors).
+        """A new snapshot where the `remove` chunk ids are dead and `add` (id, doc, text,
+        vectors: one row per vector, its own then its windows') is a new segment. Costs the
+        change, not the index: no row of the other segments is copied."""
+        remove = np.unique(np.fromiter(remove, np.int64))
+        dead = dict(self.dead)
+        for segment in self.segments:
+            hit = segment.ids[np.isin(segment.ids, remove)]
+            if len(hit):
+                dead[segment.name] = np.union1d(dead.get(segment.name, hit[:0]), hit)
+        segments = list(self.segments)
+        if len(add):
+            rows, vectors = building.from_chunks(add, self.dim)
+            segments.append(self.written(rows, vectors))
+        return self.with_segments(generation, segments, dead)
 
-        The vectors of an added chunk are one row per vector (its own, then its windows').
-        """
-        gone = np.isin(self.ids, np.fromiter(remove, np.int64))
-        keep = ~gone
-        postings, vocab, lengths = self._postings_with(keep, add)
-        # One pass for the sizes, one to encode: `add` may make its vectors as it is read.
-        new = np.array([(a[0], a[1], np.size(a[3]) // self.dim) for a in add], np.int64)
-        new = new.reshape(-1, 3)
-        counts = self.vector_counts()
-        sizes = np.concatenate([counts[keep], new[:, 2]])
-        dense = dense_index(self.dim, int(sizes.sum()))
-        rows = stored_rows(dense)
-        kept = int(counts[keep].sum())
-        if kept:  # straight into the new storage: no third copy of the vectors
-            np.compress(np.repeat(keep, counts), self.vectors(), axis=0, out=rows[:kept])
-        for start in range(0, len(add), ENCODE_BATCH):
-            end = min(start + ENCODE_BATCH, len(add))
-            batch = [np.asarray(add[i][3]).reshape(-1, self.dim) for i in range(start, end)]
-            # numpy rounds to nearest even, as live.sync does (faiss's encoder rounds ties up).
-            size = sum(len(vectors) for vectors in batch)
-            np.concatenate(batch, out=rows[kept : kept + size], casting="same_kind")
-            kept += size
+    def written(self, rows, vectors) -> Segment:
+        folder = self.folder / SEGMENTS / uuid.uuid4().hex[:16]
+        write_segment(folder, rows, vectors, self.dim)
+        return mapped(folder)
+
+    def with_segments(
+        self, generation: int, segments: Sequence[Segment], dead: dict[str, np.ndarray]
+    ) -> "Snapshot":
         return Snapshot(
             generation=generation,
             model=self.model,
             dim=self.dim,
-            ids=np.concatenate([self.ids[keep], new[:, 0]]),
-            document_ids=np.concatenate([self.document_ids[keep], new[:, 1]]),
-            dense=dense,
-            starts=np.cumsum(sizes) - sizes,
-            postings=postings,
-            doc_len=np.concatenate([self.doc_len[keep], np.asarray(lengths, np.float32)]),
-            vocab=vocab,
+            folder=self.folder,
+            segments=segments,
+            dead=dead,
+            keep=self.keep,
         )
 
-    def _postings_with(
-        self, keep: np.ndarray, add: Sequence[tuple[int, int, str, np.ndarray]]
-    ) -> tuple["sparse.csc_matrix", list[str], list[int]]:
-        """The kept rows' postings followed by the added texts', the vocabulary grown by their
-        new terms, and the added texts' lengths in terms."""
-        from scipy import sparse
-
-        vocab = list(self.vocab)
-        term_ids = dict(self.term_ids)
-        rows, cols, counts = array("i"), array("i"), array("f")
-        lengths = []
-        for row, (_, _, text, _) in enumerate(add):
-            terms = tokenize(text)
-            lengths.append(len(terms))
-            frequencies = Counter(terms)  # counted in C; new terms get ids in first-seen order
-            for term in frequencies:
-                term_id = term_ids.get(term)
-                if term_id is None:
-                    term_id = term_ids[term] = len(vocab)
-                    vocab.append(term)
-                cols.append(term_id)
-            rows.extend([row] * len(frequencies))
-            counts.extend(frequencies.values())
-        old = self.postings
-        old = sparse.csc_matrix(
-            (
-                old.data,
-                old.indices,
-                np.pad(old.indptr, (0, len(vocab) + 1 - len(old.indptr)), "edge"),
-            )
-            if old.shape[1]
-            else (
-                np.zeros(0, np.float32),
-                np.zeros(0, np.int32),
-                np.zeros(len(vocab) + 1, np.int32),
-            ),
-            shape=(old.shape[0], len(vocab)),
-        )
-        new = sparse.csc_matrix(
-            (
-                np.frombuffer(counts, np.float32),
-                (np.frombuffer(rows, np.int32), np.frombuffer(cols, np.int32)),
-            ),
-            shape=(len(add), len(vocab)),
-        )
-        postings = sparse.vstack([old[keep], new], format="csc", dtype=np.float32)
-        return postings, vocab, lengths
+    def merged(self, names: Sequence[str]) -> tuple[Segment, dict[str, np.ndarray]]:
+        """One new segment of the live rows of the named segments (written, not yet part of
+        any snapshot), and the dead ids it was made without, by segment name."""
+        chosen = [segment for segment in self.segments if segment.name in names]
+        dropped = {s.name: self.dead.get(s.name, np.zeros(0, np.int64)) for s in chosen}
+        alive = [~np.isin(s.ids, dropped[s.name]) for s in chosen]
+        return self.written(*building.from_segments(chosen, alive)), dropped

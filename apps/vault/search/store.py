@@ -1,11 +1,17 @@
-"""The stored snapshot: which database state it caches (the generation, the live chunks) and its
-file under DATA_DIR/index/, written and read as one, with one writer at a time under a file lock."""
+"""The stored index under DATA_DIR/index/: which database state it caches (the generation, the
+live chunks), its manifest (the segments in order and their dead chunk ids) replaced atomically,
+the segments' folders, and one writer at a time under a file lock.
+
+The index is a cache of the database (a chunk's vectors live in its row): a missing, damaged or
+older index is rebuilt from it, and no file here is ever the only copy of anything.
+"""
 
 import fcntl
 import hashlib
 import json
 import logging
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,17 +20,19 @@ from pathlib import Path
 import numpy as np
 from django.conf import settings
 
-from apps.vault.models import Chunk, IndexState
-from apps.vault.search.snapshot import Snapshot, dense_index, stored_rows
+from apps.vault.models import Chunk
+from apps.vault.search.models import IndexState
+from apps.vault.search.segment import mapped, sync_folder, unmap_others
+from apps.vault.search.snapshot import SEGMENTS, Snapshot
 
 logger = logging.getLogger(__name__)
 
-FILE_NAME = "hybrid.npz"
-# 2: several vectors per chunk (`starts`); 3: the vectors in float16; 4: options keep their
-# dashes as terms (`-k`). A file of another format reads as missing, so it is rebuilt from the
-# database, never misread.
-FORMAT = 4
+MANIFEST = "manifest.json"
+# 2: several vectors per chunk; 3: float16; 4: options as terms; 5: segments. An index of another
+# format reads as missing, so it is rebuilt from the database, never misread.
+FORMAT = 5
 BATCH = 1000
+MERGE_LOCK = ".merge.lock"
 
 
 def current_generation(model_name: str) -> int:
@@ -46,103 +54,74 @@ def index_dir() -> Path:
     return Path(settings.DATA_DIR) / "index"
 
 
-def save(snapshot: Snapshot, directory: Path) -> None:
-    """Write to a temp file, fsync, `os.replace`: a reader sees the old pair or the new one."""
-    directory.mkdir(parents=True, exist_ok=True)
-    meta = {
+def save(snapshot: Snapshot, directory: Path, state: int) -> None:
+    """Write the manifest to a temp file, fsync, `os.replace`: a reader sees the old one or the
+    new one, and both name only whole segments. `state` is the IndexState generation the
+    snapshot is the live set of."""
+    manifest = {
         "format": FORMAT,
         "generation": snapshot.generation,
+        "state": state,
         "model": snapshot.model,
         "dim": snapshot.dim,
+        "segments": [segment.name for segment in snapshot.segments],
+        "dead": {name: ids.tolist() for name, ids in snapshot.dead.items()},
     }
-    fd, temp = tempfile.mkstemp(dir=directory, prefix=".hybrid-", suffix=".tmp")
+    directory.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=directory, prefix=".manifest-", suffix=".tmp")
     try:
-        with os.fdopen(fd, "wb") as handle:
-            np.savez(
-                handle,
-                meta=np.frombuffer(json.dumps(meta).encode(), np.uint8),
-                ids=snapshot.ids,
-                document_ids=snapshot.document_ids,
-                vectors=snapshot.vectors(),
-                starts=snapshot.starts,
-                indptr=snapshot.postings.indptr,
-                indices=snapshot.postings.indices,
-                data=snapshot.postings.data,
-                doc_len=snapshot.doc_len,
-                vocab=np.frombuffer("\n".join(snapshot.vocab).encode(), np.uint8),
-            )
+        with os.fdopen(fd, "w") as handle:
+            json.dump(manifest, handle)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(temp, directory / FILE_NAME)
+        os.replace(temp, directory / MANIFEST)
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
-    dir_fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    sync_folder(directory)
 
 
-def load(directory: Path) -> Snapshot | None:
-    """The saved snapshot, or None when it is missing or unreadable (then it is rebuilt)."""
-    path = directory / FILE_NAME
+def load(directory: Path) -> tuple[Snapshot, int] | None:
+    """The stored snapshot and its IndexState generation, or None when it is missing, of
+    another format or unreadable (then it is rebuilt)."""
+    path = directory / MANIFEST
     if not path.exists():
         return None
-    from scipy import sparse  # loads with the first index (docs/deployment.md#start-up-time)
-
     try:
-        with np.load(path, allow_pickle=False) as stored:
-            meta = json.loads(stored["meta"].tobytes())
-            if meta.get("format") != FORMAT:
-                logger.info("The saved index at %s is of an older format; rebuilding it.", path)
-                return None
-            dim = int(meta["dim"])
-            dense = _read_vectors(stored, dim)
-            vocab_bytes = stored["vocab"].tobytes()
-            vocab = vocab_bytes.decode().split("\n") if vocab_bytes else []
-            postings = sparse.csc_matrix(
-                (stored["data"], stored["indices"], stored["indptr"]),
-                shape=(len(stored["ids"]), len(vocab)),
-            )
-            postings.check_format(full_check=True)
-            return Snapshot(
-                generation=int(meta["generation"]),
-                model=str(meta["model"]),
-                dim=dim,
-                ids=stored["ids"].astype(np.int64),
-                document_ids=stored["document_ids"].astype(np.int64),
-                dense=dense,
-                starts=stored["starts"].astype(np.int64),
-                postings=postings,
-                doc_len=stored["doc_len"].astype(np.float32),
-                vocab=vocab,
-            )
+        manifest = json.loads(path.read_text())
+        if manifest.get("format") != FORMAT:
+            logger.info("The saved index at %s is of another format; rebuilding it.", directory)
+            return None
+        segments = [mapped(directory / SEGMENTS / name) for name in manifest["segments"]]
+        unmap_others({segment.folder for segment in segments})
+        snapshot = Snapshot(
+            generation=int(manifest["generation"]),
+            model=str(manifest["model"]),
+            dim=int(manifest["dim"]),
+            folder=directory,
+            segments=segments,
+            dead={name: np.array(ids, np.int64) for name, ids in manifest["dead"].items()},
+        )
+        return snapshot, int(manifest["state"])
     except Exception:  # any damage means "not there": the database rebuilds it
-        logger.warning("The saved index at %s is unreadable; rebuilding it.", path, exc_info=True)
+        logger.warning(
+            "The saved index at %s is unreadable; rebuilding it.", directory, exc_info=True
+        )
         return None
 
 
-def _read_vectors(stored: np.lib.npyio.NpzFile, dim: int):
-    """The stored float16 rows read straight into a new dense index (no second copy)."""
-    with stored.zip.open("vectors.npy") as member:
-        version = np.lib.format.read_magic(member)
-        read_header = {
-            (1, 0): np.lib.format.read_array_header_1_0,
-            (2, 0): np.lib.format.read_array_header_2_0,
-        }[version]
-        shape, fortran, dtype = read_header(member)
-        if dtype != np.float16 or fortran or len(shape) != 2 or shape[1] != dim:
-            raise ValueError(f"vectors of shape {shape} and type {dtype}, not float16 × {dim}")
-        dense = dense_index(dim, shape[0])
-        target = memoryview(stored_rows(dense).reshape(-1).view(np.uint8))
-        done = 0
-        while done < len(target):
-            read = member.readinto(target[done:])
-            if not read:
-                raise ValueError("the vectors end early")
-            done += read
-    return dense
+def clean(directory: Path, snapshot: Snapshot, *, merging: bool = False) -> None:
+    """Remove the segments the manifest no longer names (merged, or left by a crash) and the
+    index files of older formats. Under the writer lock; while a merge runs (unless this is the
+    merge) its new segment is not named yet, so nothing is removed."""
+    if not merging and merge_running(directory):
+        return
+    named = {segment.name for segment in snapshot.segments}
+    folder = directory / SEGMENTS
+    for path in folder.iterdir() if folder.exists() else ():
+        if path.name not in named:
+            shutil.rmtree(path, ignore_errors=True)
+    (directory / "hybrid.npz").unlink(missing_ok=True)  # format 4 and before
 
 
 @contextmanager
@@ -155,3 +134,24 @@ def writer_lock(directory: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextmanager
+def merge_lock(directory: Path) -> Iterator[bool]:
+    """True when this process may merge (no other merge runs); held until the block ends."""
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(directory / MERGE_LOCK, "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def merge_running(directory: Path) -> bool:
+    with merge_lock(directory) as free:
+        return not free

@@ -4,8 +4,9 @@ from collections.abc import Sequence
 
 from apps.llm import gateway
 from apps.vault import embedding
-from apps.vault.models import Chunk, Document, IndexState
+from apps.vault.models import Chunk, Document
 from apps.vault.search import live
+from apps.vault.search.models import IndexState
 
 
 def add_chunks(document: Document, texts: Sequence[str], *, done: bool = True) -> list[Chunk]:
@@ -28,14 +29,14 @@ def add_chunks(document: Document, texts: Sequence[str], *, done: bool = True) -
     )
     if done:
         Document.objects.filter(pk=document.pk).update(status=Document.Status.DONE)
-    IndexState.bump()  # as ingestion does in the transaction that makes chunks live
+    IndexState.bump(document.pk)  # as ingestion does in the transaction that makes chunks live
     return chunks
 
 
 def retire(document: Document) -> None:
     """Take a document's chunks out of service, as re-ingestion does."""
     Document.objects.filter(pk=document.pk).update(status=Document.Status.PROCESSING)
-    IndexState.bump()
+    IndexState.bump(document.pk)
 
 
 def use_embedded_model(settings) -> None:

@@ -1,5 +1,5 @@
-"""The dense half in float16: the same ranking as exact float32, removal by chunk id, and a
-snapshot file of the float32 format rebuilt rather than misread."""
+"""The dense half in float16: the same ranking as exact float32, removal by chunk id, and an
+index of an older format rebuilt rather than misread."""
 
 import json
 
@@ -52,7 +52,7 @@ def test_the_float16_index_finds_the_exact_float32_top_7(random_snapshot):
             assert len(ranking) == 7 and (scope is None or scope[ranking].all())
             found += len(set(ranking) & set(exact))
             expected += 7
-    assert snapshot.vectors().dtype == np.float16
+    assert snapshot.segments[0].vectors().dtype == np.float16
     assert found / expected >= 0.99
 
 
@@ -70,12 +70,11 @@ def test_removing_chunks_removes_exactly_their_vectors(random_snapshot):
     snapshot, vectors = random_snapshot
     gone = set(range(1, 3001, 3))
     smaller = snapshot.changed(2, remove=gone)
-    assert set(smaller.ids.tolist()) == set(range(1, 3001)) - gone
-    assert smaller.dense.ntotal == len(smaller) * VECTORS
-    for row, chunk_id in enumerate(smaller.ids.tolist()):
+    assert set(smaller.chunk_ids().tolist()) == set(range(1, 3001)) - gone
+    assert len(smaller) == 2000 and smaller.vector_counts().sum() == len(smaller) * VECTORS
+    for chunk_id in smaller.chunk_ids().tolist():
         own = vectors[(chunk_id - 1) * VECTORS : chunk_id * VECTORS].astype(np.float16)
-        start = smaller.starts[row]
-        assert np.array_equal(smaller.vectors()[start : start + VECTORS], own)
+        assert np.array_equal(smaller.vectors_of(chunk_id), own)
     for chunk_id in (1, 4, 2998):  # a removed chunk's own vector finds it no more
         ranking = smaller.dense_ranking(vectors[(chunk_id - 1) * VECTORS], None, 7, -1.0)
         assert chunk_id not in smaller.ids[ranking].tolist()
@@ -83,37 +82,21 @@ def test_removing_chunks_removes_exactly_their_vectors(random_snapshot):
     assert smaller.ids[smaller.dense_ranking(kept, None, 1, -1.0)].tolist() == [2]
 
 
-def write_float32_format(snapshot: Snapshot, directory) -> None:
-    """The snapshot file as the float32 format (2) wrote it."""
-    meta = {"format": 2, "generation": snapshot.generation, "model": snapshot.model}
-    meta["dim"] = snapshot.dim
-    np.savez(
-        directory / store.FILE_NAME,
-        meta=np.frombuffer(json.dumps(meta).encode(), np.uint8),
-        ids=snapshot.ids,
-        document_ids=snapshot.document_ids,
-        vectors=snapshot.vectors().astype(np.float32),
-        starts=snapshot.starts,
-        indptr=snapshot.postings.indptr,
-        indices=snapshot.postings.indices,
-        data=snapshot.postings.data,
-        doc_len=snapshot.doc_len,
-        vocab=np.frombuffer("\n".join(snapshot.vocab).encode(), np.uint8),
-    )
-
-
-def test_a_file_of_the_float32_format_is_rebuilt_not_misread(settings, tess):
+def test_an_index_of_an_older_format_is_rebuilt_not_misread(settings, tess):
     use_embedded_model(settings)
     document = make_document(tess, "zelle.txt", scope=Document.Scope.CLASS)
     chunks = add_chunks(document, ["Die Zelle teilt sich.", "Mitose hat vier Phasen."])
     built = live.current()
-    write_float32_format(built.changed(built.generation, remove=[chunks[0].id]), store.index_dir())
+    manifest = store.index_dir() / store.MANIFEST
+    older = {**json.loads(manifest.read_text()), "format": 4, "segments": []}
+    manifest.write_text(json.dumps(older))
+    (store.index_dir() / "hybrid.npz").write_bytes(b"the single file of format 4")
     assert store.load(store.index_dir()) is None
     live.forget()
     rebuilt = live.current()
-    assert sorted(rebuilt.ids.tolist()) == sorted(c.id for c in chunks)
-    assert np.array_equal(rebuilt.vectors(), built.vectors())
-    with np.load(store.index_dir() / store.FILE_NAME) as saved:
-        assert json.loads(saved["meta"].tobytes())["format"] == store.FORMAT
-        assert saved["vectors"].dtype == np.float16
+    assert sorted(rebuilt.chunk_ids().tolist()) == sorted(c.id for c in chunks)
+    for chunk in chunks:
+        assert np.array_equal(rebuilt.vectors_of(chunk.id), built.vectors_of(chunk.id))
+    assert json.loads(manifest.read_text())["format"] == store.FORMAT
+    assert not (store.index_dir() / "hybrid.npz").exists()
     live.forget()

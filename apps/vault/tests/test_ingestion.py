@@ -7,7 +7,8 @@ import pytest
 from apps.llm import gateway
 from apps.vault import ingest_steps, ingestion, tasks
 from apps.vault.chunking import windows
-from apps.vault.models import Chunk, Document, IndexState, IngestRun, StaleAttempt
+from apps.vault.models import Chunk, Document, IngestRun, StaleAttempt
+from apps.vault.search.models import IndexState
 from apps.vault.tests import files
 from apps.vault.tests.helpers import closed_port_url, upload
 
