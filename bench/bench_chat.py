@@ -146,7 +146,7 @@ def model_time() -> float:
 
 def one_chat(cookie: str, thread_id: int, question: str, go: threading.Barrier):
     """(when the first answer fragment came, in epoch seconds; whole answer time)."""
-    socket = WebSocket(web_url, f"/ws/chat/{thread_id}/", cookie, timeout=120)
+    socket = WebSocket(web_url, f"/ws/chat/{thread_id}/", cookie)
     socket.receive()
     go.wait()
     sent = time.perf_counter()
