@@ -11,8 +11,9 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from datetime import datetime, timedelta
 
+from celery import current_app
 from django.conf import settings
-from django.db import DatabaseError, close_old_connections, models
+from django.db import DatabaseError, close_old_connections, models, transaction
 from django.utils import timezone
 
 log = logging.getLogger(__name__)
@@ -163,3 +164,17 @@ def run_claimed(
     jobs.fail(pk, worker, message)
     if on_error is not None:
         on_error()
+
+
+def send_on_commit(task_name: str, what: str) -> None:
+    """Queue the task by its name once the transaction commits (the caller's module need not
+    import the tasks module, which imports it). No broker must not break the caller's request:
+    it is logged, and the next request asks again."""
+
+    def send() -> None:
+        try:
+            current_app.send_task(task_name)
+        except Exception:
+            log.warning("Could not enqueue %s.", what, exc_info=True)
+
+    transaction.on_commit(send)

@@ -12,9 +12,8 @@ import logging
 from pathlib import Path
 
 import numpy as np
-from celery import current_app
-from django.db import transaction
 
+from apps.jobs.lifecycle import send_on_commit
 from apps.vault.search import ann
 from apps.vault.search.segment import Segment
 from apps.vault.search.snapshot import Snapshot
@@ -54,14 +53,7 @@ def due(snapshot: Snapshot) -> bool:
 
 def request_merge() -> None:
     """Ask the worker to merge (once the transaction commits); searching goes on meanwhile."""
-    transaction.on_commit(_send_merge)
-
-
-def _send_merge() -> None:
-    try:
-        current_app.send_task(MERGE_TASK)
-    except Exception:  # no broker must not break a search; the next change asks again
-        logger.warning("Could not enqueue the merge of index segments.", exc_info=True)
+    send_on_commit(MERGE_TASK, "the merge of index segments")
 
 
 def merge(directory: Path | None = None) -> int:

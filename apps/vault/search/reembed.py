@@ -4,10 +4,10 @@ the background (tasks.py runs it), while searching goes on."""
 import logging
 from collections.abc import Iterator
 
-from celery import current_app
 from django.db import transaction
 from django.db.models.functions import Length
 
+from apps.jobs.lifecycle import send_on_commit
 from apps.llm import gateway
 from apps.vault.chunking import windows
 from apps.vault.embedding import chunk_vectors
@@ -79,11 +79,4 @@ REEMBED_TASK = "apps.vault.tasks.reembed_chunks"
 def request_reembed() -> None:
     """Ask the worker to re-embed in the background (once the transaction commits); searching
     goes on meanwhile."""
-    transaction.on_commit(_send_reembed)
-
-
-def _send_reembed() -> None:
-    try:
-        current_app.send_task(REEMBED_TASK)
-    except Exception:  # no broker must not break a search; the next switch check retries
-        logger.warning("Could not enqueue the re-embedding of stale chunks.", exc_info=True)
+    send_on_commit(REEMBED_TASK, "the re-embedding of stale chunks")

@@ -183,20 +183,29 @@ def writer_lock_is_free(directory: Path) -> bool:
         return True
 
 
-@pytest.mark.timeout(600)
-def test_a_merge_killed_while_writing_loses_nothing_and_never_holds_up_a_search(tmp_path):
-    directory = tmp_path / "index"
-    before = small_segments(directory)
-    assert merging.due(before)
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "cognivault_site.settings"}
-    env["DATA_DIR"] = str(tmp_path / "data")
-    merger = subprocess.Popen(
-        [sys.executable, "-c", "import django; django.setup()\n" + MERGE_HELD, str(directory)],
+def held_child(script: str, directory: Path, data: Path) -> subprocess.Popen:
+    """A Django process running `script` on the index in `directory`; it says "writing" when
+    halfway through writing a segment and waits there on its stdin."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "cognivault_site.settings",
+        "DATA_DIR": str(data),
+    }
+    return subprocess.Popen(
+        [sys.executable, "-c", "import django; django.setup()\n" + script, str(directory)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         env=env,
         cwd=django_settings.BASE_DIR,
     )
+
+
+@pytest.mark.timeout(600)
+def test_a_merge_killed_while_writing_loses_nothing_and_never_holds_up_a_search(tmp_path):
+    directory = tmp_path / "index"
+    before = small_segments(directory)
+    assert merging.due(before)
+    merger = held_child(MERGE_HELD, directory, tmp_path / "data")
     try:
         assert merger.stdout.readline().strip() == b"writing"  # halfway through its segment
         assert any(p.name.endswith(".tmp") for p in (directory / "segments").iterdir())
@@ -249,15 +258,7 @@ with store.writer_lock(directory):
 def test_a_change_killed_while_writing_its_segment_leaves_the_index_as_it_was(tmp_path):
     directory = tmp_path / "index"
     before = small_segments(directory, count=2)
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "cognivault_site.settings"}
-    env["DATA_DIR"] = str(tmp_path / "data")
-    writer = subprocess.Popen(
-        [sys.executable, "-c", "import django; django.setup()\n" + CHANGE_HELD, str(directory)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        env=env,
-        cwd=django_settings.BASE_DIR,
-    )
+    writer = held_child(CHANGE_HELD, directory, tmp_path / "data")
     try:
         assert writer.stdout.readline().strip() == b"writing"
         assert not writer_lock_is_free(directory)  # it holds the writer lock while it writes
