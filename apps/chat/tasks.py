@@ -12,6 +12,7 @@ from celery import shared_task
 from apps.chat import answering, attachments, pushes, transcriptions
 from apps.chat.models import Attachment, Message, Transcription
 from apps.jobs.recovery import at_worker_start, requeue
+from apps.llm import gateway
 
 
 def enqueue(answer_id: int) -> None:
@@ -28,6 +29,14 @@ def write_answer(self, answer_id: int) -> None:
 def recover(worker: str) -> tuple[list[int], list[int]]:
     """Its own answers cut short by its death are interrupted, and shown so."""
     return requeue(Message.objects, worker, enqueue, interrupt=pushes.interrupt)
+
+
+@at_worker_start(write_answer)
+def load_the_model_client(worker: str) -> None:
+    """The model's client loaded and its server asked once before the first answer: a class's
+    first answers otherwise waited on one another for the import, a second on a slow machine
+    (docs/benchmarks.md#on-half-the-cpu)."""
+    gateway.current_backend()
 
 
 def enqueue_reading(attachment_id: int) -> None:

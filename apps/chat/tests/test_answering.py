@@ -22,6 +22,8 @@ from apps.chat.conversation import group_for
 from apps.chat.models import INTERRUPTED, Message, Thread
 from apps.chat.routing import websocket_urlpatterns
 from apps.chat.tests.helpers import frames_until_final, open_socket
+from apps.jobs import recovery
+from apps.llm.backends import ollama
 from apps.llm.tests.fake_ollama import part
 from tests.helpers.users import client_for
 
@@ -160,6 +162,18 @@ def test_a_chat_worker_starting_again_settles_its_answers_and_queues_untaken_one
     mine.refresh_from_db()
     assert mine.status == Message.Status.FAILED and mine.content == "Half an ans"
     assert queued == [waiting.pk]
+
+
+def test_a_chat_worker_starting_asks_the_model_server_before_the_first_answer(settings, fake_model):
+    settings.LLM_BACKEND = "auto"
+    ollama.forget_servers()
+    task, load = recovery.RECOVERIES["apps.chat.tasks.load_the_model_client"]
+    assert task is tasks.write_answer  # run when a worker of the chat queue starts
+
+    load("chat@me")
+
+    assert [path for path, _ in fake_model.requests] == ["/api/tags"]
+    assert ollama.probe().reachable  # kept for the answers
 
 
 def test_the_api_stops_the_answer_whichever_process_writes_it(alice, alice_thread, bob_client):

@@ -34,29 +34,41 @@ class _Probe:
     detail: str
 
 
-_probe_lock = threading.Lock()
+_probe_lock = threading.Lock()  # guards _probes
+_asking = threading.Lock()  # one probe of the server at a time
 _probes: dict[str, _Probe] = {}
 
 
 def probe(*, force: bool = False) -> _Probe:
-    """What the Ollama server has, re-checked every LLM_RECHECK_SECONDS, not per call."""
+    """What the Ollama server has, re-checked every LLM_RECHECK_SECONDS, not per call. One
+    thread asks again; the others keep the last answer meanwhile, or wait for it when there is
+    none yet: a class's answers arriving together ask the server once, not once each."""
     host = settings.OLLAMA_HOST
     with _probe_lock:
         cached = _probes.get(host)
-        if (
-            not force
-            and cached is not None
-            and time.monotonic() - cached.at < settings.LLM_RECHECK_SECONDS
-        ):
-            return cached
+    if not force and cached is not None and _fresh(cached):
+        return cached
+    if not _asking.acquire(blocking=force or cached is None):
+        return cached
     try:
-        models = OllamaBackend().pulled_models(retries=0)
-        state = _Probe(time.monotonic(), True, models, "reachable")
-    except (ModelUnavailable, ModelError) as error:
-        state = _Probe(time.monotonic(), False, [], str(error))
-    with _probe_lock:
-        _probes[host] = state
-    return state
+        with _probe_lock:
+            latest = _probes.get(host)
+        if not force and latest is not None and latest is not cached and _fresh(latest):
+            return latest  # asked by the thread this one waited for
+        try:
+            models = OllamaBackend().pulled_models(retries=0)
+            state = _Probe(time.monotonic(), True, models, "reachable")
+        except (ModelUnavailable, ModelError) as error:
+            state = _Probe(time.monotonic(), False, [], str(error))
+        with _probe_lock:
+            _probes[host] = state
+        return state
+    finally:
+        _asking.release()
+
+
+def _fresh(state: _Probe) -> bool:
+    return time.monotonic() - state.at < settings.LLM_RECHECK_SECONDS
 
 
 def has_model(pulled: list[str], wanted: str) -> bool:

@@ -66,6 +66,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self.fake.requests.append((self.path, {}))
         if self.path == "/api/tags":
+            self.fake.listing.wait()
             models = [{"name": name, "model": name} for name in self.fake.models]
             self._json(200, {"models": models})
         else:
@@ -150,6 +151,8 @@ class FakeOllama:
         # it is set again, so a test sees what a page shows while a worker waits on the model.
         self.answering = threading.Event()
         self.answering.set()
+        self.listing = threading.Event()  # the same for the model list (/api/tags)
+        self.listing.set()
         self.embed_delay = 0.0  # seconds before each /api/embed answer
         self.garbage = False  # a chat stream that is not NDJSON at all
         self.fail_with: tuple[int, str] | None = None

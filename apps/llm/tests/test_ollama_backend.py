@@ -1,9 +1,13 @@
+import dataclasses
 import socket
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
 
 from apps.llm import gateway
+from apps.llm.backends import ollama
 from apps.llm.gateway import Done, ModelError, ModelUnavailable, Text, Thinking, ToolCall
 from apps.llm.tests.fake_ollama import part
 
@@ -190,3 +194,50 @@ def test_auto_looks_again_right_after_ollama_lost_the_model(fake_ollama, setting
         list(gateway.chat(QUESTION))
 
     assert gateway.current_backend().name == "embedded"
+
+
+def listings(fake_ollama) -> int:
+    return sum(path == "/api/tags" for path, _ in fake_ollama.requests)
+
+
+def test_answers_arriving_together_ask_the_server_once(fake_ollama, settings):
+    settings.LLM_BACKEND = "auto"
+    settings.LLM_RECHECK_SECONDS = 3600
+    fake_ollama.listing.clear()
+    arrived = threading.Barrier(9)
+
+    def backend() -> str:
+        arrived.wait()
+        return gateway.current_backend().name
+
+    with ThreadPoolExecutor(8) as pool:
+        names = [pool.submit(backend) for _ in range(8)]
+        arrived.wait()
+        while not listings(fake_ollama):
+            fake_ollama.listing.wait(0.01)
+        fake_ollama.listing.set()
+
+    assert [name.result() for name in names] == ["ollama"] * 8
+    assert listings(fake_ollama) == 1
+
+
+def test_while_one_thread_asks_again_the_others_keep_the_last_answer(fake_ollama, settings):
+    settings.LLM_BACKEND = "auto"
+    settings.LLM_RECHECK_SECONDS = 3600
+    last = ollama.probe()
+    ollama._probes[fake_ollama.url] = dataclasses.replace(last, at=last.at - 7200)
+    fake_ollama.listing.clear()
+    with ThreadPoolExecutor(2) as pool:
+        asking = pool.submit(ollama.probe)
+        while listings(fake_ollama) < 2:
+            fake_ollama.listing.wait(0.01)
+        other = pool.submit(gateway.current_backend)
+
+        try:
+            assert other.result(timeout=60).name == "ollama"  # not held by the one asking
+            assert not asking.done()
+        finally:
+            fake_ollama.listing.set()
+
+    assert asking.result().at > last.at
+    assert listings(fake_ollama) == 2
