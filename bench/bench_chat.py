@@ -16,14 +16,12 @@ answer.
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -31,6 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.model_server import ANSWER, LONG_ANSWER  # noqa: E402
+from bench.processes import answers  # noqa: E402
+from tests.helpers.services import free_port, wait_until  # noqa: E402
 from tests.wsclient import WebSocket  # noqa: E402
 
 PACES = [(0.01, ANSWER), (0.05, LONG_ANSWER)]  # (seconds a part, the model's answer)
@@ -40,24 +40,9 @@ CHAT_PROCESSES = int(os.environ.get("CHAT_PROCESSES", "2"))  # as `make run`
 CHAT_CONCURRENCY = int(os.environ.get("CHAT_CONCURRENCY", "16"))
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def p95(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-
-
-def wait_for(check, what: str, timeout: float = 90) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return
-        time.sleep(0.2)
-    raise TimeoutError(f"{what} did not come up")
 
 
 scratch = Path(tempfile.mkdtemp(prefix="bench-chat-"))
@@ -91,14 +76,6 @@ from apps.llm import gateway  # noqa: E402
 from cognivault_site.celery import app as celery_app  # noqa: E402
 
 
-def answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=5):
-            return True
-    except OSError:
-        return False
-
-
 def start_model(delay: float, answer: str) -> subprocess.Popen:
     """The fake model server at this pace, on the port the app was told."""
     server = subprocess.Popen(
@@ -111,7 +88,7 @@ def start_model(delay: float, answer: str) -> subprocess.Popen:
         | ({"BENCH_SHORT_ANSWER": "1"} if answer == ANSWER else {}),
         stdout=subprocess.DEVNULL,
     )
-    wait_for(lambda: answers(model_url + "/api/tags"), "the model server")
+    wait_until(lambda: answers(model_url + "/api/tags"), timeout=90, what="the model server")
     return server
 
 
@@ -234,7 +211,7 @@ def main() -> None:
                 stderr=subprocess.DEVNULL,
             )
         )
-        wait_for(lambda: answers(web_url + "/api/v1/health"), "daphne")
+        wait_until(lambda: answers(web_url + "/api/v1/health"), timeout=90, what="daphne")
         for number in range(CHAT_PROCESSES):
             worker = [Path(sys.executable).parent / "celery", "-A", "cognivault_site", "worker"]
             processes.append(
@@ -247,7 +224,7 @@ def main() -> None:
                     stderr=subprocess.DEVNULL,
                 )
             )
-        wait_for(workers_up, "the chat workers")
+        wait_until(workers_up, timeout=90, what="the chat workers")
         results = []
         for delay, answer in PACES:
             model = start_model(delay, answer)

@@ -40,6 +40,7 @@ from apps.vault.search import ann, store  # noqa: E402
 from apps.vault.search import segment as segment_module  # noqa: E402
 from apps.vault.search.snapshot import Snapshot  # noqa: E402
 from apps.vault.tokenize import tokenize  # noqa: E402
+from bench.processes import rollup  # noqa: E402
 
 SIZES = [int(n) for n in os.environ.get("BENCH_CHUNKS", "10000,200000").split(",")]
 DIMS = [int(d) for d in os.environ.get("BENCH_DIMS", "384").split(",")]
@@ -405,15 +406,6 @@ def processes_memory(snapshot: Snapshot) -> tuple[int, int, int]:
         sum(f["Rss"] for f in figures),
         sum(f["Pss"] for f in figures),
     )
-
-
-def rollup(pid: int) -> dict[str, int]:
-    """A process's memory in bytes from /proc/<pid>/smaps_rollup (Rss, Pss, ...)."""
-    figures = {}
-    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]:
-        name, value, *_ = line.split()
-        figures[name.rstrip(":")] = int(value) * 1024
-    return figures
 
 
 def search_and_wait(folder: Path) -> None:

@@ -18,7 +18,6 @@ import io
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -32,6 +31,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.processes import answers, rollup  # noqa: E402
+from tests.helpers.services import free_port, wait_until  # noqa: E402
 from tests.wsclient import WebSocket  # noqa: E402
 
 CHUNKS = int(os.environ.get("BENCH_RUN_CHUNKS", "200000"))
@@ -39,21 +40,6 @@ DIM = 384
 PER_DOCUMENT = 100
 BATCH = 5000  # chunks written at a time
 ATTEMPTS = 60  # searches (or questions) at most before a process that never searched is an error
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_for(check, what: str, timeout: float = 600) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return
-        time.sleep(0.5)
-    raise TimeoutError(f"{what} did not come up")
 
 
 scratch = Path(tempfile.mkdtemp(prefix="bench-run-memory-"))
@@ -105,14 +91,6 @@ SENTENCES = [
 
 def passage(n: int) -> str:
     return f"Passage {n}. " + " ".join(SENTENCES[(n + i) % len(SENTENCES)] for i in range(4))
-
-
-def answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=5):
-            return True
-    except OSError:
-        return False
 
 
 def seed(owner: User, model: str) -> None:
@@ -192,15 +170,6 @@ def index_memory(pid: int) -> tuple[int, int]:
     return rss, pss
 
 
-def rollup(pid: int) -> dict[str, int]:
-    """A process's memory in bytes from /proc/<pid>/smaps_rollup (Rss, Pss, ...)."""
-    figures = {}
-    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]:
-        name, value, *_ = line.split()
-        figures[name.rstrip(":")] = int(value) * 1024
-    return figures
-
-
 def role(command: str) -> str:
     if "redis-server" in command:
         return "Redis"
@@ -276,7 +245,7 @@ def main() -> None:
     )
     honcho = None
     try:
-        wait_for(lambda: answers(model_url + "/api/tags"), "the model server")
+        wait_until(lambda: answers(model_url + "/api/tags"), timeout=600, what="the model server")
         with contextlib.redirect_stdout(io.StringIO()):  # the addresses it prints
             call_command("prepare", verbosity=0)
         owner = User.objects.create_user("bench-teacher", is_staff=True)
@@ -284,8 +253,10 @@ def main() -> None:
         honcho = start(
             [ROOT / ".venv/bin/honcho", "start", "-c", "chat=2", "web", "worker", "chat"]
         )
-        wait_for(lambda: answers(web_url + "/api/v1/health"), "the web processes")
-        wait_for(workers_up, "the workers")
+        wait_until(
+            lambda: answers(web_url + "/api/v1/health"), timeout=600, what="the web processes"
+        )
+        wait_until(workers_up, timeout=600, what="the workers")
         pids = [*descendants(honcho.pid), redis.pid]
         roles = {pid: role(command_line(pid)) for pid in pids}
         client = Client()

@@ -6,7 +6,6 @@ The sizes are read from the environment (bench/README.md).
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -20,6 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests import postgres  # noqa: E402
+from tests.helpers.services import free_port  # noqa: E402
 
 SCHOOL = os.environ.get("CLASSROOM_SCHOOL", "") not in ("", "0")
 CLASSES = 3 if SCHOOL else 1  # one teacher and one handed-out quiz each
@@ -63,12 +63,6 @@ DOCUMENTS = {
 ADMIN = ("admin", "admin-bench-2026")
 # Requests that are not pages: logging in (its own figures) and the API.
 NOT_PAGES = ("login form", "log in", "card page", "card log in")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def percentile(values: list[float], share: float) -> float:
