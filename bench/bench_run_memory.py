@@ -18,7 +18,6 @@ import io
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -32,7 +31,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.processes import answers, rollup  # noqa: E402
-from tests.helpers.services import free_port, wait_until  # noqa: E402
+from tests.helpers.services import (  # noqa: E402
+    celery_workers,
+    free_port,
+    spawn,
+    stop,
+    wait_until,
+)
 from tests.wsclient import WebSocket  # noqa: E402
 
 CHUNKS = int(os.environ.get("BENCH_RUN_CHUNKS", "200000"))
@@ -77,7 +82,6 @@ from apps.vault.chunking import windows  # noqa: E402
 from apps.vault.models import Chunk, Document  # noqa: E402
 from apps.vault.search import live  # noqa: E402
 from apps.vault.search.store import index_dir  # noqa: E402
-from cognivault_site.celery import app as celery_app  # noqa: E402
 
 SENTENCES = [
     "Mitochondria are the power plants of the cell and make most of its ATP from sugar and air.",
@@ -130,12 +134,6 @@ def seed(owner: User, model: str) -> None:
                     )
                 )
         Chunk.objects.bulk_create(chunks)
-
-
-def start(command: list) -> subprocess.Popen:
-    return subprocess.Popen(
-        command, cwd=ROOT, env=os.environ, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
 
 
 def descendants(pid: int) -> list[int]:
@@ -217,10 +215,6 @@ def searched_by_chat(pids: list[int], owner: User, cookie: str) -> None:
     raise RuntimeError("a chat worker never searched")
 
 
-def workers_up() -> bool:
-    return len(celery_app.control.ping(timeout=1.0)) == 3  # the jobs worker and two chat workers
-
-
 @dataclass
 class Measured:
     seeded: float  # seconds to write the chunks
@@ -231,17 +225,20 @@ class Measured:
 
 
 def main() -> None:
-    redis = start(
+    logs = scratch / "logs"
+    logs.mkdir()
+    redis = spawn(
         [shutil.which("redis-server"), "--port", str(redis_port), "--bind", "127.0.0.1"]
-        + ["--save", "", "--appendonly", "no", "--dir", str(scratch)]
+        + ["--save", "", "--appendonly", "no", "--dir", str(scratch)],
+        os.environ,
+        logs / "redis.log",
     )
-    model = subprocess.Popen(
+    model = spawn(
         [sys.executable, "-m", "apps.llm.tests.fake_ollama", str(model_port)]
         + ["--delay", "0.01", "--embedding", ",".join(["1"] + ["0"] * (DIM - 1))]
         + ["--script", "bench.model_server:script"],
-        cwd=ROOT,
-        env=os.environ | {"BENCH_SHORT_ANSWER": "1"},
-        stdout=subprocess.DEVNULL,
+        os.environ | {"BENCH_SHORT_ANSWER": "1"},
+        logs / "model.log",
     )
     honcho = None
     try:
@@ -250,13 +247,19 @@ def main() -> None:
             call_command("prepare", verbosity=0)
         owner = User.objects.create_user("bench-teacher", is_staff=True)
         seeded, built = build_vault(owner)
-        honcho = start(
-            [ROOT / ".venv/bin/honcho", "start", "-c", "chat=2", "web", "worker", "chat"]
+        honcho = spawn(
+            [ROOT / ".venv/bin/honcho", "start", "-c", "chat=2", "web", "worker", "chat"],
+            os.environ,
+            logs / "honcho.log",
         )
         wait_until(
             lambda: answers(web_url + "/api/v1/health"), timeout=600, what="the web processes"
         )
-        wait_until(workers_up, timeout=600, what="the workers")
+        wait_until(  # the jobs worker and the two chat workers
+            lambda: len(celery_workers(os.environ["REDIS_URL"])) == 3,
+            timeout=600,
+            what="the workers",
+        )
         pids = [*descendants(honcho.pid), redis.pid]
         roles = {pid: role(command_line(pid)) for pid in pids}
         client = Client()
@@ -272,13 +275,9 @@ def main() -> None:
             {pid: index_memory(pid) for pid in pids},
         )
     finally:
-        if honcho is not None:
-            honcho.terminate()
-            honcho.wait(timeout=60)
-        model.terminate()
-        model.wait(timeout=30)
-        redis.terminate()
-        redis.wait(timeout=30)
+        for process in (honcho, model, redis):
+            if process is not None:
+                stop(process)
         shutil.rmtree(scratch, ignore_errors=True)
     report(measured)
 

@@ -10,6 +10,7 @@ from apps.llm import gateway
 from apps.llm.backends import ollama
 from apps.llm.gateway import Done, ModelError, ModelUnavailable, Text, Thinking, ToolCall
 from apps.llm.tests.fake_ollama import part
+from tests.helpers.services import wait_until
 
 QUESTION = [{"role": "user", "content": "What is in my notes?"}]
 
@@ -213,8 +214,7 @@ def test_answers_arriving_together_ask_the_server_once(fake_ollama, settings):
     with ThreadPoolExecutor(8) as pool:
         names = [pool.submit(backend) for _ in range(8)]
         arrived.wait()
-        while not listings(fake_ollama):
-            fake_ollama.listing.wait(0.01)
+        wait_until(lambda: listings(fake_ollama), timeout=30, what="the model list asked for")
         fake_ollama.listing.set()
 
     assert [name.result() for name in names] == ["ollama"] * 8
@@ -229,8 +229,7 @@ def test_while_one_thread_asks_again_the_others_keep_the_last_answer(fake_ollama
     fake_ollama.listing.clear()
     with ThreadPoolExecutor(2) as pool:
         asking = pool.submit(ollama.probe)
-        while listings(fake_ollama) < 2:
-            fake_ollama.listing.wait(0.01)
+        wait_until(lambda: listings(fake_ollama) == 2, timeout=30, what="the list asked again")
         other = pool.submit(gateway.current_backend)
 
         try:
