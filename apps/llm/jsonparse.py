@@ -111,4 +111,3 @@ def find_list(data: Any, key: str) -> list:
         return data[key]
     lists = [value for value in data.values() if isinstance(value, list)]
     return lists[0] if len(lists) == 1 else []
-

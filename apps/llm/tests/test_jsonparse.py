@@ -116,4 +116,3 @@ def test_find_list_takes_a_bare_array_a_named_key_or_the_only_list():
     assert find_list({"deck": [4], "title": "x"}, "cards") == [4]
     assert find_list({"a": [1], "b": [2]}, "cards") == []
     assert find_list(None, "cards") == []
-
