@@ -24,8 +24,8 @@ QUERIES = {
     "classes (teacher)": 4,
     "class (teacher)": 9,  # with the lockouts of its students and the unfinished batches
     "chat thread": 10,
-    "knowledge base": 11,
-    "knowledge base (teacher)": 11,
+    "knowledge base": 10,
+    "knowledge base (teacher)": 10,
     "ingestion run": 4,
     "search form": 4,
     "quizzes": 15,  # with how many quizzes wait under "From your teacher"

@@ -27,10 +27,9 @@ from apps.llm.backends import (
 from apps.llm.backends import ollama as ollama_backend
 from apps.llm.backends.embedded import EmbeddedBackend, threads
 from apps.llm.backends.ollama import OllamaBackend, has_model
-from apps.llm.backends.speech import SPEECH_MODEL, WHISPER_SIZE, assemble_whisper
+from apps.llm.backends.speech import SPEECH_MODEL
 
 __all__ = [
-    "BackendInfo",
     "ChatEvent",
     "Done",
     "EmbeddingModel",
@@ -39,14 +38,11 @@ __all__ = [
     "Text",
     "Thinking",
     "ToolCall",
-    "WHISPER_SIZE",
-    "assemble_whisper",
     "chat",
     "complete",
     "current_backend",
     "embed",
     "embedding_model",
-    "has_model",
     "health",
     "speech_available",
     "threads",

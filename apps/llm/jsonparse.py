@@ -1,4 +1,4 @@
-"""Tolerant JSON out of model text, validation that drops bad items, and one retry.
+"""Tolerant JSON out of model text, and the list of items in it.
 
 The parser finds an object or a bare array (fenced or not, after leading prose), tries one
 trailing-comma repair pass, and guesses nothing more. It never raises on any text.
@@ -6,13 +6,7 @@ trailing-comma repair pass, and guesses nothing more. It never raises on any tex
 
 import json
 import re
-from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
-
-from pydantic import BaseModel, ValidationError
-
-T = TypeVar("T")
-M = TypeVar("M", bound=BaseModel)
+from typing import Any
 
 # A model answer is a few KB; a runaway or hostile one must not cost quadratic time.
 MAX_TEXT = 200_000
@@ -20,10 +14,6 @@ MAX_STARTS = 200
 
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)
 _decoder = json.JSONDecoder()
-
-
-class NoValidJSON(ValueError):
-    """The model's answer held no usable JSON, even after the one retry."""
 
 
 def extract_json(text: str) -> dict | list | None:
@@ -121,31 +111,3 @@ def find_list(data: Any, key: str) -> list:
         return data[key]
     lists = [value for value in data.values() if isinstance(value, list)]
     return lists[0] if len(lists) == 1 else []
-
-
-def valid_items(items: Iterable[Any], schema: type[M], *, limit: int | None = None) -> list[M]:
-    """Each item validated against `schema`; bad ones are dropped, extras trimmed to `limit`."""
-    kept: list[M] = []
-    for item in items:
-        if limit is not None and len(kept) >= limit:
-            break
-        try:
-            kept.append(schema.model_validate(item))
-        except ValidationError:
-            continue
-    return kept
-
-
-def with_one_retry(
-    generate: Callable[[bool], str], accept: Callable[[dict | list | None], T | None]
-) -> T:
-    """Generate, parse, accept; if nothing acceptable came back, try once more, stricter.
-
-    `generate(strict)` returns model text (`strict` is True on the retry, so the caller can
-    use a stricter prompt); `accept(parsed)` returns the result or None to reject it.
-    """
-    for strict in (False, True):
-        result = accept(extract_json(generate(strict)))
-        if result is not None:
-            return result
-    raise NoValidJSON("the model did not return usable JSON, even when asked a second time")

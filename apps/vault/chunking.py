@@ -106,15 +106,12 @@ def pieces_from_units(units: Iterable[Unit]) -> Iterator[Piece]:
             yield Piece(unit.prefix + body, unit.page, unit.section)
 
 
-def row_batches(
-    rows: Sequence[str], *, header: str, prefix: str = "", page: int | None = None, section=""
-) -> Iterator[Unit]:
+def row_batches(rows: Sequence[str], *, header: str, prefix: str, section: str) -> Iterator[Unit]:
     """Header plus 20 rows per chunk, so every chunk knows its column names."""
     for start in range(0, len(rows), ROWS_PER_CHUNK):
         batch = rows[start : start + ROWS_PER_CHUNK]
         yield Unit(
             prefix + "\n".join([header, *batch]),
-            page=page,
             section=section,
             split=False,
             min_chars=MIN_CHARS_STRUCTURED,

@@ -243,14 +243,9 @@ _CLOSING = "\"'»“”)"
 _STOPS = (".", "!", "…")
 
 
-def clozes(chunk_id: int, text: str, vocabulary: Vocabulary, *, alternatives: int = 0):
-    """Cloze candidates of a chunk, heaviest first: per sentence, each key term that has at
-    least `alternatives` other terms of its kind to offer as wrong answers."""
+def clozes(chunk_id: int, text: str, vocabulary: Vocabulary):
+    """Cloze candidates of a chunk, heaviest first: per sentence, each key term it may leave
+    out."""
     for span, terms in key_sentences(chunk_id, text, vocabulary):
         for term, occurrence in terms:
-            if alternatives:
-                sentence = text[span.start : span.end]
-                others = blanks.distractors(vocabulary, term, avoid=sentence, limit=alternatives)
-                if len(others) < alternatives:
-                    continue
             yield Cloze(chunk_id, text, span, term, occurrence)

@@ -9,12 +9,9 @@ from urllib.parse import urlsplit
 
 from apps.llm import egress
 from apps.vault import fetch
-from apps.vault.fetch import FetchError
 from apps.vault.models import Category
 from apps.vault.readers import decode_declared
 from apps.vault.uploads import Stored, store
-
-__all__ = ["FetchError", "import_url", "label_for"]
 
 # The resolver and connector the guard uses; tests swap them for fakes that stay on loopback.
 resolver = fetch.system_resolver

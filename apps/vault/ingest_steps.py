@@ -45,9 +45,7 @@ def scan(run: IngestRun, step: IngestStep) -> None:
     if run.document_ids:
         candidates = candidates.filter(pk__in=run.document_ids)
     busy = set(
-        Document.objects.filter(
-            ingest_runs__status__in=[IngestRun.Status.PENDING, IngestRun.Status.RUNNING]
-        )
+        Document.objects.filter(ingest_runs__in=IngestRun.objects.unfinished())
         .exclude(ingest_runs=run)
         .values_list("pk", flat=True)
     )

@@ -7,6 +7,7 @@ chunks ranks first. A term's offsets point into its chunk's text.
 """
 
 import math
+import os
 import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping
@@ -77,15 +78,8 @@ def _same_keys(a: str, b: str) -> bool:
     short, long_ = sorted((a, b), key=len)
     if long_.startswith(short) and len(long_) - len(short) <= 3:
         return True
-    common = len(_common_prefix(a, b))
+    common = len(os.path.commonprefix([a, b]))
     return common >= 4 and common >= len(short) - 2
-
-
-def _common_prefix(a: str, b: str) -> str:
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return a[:n]
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,15 @@
 """Sentences (English and German) of a chunk, as spans, and the folded form words are compared
-in: what key terms, cloze sentences and the study generators cut from a chunk.
+in (search's own, apps/vault/tokenize.py): what key terms, cloze sentences and the study
+generators cut from a chunk.
 
 Offsets always point into the chunk text, so anything built from a sentence is a verbatim span
 of its chunk.
 """
 
 import re
-import unicodedata
 from dataclasses import dataclass
+
+from apps.vault.tokenize import fold
 
 # `[Section: A > B]` / `[Sheet: name]` lines the chunker puts before the text.
 BREADCRUMB = re.compile(r"\A\s*\[(?:Section|Sheet): [^\]\n]*\]\s*\n")
@@ -201,12 +203,3 @@ def trimmed(text: str, start: int, end: int) -> Span:
     while end > start and text[end - 1].isspace():
         end -= 1
     return Span(start, end)
-
-
-def fold(term: str) -> str:
-    """The form terms are compared in: case, umlauts and ß folded, accents dropped."""
-    term = term.casefold().replace("ä", "ae").replace("ö", "oe").replace("ü", "ue")
-    term = term.replace("ß", "ss")
-    return "".join(
-        ch for ch in unicodedata.normalize("NFKD", term) if not unicodedata.combining(ch)
-    )

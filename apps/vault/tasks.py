@@ -21,9 +21,6 @@ from apps.vault.search.reembed import reembed_stale
 
 logger = logging.getLogger(__name__)
 
-# A model that is down, slow or talks garbage: worth retrying with backoff.
-MODEL_ERRORS = (gateway.ModelUnavailable, gateway.ModelError)
-
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
 def ingest_step(self, run_id: int, name: str, attempt: int) -> None:
@@ -31,7 +28,8 @@ def ingest_step(self, run_id: int, name: str, attempt: int) -> None:
         ingestion.run_step(run_id, name, attempt, worker=self.request.hostname or "")
     except StaleAttempt:
         raise Ignore() from None
-    except MODEL_ERRORS as error:
+    # A model that is down, slow or talks garbage: worth retrying with backoff.
+    except (gateway.ModelUnavailable, gateway.ModelError) as error:
         retries = self.request.retries
         if retries >= settings.EMBED_MAX_RETRIES:
             ingestion.fail_run(

@@ -38,10 +38,6 @@ def default_scope(owner) -> str:
     return Document.Scope.CLASS if owner.is_staff else Document.Scope.PERSONAL
 
 
-def max_bytes() -> int:
-    return settings.MAX_UPLOAD_MB * 1024 * 1024
-
-
 def store(
     owner,
     filename: str,
@@ -65,6 +61,7 @@ def store(
     # What this upload replaces (same name, same scope) frees its room in the quota.
     replaced = Document.objects.filter(owner=owner, scope=scope, filename=label)
     room = owner.room_bytes(freed=sum(replaced.values_list("size_bytes", flat=True)))
+    limit = settings.MAX_UPLOAD_MB * 1024 * 1024
     folder = upload_dir()
     folder.mkdir(parents=True, exist_ok=True)
     stored_name = f"{uuid.uuid4().hex}.{fmt}"
@@ -74,7 +71,7 @@ def store(
         with open(partial, "wb") as handle:
             for block in blocks:
                 size += len(block)
-                if size > max_bytes():
+                if size > limit:
                     raise UploadRefused(
                         f"{label}: larger than the {settings.MAX_UPLOAD_MB} MB limit."
                     )

@@ -36,6 +36,7 @@ def page_context(request: HttpRequest, **extra) -> dict:
     at_work = run.at_work() if run else set()
     for document in documents:  # the step its run is at, while the run works on it
         document.at_step = run.step_now if document.pk in at_work else ""
+    trend = selftest.trend(user)
     return {
         "documents": documents,
         "editable_ids": set(editable.values_list("pk", flat=True)),
@@ -44,8 +45,8 @@ def page_context(request: HttpRequest, **extra) -> dict:
         "max_upload_mb": settings.MAX_UPLOAD_MB,
         "max_files": settings.MAX_FILES_PER_UPLOAD,
         "selftest_documents": selftest.latest_by_document(user),
-        "selftest_trend": trend_bars(selftest.trend(user)),
-        "selftest_width": (TREND_BAR + 4) * len(selftest.trend(user)),
+        "selftest_trend": trend_bars(trend),
+        "selftest_width": (TREND_BAR + 4) * len(trend),
         **extra,
     }
 
@@ -55,15 +56,13 @@ TREND_BAR, TREND_HEIGHT = 14, 36
 
 def trend_bars(tests) -> list[dict]:
     """Bars of recall@7 across the last runs, for the small SVG chart."""
-    return [
-        {
-            "test": test,
-            "x": i * (TREND_BAR + 4),
-            "height": max(1, round(test.recall_at_7 * TREND_HEIGHT)),
-            "y": TREND_HEIGHT - max(1, round(test.recall_at_7 * TREND_HEIGHT)),
-        }
-        for i, test in enumerate(tests)
-    ]
+    bars = []
+    for i, test in enumerate(tests):
+        height = max(1, round(test.recall_at_7 * TREND_HEIGHT))
+        bars.append(
+            {"test": test, "x": i * (TREND_BAR + 4), "height": height, "y": TREND_HEIGHT - height}
+        )
+    return bars
 
 
 def respond(request: HttpRequest, *, notices=(), errors=(), run=None, status=200, **extra):

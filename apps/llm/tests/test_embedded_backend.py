@@ -10,6 +10,7 @@ import pytest
 
 from apps.llm import gateway
 from apps.llm.backends.embedded import smollm2_path
+from apps.llm.backends.speech import WHISPER_SIZE, assemble_whisper
 from apps.llm.jsonparse import extract_json
 
 pytestmark = pytest.mark.embedded
@@ -130,15 +131,15 @@ def test_spoken_english_transcribes_to_the_words(tmp_path):
 
 
 def test_the_whisper_model_is_assembled_in_data_dir_and_rebuilt_when_damaged(settings):
-    folder = gateway.assemble_whisper()
+    folder = assemble_whisper()
 
-    assert (folder / "model.bin").stat().st_size == gateway.WHISPER_SIZE
+    assert (folder / "model.bin").stat().st_size == WHISPER_SIZE
     assert folder.is_relative_to(settings.DATA_DIR)
 
     (folder / "model.bin").write_bytes(b"truncated")
-    gateway.assemble_whisper()
+    assemble_whisper()
 
-    assert (folder / "model.bin").stat().st_size == gateway.WHISPER_SIZE
+    assert (folder / "model.bin").stat().st_size == WHISPER_SIZE
 
 
 def test_health_reports_the_embedded_models_without_ollama(settings):

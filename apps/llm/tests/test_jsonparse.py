@@ -3,9 +3,8 @@ import json
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pydantic import BaseModel
 
-from apps.llm.jsonparse import NoValidJSON, extract_json, find_list, valid_items, with_one_retry
+from apps.llm.jsonparse import extract_json, find_list
 
 
 def test_it_reads_plain_json():
@@ -111,57 +110,9 @@ def test_trailing_commas_before_any_closing_brackets_give_the_same_value(value, 
     assert extract_json(broken) == value
 
 
-class Card(BaseModel):
-    front: str
-    back: str
-
-
-def test_bad_items_are_dropped_and_extras_trimmed():
-    items = [
-        {"front": "A", "back": "1"},
-        {"front": "B"},
-        "nonsense",
-        {"front": "C", "back": "3"},
-        {"front": "D", "back": "4"},
-    ]
-
-    kept = valid_items(items, Card, limit=2)
-
-    assert [card.front for card in kept] == ["A", "C"]
-
-
 def test_find_list_takes_a_bare_array_a_named_key_or_the_only_list():
     assert find_list([1], "cards") == [1]
     assert find_list({"cards": [2], "other": [3]}, "cards") == [2]
     assert find_list({"deck": [4], "title": "x"}, "cards") == [4]
     assert find_list({"a": [1], "b": [2]}, "cards") == []
     assert find_list(None, "cards") == []
-
-
-def test_the_retry_asks_once_more_strictly_then_accepts():
-    asked = []
-    answers = iter(["Sorry, I cannot.", '{"cards": []} and [{"front": "A", "back": "B"}]'])
-
-    def generate(strict: bool) -> str:
-        asked.append(strict)
-        return next(answers)
-
-    result = with_one_retry(
-        generate, lambda data: valid_items(find_list(data, "cards"), Card) or None
-    )
-
-    assert asked == [False, True]
-    assert result == [Card(front="A", back="B")]
-
-
-def test_the_retry_gives_up_after_the_second_try():
-    asked = []
-
-    def generate(strict: bool) -> str:
-        asked.append(strict)
-        return "still not json"
-
-    with pytest.raises(NoValidJSON):
-        with_one_retry(generate, lambda data: data)
-
-    assert asked == [False, True]

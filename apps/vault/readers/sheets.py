@@ -4,6 +4,7 @@ as batches of rows under their header."""
 import csv
 import datetime
 import io
+from contextlib import closing
 from pathlib import Path
 
 from apps.vault.chunking import MIN_CHARS_STRUCTURED, Unit, row_batches
@@ -47,21 +48,16 @@ def extract_xlsx(path: Path, progress: Progress) -> dict:
     check_office_zip(path, "xlsx")
     import openpyxl
 
-    try:
-        workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except Exception as error:
-        raise ExtractionError(f"The XLSX file could not be read ({short(error)}).") from error
     units: list[Unit] = []
     try:
-        sheets = workbook.worksheets
-        for number, sheet in enumerate(sheets, 1):
-            rows = [line for line in map(row_line, sheet.iter_rows(values_only=True)) if line]
-            units += table_units(rows, section=sheet.title, prefix=f"[Sheet: {sheet.title}]\n")
-            progress({"page": number, "pages": len(sheets)})
+        with closing(openpyxl.load_workbook(path, read_only=True, data_only=True)) as workbook:
+            sheets = workbook.worksheets
+            for number, sheet in enumerate(sheets, 1):
+                rows = [line for line in map(row_line, sheet.iter_rows(values_only=True)) if line]
+                units += table_units(rows, section=sheet.title, prefix=f"[Sheet: {sheet.title}]\n")
+                progress({"page": number, "pages": len(sheets)})
     except Exception as error:
         raise ExtractionError(f"The XLSX file could not be read ({short(error)}).") from error
-    finally:
-        workbook.close()
     return {"units": units, "pages": len(sheets)}
 
 

@@ -10,12 +10,12 @@ from collections.abc import Iterable
 import numpy as np
 from django.db.models.functions import Length
 
+from apps.jobs.lifecycle import send_on_commit
 from apps.llm import gateway
 from apps.vault.chunking import windows
 from apps.vault.models import Chunk
-from apps.vault.search import merging
+from apps.vault.search import merging, reembed
 from apps.vault.search.models import IndexChange, IndexState
-from apps.vault.search.reembed import request_reembed
 from apps.vault.search.snapshot import Snapshot
 from apps.vault.search.store import (
     BATCH,
@@ -50,8 +50,8 @@ def current() -> Snapshot:
             snapshot, switched = _refresh(generation, model.name, int(model.dim))
             snapshot.key = key
             _snapshot = snapshot
-            if switched:
-                request_reembed()
+            if switched:  # re-embedded in the background while searching goes on
+                send_on_commit(reembed.REEMBED_TASK, "the re-embedding of stale chunks")
     return snapshot
 
 
@@ -88,8 +88,8 @@ def _refresh(generation: int, model: str, dim: int) -> tuple[Snapshot, bool]:
         # What the stored index holds needs no journal any more: it never grows past a change.
         IndexChange.objects.filter(generation__lte=state).delete()
         clean(directory, updated)
-    if merging.due(updated):
-        merging.request_merge()
+    if merging.chosen(updated):  # merged in the background while searching goes on
+        send_on_commit(merging.MERGE_TASK, "the merge of index segments")
     return updated, outdated or (stored is not None and since is None)
 
 

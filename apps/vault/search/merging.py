@@ -13,7 +13,6 @@ from pathlib import Path
 
 import numpy as np
 
-from apps.jobs.lifecycle import send_on_commit
 from apps.vault.search import ann
 from apps.vault.search.segment import Segment
 from apps.vault.search.snapshot import Snapshot
@@ -45,15 +44,6 @@ def chosen(snapshot: Snapshot) -> list[str]:
         if live[tier[-1].name] <= TIER * live[tier[0].name]:
             return [s.name for s in tier]
     return []
-
-
-def due(snapshot: Snapshot) -> bool:
-    return bool(chosen(snapshot))
-
-
-def request_merge() -> None:
-    """Ask the worker to merge (once the transaction commits); searching goes on meanwhile."""
-    send_on_commit(MERGE_TASK, "the merge of index segments")
 
 
 def merge(directory: Path | None = None) -> int:

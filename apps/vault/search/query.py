@@ -8,7 +8,6 @@ import numpy as np
 from django.conf import settings
 
 from apps.llm import gateway
-from apps.vault.errors import ScopeError as ScopeError  # search raises it; callers catch it here
 from apps.vault.models import Chunk
 from apps.vault.scope import WHOLE_VAULT, Scope
 from apps.vault.search.live import current

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from django.db import transaction
 from django.db.models.functions import Length
 
-from apps.jobs.lifecycle import send_on_commit
 from apps.llm import gateway
 from apps.vault.chunking import windows
 from apps.vault.embedding import chunk_vectors
@@ -74,9 +73,3 @@ def reembed_stale(batch_size: int = 64) -> int:
 
 # Named, not imported: tasks.py imports this module to run the re-embedding.
 REEMBED_TASK = "apps.vault.tasks.reembed_chunks"
-
-
-def request_reembed() -> None:
-    """Ask the worker to re-embed in the background (once the transaction commits); searching
-    goes on meanwhile."""
-    send_on_commit(REEMBED_TASK, "the re-embedding of stale chunks")

@@ -8,8 +8,6 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-ARRAYS = ("text", "offsets", "hashes", "by_hash", "words", "reversed_words")
-
 
 def term_hash(term: str) -> int:
     """The same 64 bits in every process (Python's `hash` of a str is salted per process)."""

@@ -204,7 +204,7 @@ def held_child(script: str, directory: Path, data: Path) -> subprocess.Popen:
 def test_a_merge_killed_while_writing_loses_nothing_and_never_holds_up_a_search(tmp_path):
     directory = tmp_path / "index"
     before = small_segments(directory)
-    assert merging.due(before)
+    assert merging.chosen(before)
     merger = held_child(MERGE_HELD, directory, tmp_path / "data")
     try:
         assert merger.stdout.readline().strip() == b"writing"  # halfway through its segment
