@@ -104,6 +104,10 @@ class QuizListOut(Schema):
     num_questions: int
     created_at: datetime
 
+    @staticmethod
+    def resolve_num_questions(quiz: Quiz) -> int:
+        return quiz.questions.count()
+
 
 # An option's index, or null for a question left open. How many and which answers fit is
 # Quiz.check_answers's rule, as for the page; the schema shows what any quiz could take.
@@ -193,17 +197,7 @@ def quiz_out(item: Quiz, user) -> dict:
 
 @router.get("/quizzes", response=list[QuizListOut])
 def list_quizzes(request: HttpRequest):
-    return [
-        {
-            "id": item.pk,
-            "status": item.status,
-            "title": item.title,
-            "difficulty": item.difficulty,
-            "num_questions": item.questions.count(),
-            "created_at": item.created_at,
-        }
-        for item in Quiz.objects.visible_to(request.auth).settled()
-    ]
+    return Quiz.objects.visible_to(request.auth).settled()
 
 
 @router.post("/quizzes", response={202: StartedOut, **STARTING_ERRORS})
@@ -351,9 +345,8 @@ def remove_question(request: HttpRequest, quiz_id: Id, position: Position):
 @router.get("/quizzes/{quiz_id}/export", response={200: None, 404: ErrorOut})
 def export_quiz(request: HttpRequest, quiz_id: Id, format: Literal["md", "pdf"] = "md"):
     item = get_visible(Quiz.objects.visible_to, request.auth, pk=quiz_id)
-    if format == "pdf":
-        return HttpResponse(exports.as_pdf(item), content_type="application/pdf")
-    return HttpResponse(exports.as_markdown(item), content_type="text/markdown; charset=utf-8")
+    content_type, make = exports.FORMATS[format]
+    return HttpResponse(make(item), content_type=content_type)
 
 
 @router.get("/quizzes/{quiz_id}/export.{fmt}", response={200: None, 404: ErrorOut})

@@ -93,11 +93,7 @@ def workshop_out(item: Workshop, user) -> dict:
     finished = all(lesson.completed_at for lesson in lessons) and bool(lessons)
     completed_at = item.completed_at if owner else (max(done.values()) if finished else None)
     return {
-        **{
-            f: getattr(item, f)
-            for f in WorkshopOut.model_fields
-            if f not in ("lessons",) and hasattr(item, f)
-        },
+        **{f: getattr(item, f) for f in WorkshopOut.model_fields if hasattr(item, f)},
         "completed_at": completed_at,
         "recap_quiz_id": recap.pk if recap else None,
         "lessons": lessons,
