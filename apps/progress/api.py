@@ -76,6 +76,14 @@ class StudentSummaryOut(Schema):
     quizzes: int
     average_score: float | None
 
+    @staticmethod
+    def resolve_id(row: classroom.StudentFigures) -> int:
+        return row.student.pk
+
+    @staticmethod
+    def resolve_username(row: classroom.StudentFigures) -> str:
+        return row.student.username
+
 
 class MissedQuestionOut(Schema):
     question: str
@@ -183,17 +191,6 @@ def class_summary(request: HttpRequest, class_id: Id | None = None):
         return {"days": classroom.WINDOW_DAYS, "students": [], "missed_questions": []}
     return {
         "days": classroom.WINDOW_DAYS,
-        "students": [
-            {
-                "id": row.student.pk,
-                "username": row.student.username,
-                "study_seconds": row.study_seconds,
-                "sessions": row.sessions,
-                "current_streak": row.current_streak,
-                "quizzes": row.quizzes,
-                "average_score": row.average_score,
-            }
-            for row in classroom.student_figures(school_class)
-        ],
+        "students": classroom.student_figures(school_class),
         "missed_questions": classroom.most_missed_questions(school_class),
     }
