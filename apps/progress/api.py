@@ -9,7 +9,7 @@ from ninja.errors import HttpError
 from apps.accounts.api import ErrorOut, Id, require_teacher
 from apps.classes import reach
 from apps.progress import classroom
-from apps.progress.activity import EARLIEST_DAY, Activity, Day
+from apps.progress.activity import EARLIEST_DAY, Activity
 from apps.progress.badges import progress_for
 
 router = Router(tags=["progress"])
@@ -99,16 +99,6 @@ class ClassSummaryOut(Schema):
     missed_questions: list[MissedQuestionOut]
 
 
-def day_out(day: Day) -> dict:
-    return {
-        "date": day.date,
-        "seconds": day.seconds,
-        "level": day.level,
-        "sessions": day.sessions,
-        "messages": day.messages,
-    }
-
-
 @router.get("/summary", response=SummaryOut)
 def summary(request: HttpRequest):
     activity = Activity(request.auth)
@@ -132,7 +122,7 @@ def heatmap(request: HttpRequest):
         "time_zone": activity.zone.key,
         "first_day": activity.heatmap_first_day,
         "last_day": activity.today,
-        "days": [day_out(day) for day in activity.heatmap_days()],
+        "days": activity.heatmap_days(),
     }
 
 
@@ -165,8 +155,9 @@ def day_detail(request: HttpRequest, day: date):
         raise HttpError(
             404, f"No study figures for {day}: pick a day from {EARLIEST_DAY} to {activity.today}."
         )
+    figures = activity.day(day)
     return {
-        **day_out(activity.day(day)),
+        **{field: getattr(figures, field) for field in DayOut.model_fields},
         "time_zone": activity.zone.key,
         "badges": [
             {

@@ -124,13 +124,7 @@ def deck_out(deck: Deck, user) -> dict:
     for card in cards:
         card.source_changed = card.pk in changed
     return {
-        "id": deck.pk,
-        "status": deck.status,
-        "error": deck.error,
-        "title": deck.title,
-        "created_at": deck.created_at,
-        "category_ids": deck.category_ids,
-        "document_ids": deck.document_ids,
+        **{f: getattr(deck, f) for f in DeckOut.model_fields if hasattr(deck, f)},
         "card_count": len(cards),
         "mastered_count": sum(card.mastered for card in cards),
         "due_count": sum(card.due_at <= now for card in cards),
