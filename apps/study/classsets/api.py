@@ -277,14 +277,11 @@ def results_out(report: results.Results, user) -> dict:
                 **figures_out(row),
                 "username": row.student.username,
                 "name": row.student.get_full_name(),
-                "attempts": [vars(a) for a in attempts.get(row.student.pk, [])],
+                "attempts": attempts.get(row.student.pk, []),
             }
             for row in report.students
         ],
-        "questions": [
-            {**vars(q), "options": [vars(o) for o in q.options]}
-            for q in (report.quiz.questions if report.quiz else [])
-        ],
+        "questions": report.quiz.questions if report.quiz else [],
         "most_missed": report.most_missed or [],
     }
 

@@ -25,7 +25,6 @@ from apps.study.schemas import (
     ScopeIn,
     StartedOut,
     checked_by_the_rule,
-    started,
 )
 
 router = Router(tags=["study"])
@@ -162,7 +161,7 @@ def create_deck(request: HttpRequest, payload: DeckIn, key: IdempotencyKey = "")
         method=payload.method,
         title=payload.title.strip(),
     )
-    return started(deck)
+    return Status(202, deck)
 
 
 @router.get("/decks/due", response=list[CardOut])

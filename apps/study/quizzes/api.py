@@ -25,7 +25,6 @@ from apps.study.schemas import (
     ScopeIn,
     StartedOut,
     checked_by_the_rule,
-    started,
 )
 
 router = Router(tags=["study"])
@@ -216,7 +215,7 @@ def create_quiz(request: HttpRequest, payload: QuizIn, key: IdempotencyKey = "")
         scope=payload.scope,
         method=payload.method,
     )
-    return started(quiz)
+    return Status(202, quiz)
 
 
 # Declared before /quizzes/{quiz_id}, which would take "import" for an id.
@@ -239,10 +238,7 @@ def import_quiz(request: HttpRequest, file: File[UploadedFile]):
     skipped. A file with none is a 400, and nothing is kept."""
     ratelimits.check(request, "RATE_LIMIT_UPLOADS", "uploads")
     quiz, skipped = bank_import.import_quiz(request.auth, file)
-    return Status(
-        201,
-        {"id": quiz.pk, "imported": quiz.questions.count(), "skipped": [vars(s) for s in skipped]},
-    )
+    return Status(201, {"id": quiz.pk, "imported": quiz.questions.count(), "skipped": skipped})
 
 
 @router.get("/quizzes/{quiz_id}", response={200: QuizOut, 404: ErrorOut})

@@ -20,7 +20,6 @@ from apps.study.schemas import (
     RefreshOut,
     ScopeIn,
     StartedOut,
-    started,
 )
 from apps.study.workshops import exports, generation
 from apps.study.workshops.models import Lesson, LessonCompletion, Workshop
@@ -122,7 +121,7 @@ def create_workshop(request: HttpRequest, payload: WorkshopIn, key: IdempotencyK
         scope=payload.scope,
         method=payload.method,
     )
-    return started(workshop)
+    return Status(202, workshop)
 
 
 @router.get("/workshops/{workshop_id}", response={200: WorkshopOut, 404: ErrorOut})
