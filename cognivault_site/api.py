@@ -10,7 +10,7 @@ from ninja import NinjaAPI, Schema
 from ninja.errors import HttpError, ValidationError
 from ninja.parser import Parser
 
-from apps.accounts.api import BearerToken, BrowserSession, ErrorOut
+from apps.accounts.api import BearerToken, BrowserSession
 from apps.accounts.api import router as accounts_router
 from apps.accounts.ratelimits import RateLimited
 from apps.chat.api import router as chat_router
@@ -154,10 +154,7 @@ class CogniVaultAPI(NinjaAPI):
                     operation["responses"].setdefault(
                         status, {"description": SHARED_ERRORS[status], "content": error}
                     )
-        components = schema["components"].setdefault("schemas", {})
-        if "ErrorOut" not in components:  # no route lists an error of its own
-            definition = ErrorOut.model_json_schema(ref_template="#/components/schemas/{model}")
-            components.update(definition.pop("$defs", {}), ErrorOut=definition)
+        components = schema["components"]["schemas"]
         requests = [
             [operation.get("parameters", []), operation.get("requestBody", {})]
             for path in schema["paths"].values()

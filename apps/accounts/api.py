@@ -85,9 +85,6 @@ def require_teacher(request: HttpRequest, refusal: str) -> User:
     return request.auth
 
 
-ONLY_THE_ADMIN = "Only the admin adds teachers."
-
-
 class TokenIn(Schema):
     username: str
     password: str
@@ -147,7 +144,7 @@ class TeacherCredentialOut(Schema):
 def create_teachers(request: HttpRequest, payload: TeachersIn):
     """Teachers' accounts, made by the admin; their passwords work at once."""
     if not request.auth.is_admin:
-        raise HttpError(403, ONLY_THE_ADMIN)
+        raise HttpError(403, "Only the admin adds teachers.")
     made = User.objects.create_teachers([name.strip() for name in payload.usernames])
     return Status(
         201, [{"username": user.username, "password": password} for user, password in made]

@@ -24,7 +24,6 @@ ONLY_TEACHERS = "Only teachers manage classes and student accounts."
 
 ClassName = Annotated[Said, said(MAX_CLASS_NAME)]
 StudentName = Annotated[Said, said(MAX_NAME_LENGTH)]
-Usernames = Field(..., min_length=1, max_length=MAX_STUDENTS_PER_REQUEST)
 
 
 class ClassIn(Schema):
@@ -40,15 +39,14 @@ class ClassOut(Schema):
     student_count: int
 
 
-class StudentsIn(Schema):
-    usernames: list[StudentName] = Usernames
+class ClassStudentsIn(Schema):
+    usernames: list[StudentName] = Field(..., min_length=1, max_length=MAX_STUDENTS_PER_REQUEST)
+
+
+class StudentsIn(ClassStudentsIn):
     class_id: Id | None = Field(
         None, description="The class they join; optional while the teacher has one class."
     )
-
-
-class ClassStudentsIn(Schema):
-    usernames: list[StudentName] = Usernames
 
 
 class EnrolmentsOut(Schema):

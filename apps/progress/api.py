@@ -9,7 +9,7 @@ from ninja.errors import HttpError
 from apps.accounts.api import ErrorOut, Id, require_teacher
 from apps.classes import reach
 from apps.progress import classroom
-from apps.progress.activity import EARLIEST_DAY, Activity, Day
+from apps.progress.activity import EARLIEST_DAY, Activity
 from apps.progress.badges import progress_for
 
 router = Router(tags=["progress"])
@@ -76,6 +76,14 @@ class StudentSummaryOut(Schema):
     quizzes: int
     average_score: float | None
 
+    @staticmethod
+    def resolve_id(row: classroom.StudentFigures) -> int:
+        return row.student.pk
+
+    @staticmethod
+    def resolve_username(row: classroom.StudentFigures) -> str:
+        return row.student.username
+
 
 class MissedQuestionOut(Schema):
     question: str
@@ -89,16 +97,6 @@ class ClassSummaryOut(Schema):
     days: int
     students: list[StudentSummaryOut]
     missed_questions: list[MissedQuestionOut]
-
-
-def day_out(day: Day) -> dict:
-    return {
-        "date": day.date,
-        "seconds": day.seconds,
-        "level": day.level,
-        "sessions": day.sessions,
-        "messages": day.messages,
-    }
 
 
 @router.get("/summary", response=SummaryOut)
@@ -124,7 +122,7 @@ def heatmap(request: HttpRequest):
         "time_zone": activity.zone.key,
         "first_day": activity.heatmap_first_day,
         "last_day": activity.today,
-        "days": [day_out(day) for day in activity.heatmap_days()],
+        "days": activity.heatmap_days(),
     }
 
 
@@ -157,8 +155,9 @@ def day_detail(request: HttpRequest, day: date):
         raise HttpError(
             404, f"No study figures for {day}: pick a day from {EARLIEST_DAY} to {activity.today}."
         )
+    figures = activity.day(day)
     return {
-        **day_out(activity.day(day)),
+        **{field: getattr(figures, field) for field in DayOut.model_fields},
         "time_zone": activity.zone.key,
         "badges": [
             {
@@ -183,17 +182,6 @@ def class_summary(request: HttpRequest, class_id: Id | None = None):
         return {"days": classroom.WINDOW_DAYS, "students": [], "missed_questions": []}
     return {
         "days": classroom.WINDOW_DAYS,
-        "students": [
-            {
-                "id": row.student.pk,
-                "username": row.student.username,
-                "study_seconds": row.study_seconds,
-                "sessions": row.sessions,
-                "current_streak": row.current_streak,
-                "quizzes": row.quizzes,
-                "average_score": row.average_score,
-            }
-            for row in classroom.student_figures(school_class)
-        ],
+        "students": classroom.student_figures(school_class),
         "missed_questions": classroom.most_missed_questions(school_class),
     }

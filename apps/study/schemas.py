@@ -3,7 +3,7 @@ generation fails."""
 
 from typing import Annotated, Any, Literal
 
-from ninja import Field, Header, Schema, Status
+from ninja import Field, Header, Schema
 
 from apps.accounts.api import ErrorOut, Id
 from apps.study import generator
@@ -39,11 +39,6 @@ class StartedOut(Schema):
 
     id: Id
     status: GenerationStatus
-
-
-def started(item) -> Status:
-    """202 {id, status}: the item is being made (or, for a repeated key, as it is now)."""
-    return Status(202, {"id": item.pk, "status": item.status})
 
 
 def checked_by_the_rule(**constraints: Any) -> Any:

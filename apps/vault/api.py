@@ -16,7 +16,7 @@ from ninja.files import UploadedFile
 from apps.accounts import ratelimits
 from apps.accounts.api import NOT_BLANK, ErrorOut, Id, require_teacher, said
 from apps.vault import imports, ingestion, selftest
-from apps.vault.models import Category, Document, IngestRun
+from apps.vault.models import Category, Document, IngestRun, SelfTestDocument
 from apps.vault.reading.api import router as reading_router
 from apps.vault.scope import Scope
 from apps.vault.search.query import search as search_chunks
@@ -100,6 +100,18 @@ class RunOut(Schema):
     elapsed_seconds: float | None
 
 
+# What storing a file or a web page answers: 201 a new document or version, 200 the same file
+# again; 404 an unknown category, 413 over the storage quota, 429 past the rate limit.
+STORED = {
+    201: DocumentOut,
+    200: DocumentOut,
+    404: ErrorOut,
+    413: ErrorOut,
+    422: ErrorOut,
+    429: ErrorOut,
+}
+
+
 def category_or_404(category_id: Id | None) -> Category | None:
     if category_id is None:
         return None
@@ -139,17 +151,7 @@ def list_documents(request: HttpRequest):
     return Document.objects.visible_to(request.auth)
 
 
-@router.post(
-    "/documents",
-    response={
-        201: DocumentOut,
-        200: DocumentOut,
-        404: ErrorOut,
-        413: ErrorOut,  # over the storage quota
-        422: ErrorOut,
-        429: ErrorOut,  # past the rate limit
-    },
-)
+@router.post("/documents", response=STORED)
 def upload_document(
     request: HttpRequest,
     file: File[UploadedFile],
@@ -193,17 +195,7 @@ def reingest_document(request: HttpRequest, document_id: Id):
     return Status(202, {"run_id": run.pk})
 
 
-@router.post(
-    "/urls",
-    response={
-        201: DocumentOut,
-        200: DocumentOut,
-        404: ErrorOut,
-        413: ErrorOut,  # over the storage quota
-        422: ErrorOut,
-        429: ErrorOut,  # past the rate limit
-    },
-)
+@router.post("/urls", response=STORED)
 def import_url(request: HttpRequest, payload: UrlIn):
     """Fetch a public web page (behind the SSRF guard), keep it as an HTML document and start
     its ingestion."""
@@ -229,26 +221,8 @@ def start_ingestion(request: HttpRequest, payload: IngestIn = NO_BODY):
 
 @router.get("/ingest/{run_id}", response={200: RunOut, 404: ErrorOut})
 def get_ingestion(request: HttpRequest, run_id: Id):
-    run = get_object_or_404(IngestRun.objects.visible_to(request.auth), pk=run_id)
-    return {
-        "id": run.pk,
-        "status": run.status,
-        "steps": [
-            {
-                "name": step.name,
-                "status": step.status,
-                "done": step.done,
-                "total": step.total,
-                "detail": step.detail,
-                "elapsed_seconds": step.elapsed_seconds(),
-            }
-            for step in run.steps.all()
-        ],
-        "error": run.error,
-        "created_at": run.created_at,
-        "finished_at": run.finished_at,
-        "elapsed_seconds": run.elapsed_seconds(),
-    }
+    # ninja reads the run's steps and calls its and their elapsed_seconds().
+    return get_object_or_404(IngestRun.objects.visible_to(request.auth), pk=run_id)
 
 
 # --- Search (retrieval) -----------------------------------------------------------------------
@@ -312,6 +286,14 @@ class SelfTestDocumentOut(Schema):
     mrr: float
     tested_at: datetime
 
+    @staticmethod
+    def resolve_filename(row: SelfTestDocument) -> str:
+        return row.document.filename
+
+    @staticmethod
+    def resolve_tested_at(row: SelfTestDocument) -> datetime:
+        return row.selftest.created_at
+
 
 class SelfTestOut(Schema):
     runs: list[SelfTestRunOut]
@@ -322,15 +304,7 @@ class SelfTestOut(Schema):
 def get_selftest(request: HttpRequest):
     """Search self-test figures: the last runs (oldest first) and each document's newest
     figures, worst first. Teachers see the class vault's, students their own documents'."""
-    documents = [
-        {
-            "document_id": row.document_id,
-            "filename": row.document.filename,
-            "questions": row.questions,
-            "recall_at_7": row.recall_at_7,
-            "mrr": row.mrr,
-            "tested_at": row.selftest.created_at,
-        }
-        for row in selftest.latest_by_document(request.auth)
-    ]
-    return {"runs": selftest.trend(request.auth), "documents": documents}
+    return {
+        "runs": selftest.trend(request.auth),
+        "documents": selftest.latest_by_document(request.auth),
+    }

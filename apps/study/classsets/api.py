@@ -16,6 +16,7 @@ from apps.study import kinds, starting
 from apps.study.classsets import gradebooks, results
 from apps.study.classsets.models import MAX_ATTEMPTS, ClassSet
 from apps.study.ownership import get_visible, is_student
+from apps.vault.models import Chunk
 
 router = Router(tags=["study"])
 
@@ -159,6 +160,14 @@ class PassageOut(Schema):
     page: int | None
     text: str
 
+    @staticmethod
+    def resolve_chunk_id(chunk: Chunk) -> int:
+        return chunk.pk
+
+    @staticmethod
+    def resolve_filename(chunk: Chunk) -> str:
+        return chunk.document.filename
+
 
 class MissedOut(Schema):
     item_id: Id  # the question's or card's id
@@ -177,15 +186,8 @@ class ResultsOut(Schema):
 
 
 def figures_out(figures: kinds.Figures) -> dict:
-    return {
-        "started": figures.started,
-        "finished": figures.finished,
-        "score": figures.score,
-        "detail": figures.detail,
-        "old_version": figures.old_version,
-        "last_activity": figures.last_activity,
-        "review_days": [{"day": day, "reviews": count} for day, count in figures.review_days],
-    }
+    days = [{"day": day, "reviews": count} for day, count in figures.review_days]
+    return {**vars(figures), "review_days": days}
 
 
 def quiz_policy_out(class_set: ClassSet, user) -> dict:
@@ -275,33 +277,12 @@ def results_out(report: results.Results, user) -> dict:
                 **figures_out(row),
                 "username": row.student.username,
                 "name": row.student.get_full_name(),
-                "attempts": [vars(a) for a in attempts.get(row.student.pk, [])],
+                "attempts": attempts.get(row.student.pk, []),
             }
             for row in report.students
         ],
-        "questions": [
-            {**vars(q), "options": [vars(o) for o in q.options]}
-            for q in (report.quiz.questions if report.quiz else [])
-        ],
-        "most_missed": [
-            {
-                "item_id": missed.item_id,
-                "position": missed.position,
-                "text": missed.text,
-                "misses": missed.misses,
-                "students": missed.students,
-                "passage": None
-                if missed.passage is None
-                else {
-                    "chunk_id": missed.passage.pk,
-                    "document_id": missed.passage.document_id,
-                    "filename": missed.passage.document.filename,
-                    "page": missed.passage.page,
-                    "text": missed.passage.text,
-                },
-            }
-            for missed in report.most_missed or []
-        ],
+        "questions": report.quiz.questions if report.quiz else [],
+        "most_missed": report.most_missed or [],
     }
 
 

@@ -25,7 +25,6 @@ from apps.study.schemas import (
     ScopeIn,
     StartedOut,
     checked_by_the_rule,
-    started,
 )
 
 router = Router(tags=["study"])
@@ -124,13 +123,7 @@ def deck_out(deck: Deck, user) -> dict:
     for card in cards:
         card.source_changed = card.pk in changed
     return {
-        "id": deck.pk,
-        "status": deck.status,
-        "error": deck.error,
-        "title": deck.title,
-        "created_at": deck.created_at,
-        "category_ids": deck.category_ids,
-        "document_ids": deck.document_ids,
+        **{f: getattr(deck, f) for f in DeckOut.model_fields if hasattr(deck, f)},
         "card_count": len(cards),
         "mastered_count": sum(card.mastered for card in cards),
         "due_count": sum(card.due_at <= now for card in cards),
@@ -140,19 +133,7 @@ def deck_out(deck: Deck, user) -> dict:
 
 @router.get("/decks", response=list[DeckSummaryOut])
 def list_decks(request: HttpRequest):
-    return [
-        {
-            "id": d.pk,
-            "status": d.status,
-            "error": d.error,
-            "title": d.title,
-            "created_at": d.created_at,
-            "card_count": d.card_count,
-            "mastered_count": d.mastered_count,
-            "due_count": d.due_count,
-        }
-        for d in Deck.objects.visible_to(request.auth).settled().with_counts(timezone.now())
-    ]
+    return Deck.objects.visible_to(request.auth).settled().with_counts(timezone.now())
 
 
 @router.post("/decks", response={201: DeckOut, 202: StartedOut, 422: ErrorOut, **STARTING_ERRORS})
@@ -180,7 +161,7 @@ def create_deck(request: HttpRequest, payload: DeckIn, key: IdempotencyKey = "")
         method=payload.method,
         title=payload.title.strip(),
     )
-    return started(deck)
+    return Status(202, deck)
 
 
 @router.get("/decks/due", response=list[CardOut])

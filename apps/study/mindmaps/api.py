@@ -23,7 +23,6 @@ from apps.study.schemas import (
     ScopeIn,
     StartedOut,
     checked_by_the_rule,
-    started,
 )
 
 router = Router(tags=["study"])
@@ -126,7 +125,7 @@ def create_mindmap(request: HttpRequest, payload: MindmapIn, key: IdempotencyKey
         title=title,
         method=payload.method,
     )
-    return started(mindmap)
+    return Status(202, mindmap)
 
 
 # Before /mindmaps/{mindmap_id}, which would otherwise take "7.svg" as the id. Plain

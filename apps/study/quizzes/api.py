@@ -25,7 +25,6 @@ from apps.study.schemas import (
     ScopeIn,
     StartedOut,
     checked_by_the_rule,
-    started,
 )
 
 router = Router(tags=["study"])
@@ -103,6 +102,10 @@ class QuizListOut(Schema):
     difficulty: Level
     num_questions: int
     created_at: datetime
+
+    @staticmethod
+    def resolve_num_questions(quiz: Quiz) -> int:
+        return quiz.questions.count()
 
 
 # An option's index, or null for a question left open. How many and which answers fit is
@@ -193,17 +196,7 @@ def quiz_out(item: Quiz, user) -> dict:
 
 @router.get("/quizzes", response=list[QuizListOut])
 def list_quizzes(request: HttpRequest):
-    return [
-        {
-            "id": item.pk,
-            "status": item.status,
-            "title": item.title,
-            "difficulty": item.difficulty,
-            "num_questions": item.questions.count(),
-            "created_at": item.created_at,
-        }
-        for item in Quiz.objects.visible_to(request.auth).settled()
-    ]
+    return Quiz.objects.visible_to(request.auth).settled()
 
 
 @router.post("/quizzes", response={202: StartedOut, **STARTING_ERRORS})
@@ -222,7 +215,7 @@ def create_quiz(request: HttpRequest, payload: QuizIn, key: IdempotencyKey = "")
         scope=payload.scope,
         method=payload.method,
     )
-    return started(quiz)
+    return Status(202, quiz)
 
 
 # Declared before /quizzes/{quiz_id}, which would take "import" for an id.
@@ -245,10 +238,7 @@ def import_quiz(request: HttpRequest, file: File[UploadedFile]):
     skipped. A file with none is a 400, and nothing is kept."""
     ratelimits.check(request, "RATE_LIMIT_UPLOADS", "uploads")
     quiz, skipped = bank_import.import_quiz(request.auth, file)
-    return Status(
-        201,
-        {"id": quiz.pk, "imported": quiz.questions.count(), "skipped": [vars(s) for s in skipped]},
-    )
+    return Status(201, {"id": quiz.pk, "imported": quiz.questions.count(), "skipped": skipped})
 
 
 @router.get("/quizzes/{quiz_id}", response={200: QuizOut, 404: ErrorOut})
@@ -351,9 +341,8 @@ def remove_question(request: HttpRequest, quiz_id: Id, position: Position):
 @router.get("/quizzes/{quiz_id}/export", response={200: None, 404: ErrorOut})
 def export_quiz(request: HttpRequest, quiz_id: Id, format: Literal["md", "pdf"] = "md"):
     item = get_visible(Quiz.objects.visible_to, request.auth, pk=quiz_id)
-    if format == "pdf":
-        return HttpResponse(exports.as_pdf(item), content_type="application/pdf")
-    return HttpResponse(exports.as_markdown(item), content_type="text/markdown; charset=utf-8")
+    content_type, make = exports.FORMATS[format]
+    return HttpResponse(make(item), content_type=content_type)
 
 
 @router.get("/quizzes/{quiz_id}/export.{fmt}", response={200: None, 404: ErrorOut})

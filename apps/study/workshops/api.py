@@ -20,7 +20,6 @@ from apps.study.schemas import (
     RefreshOut,
     ScopeIn,
     StartedOut,
-    started,
 )
 from apps.study.workshops import exports, generation
 from apps.study.workshops.models import Lesson, LessonCompletion, Workshop
@@ -93,11 +92,7 @@ def workshop_out(item: Workshop, user) -> dict:
     finished = all(lesson.completed_at for lesson in lessons) and bool(lessons)
     completed_at = item.completed_at if owner else (max(done.values()) if finished else None)
     return {
-        **{
-            f: getattr(item, f)
-            for f in WorkshopOut.model_fields
-            if f not in ("lessons",) and hasattr(item, f)
-        },
+        **{f: getattr(item, f) for f in WorkshopOut.model_fields if hasattr(item, f)},
         "completed_at": completed_at,
         "recap_quiz_id": recap.pk if recap else None,
         "lessons": lessons,
@@ -126,7 +121,7 @@ def create_workshop(request: HttpRequest, payload: WorkshopIn, key: IdempotencyK
         scope=payload.scope,
         method=payload.method,
     )
-    return started(workshop)
+    return Status(202, workshop)
 
 
 @router.get("/workshops/{workshop_id}", response={200: WorkshopOut, 404: ErrorOut})
