@@ -172,11 +172,6 @@ def handed_out() -> list[Kind]:
     return [kind for kind in every() if kind.handed_out]
 
 
-def with_tabs() -> list[Kind]:
-    """The kinds with a tab of their own in the Study Hub, from the left."""
-    return [kind for kind in every() if kind.tab]
-
-
 def citing() -> list[Kind]:
     """The kinds whose parts cite a source, for the stale counts."""
     return [kind for kind in every() if kind.cited]
