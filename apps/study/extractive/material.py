@@ -14,6 +14,16 @@ def passages(user, scope: generator.Scope, count: int) -> list[retrieval.Source]
     return retrieval.retrieve(user, scope, limit=max(retrieval.MAX_CHUNKS, 3 * count))
 
 
+def more_passages(user, scope: generator.Scope, sources, count: int) -> list[retrieval.Source]:
+    """`sources` (a model's excerpts) and, when they are fewer than three per item asked, more
+    of the scope's passages to cut the rest from."""
+    found = list(sources)
+    if len(found) < 3 * count:
+        seen = {source.chunk_id for source in found}
+        found += [source for source in passages(user, scope, count) if source.chunk_id not in seen]
+    return found
+
+
 def vocabulary(user, scope: generator.Scope, sources: list[retrieval.Source]) -> Vocabulary:
     """Key terms of the scope: the passages plus an even sample of its other chunks."""
     texts = {source.chunk_id: source.text for source in sources}
