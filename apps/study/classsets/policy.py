@@ -116,16 +116,6 @@ class QuizPolicy:
             return self.closed_at is not None and now >= self.closed_at
         return False
 
-    def answer_key_visible(self, now: datetime) -> bool:
-        """The one rule for the correct answers and explanations of a submitted attempt, and
-        for the passages its questions were cut from (which hold the answers)."""
-        return self.shown(self.reveal, now)
-
-    def marks_visible(self, now: datetime) -> bool:
-        """The one rule for an attempt's score: how many answers were right (which ones is the
-        answer key's)."""
-        return self.shown(self.marks, now)
-
     def when_shown(self, moment: str, what: str, now: datetime) -> str:
         """For the student: when `what` ("Your marks", "The correct answers") shows."""
         if moment == Reveal.AFTER_ATTEMPT and not self.released:
