@@ -3,7 +3,7 @@
 from apps.llm import jsonparse, prompts
 from apps.progress import tracking
 from apps.study import generator, retrieval, starting
-from apps.study.errors import MindmapError, NothingValid, StudyError
+from apps.study.errors import MindmapError, NothingValid
 from apps.study.extractive import outline, structure
 from apps.study.mindmaps.models import Mindmap
 from apps.study.mindmaps.tree import (
@@ -92,20 +92,6 @@ def fill_mindmap(mindmap: Mindmap) -> list:
     tree = clean_tree(tree)
     mindmap.mark_ready(tree=tree, title=(title or tree["title"])[:200], model_label=label)
     return tracking.record_mindmap_created(user)
-
-
-def generate(
-    user, scope: generator.Scope, title: str = "", method: str | None = None
-) -> tuple[Mindmap, list]:
-    """Start and draw a mindmap here and now; nothing is kept when it fails. (the mindmap,
-    badges just earned)."""
-    mindmap, _ = start_mindmap(user, scope, title, method)
-    try:
-        badges = fill_mindmap(mindmap)
-    except StudyError:
-        mindmap.delete()
-        raise
-    return mindmap, badges
 
 
 TEXT_LABEL = f"{generator.EXTRACTIVE} · the documents' structure"
