@@ -2,6 +2,8 @@
 scope to weigh key terms in."""
 
 from apps.study import generator, retrieval
+from apps.study.extractive import outline
+from apps.study.sources import scope_title
 from apps.vault.keyterms import Vocabulary
 
 # Chunks sampled (evenly, so the result is the same every time) to weigh terms within the
@@ -33,3 +35,16 @@ def vocabulary(user, scope: generator.Scope, sources: list[retrieval.Source]) ->
     sample = {ids[int(i * step)] for i in range(min(STATISTICS_SAMPLE, len(ids)))} - texts.keys()
     texts.update(chunks.filter(pk__in=sample).values_list("pk", "text"))
     return Vocabulary(texts)
+
+
+def outlined(user, scope: generator.Scope) -> tuple[list[tuple], str]:
+    """(document, its rows) of each of the scope's documents with rows, by name, and what to
+    call them: the one document's name, else the scope's title (EmptyScope: nothing to read)."""
+    retrieval.retrieve(user, scope, limit=1)  # raises EmptyScope with the reason
+    documents = []
+    for document in scope.documents(user).order_by("filename", "pk"):
+        rows = outline.rows_of(document)
+        if rows:
+            documents.append((document, rows))
+    name = documents[0][0].filename if len(documents) == 1 else scope_title(user, scope)
+    return documents, name

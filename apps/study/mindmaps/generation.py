@@ -4,7 +4,7 @@ from apps.llm import jsonparse, prompts
 from apps.progress import tracking
 from apps.study import generator, retrieval, starting
 from apps.study.errors import MindmapError, NothingValid
-from apps.study.extractive import outline, structure
+from apps.study.extractive import material, structure
 from apps.study.mindmaps.models import Mindmap
 from apps.study.mindmaps.tree import (
     MAX_CHILDREN,
@@ -99,11 +99,5 @@ TEXT_LABEL = f"{generator.EXTRACTIVE} · the documents' structure"
 
 def from_structure(user, scope: generator.Scope, title: str = "") -> dict:
     """The scope's documents as one tree: their outlines, or the concepts their chunks share."""
-    retrieval.retrieve(user, scope, limit=1)  # raises EmptyScope with the reason
-    documents = []
-    for document in scope.documents(user).order_by("filename", "pk"):
-        rows = outline.rows_of(document)
-        if rows:
-            documents.append((document, rows))
-    name = documents[0][0].filename if len(documents) == 1 else scope_title(user, scope)
+    documents, name = material.outlined(user, scope)
     return structure.mindmap(clean_text(title or name, MAX_TITLE), documents)

@@ -14,7 +14,7 @@ from apps.progress import tracking
 from apps.study import generator, parsing, retrieval, starting
 from apps.study.errors import InvalidInput, Superseded, WorkshopNotDone
 from apps.study.extractive import lessons as extractive_lessons
-from apps.study.extractive import outline
+from apps.study.extractive import material
 from apps.study.generation_job import INTERRUPTED
 from apps.study.quizzes.generation import create_quiz
 from apps.study.quizzes.models import Quiz
@@ -165,12 +165,7 @@ def from_structure(workshop: Workshop, label: str = TEXT_LABEL) -> None:
 def cut_lessons(user, scope: generator.Scope, count: int) -> tuple[list[dict], int, str]:
     """Up to `count` lessons cut from the scope's documents, as the fields of written,
     extractive Lesson rows; with how many documents they follow and a title for them."""
-    retrieval.retrieve(user, scope, limit=1)  # raises EmptyScope with the reason
-    documents = []
-    for document in scope.documents(user).order_by("filename", "pk"):
-        rows = outline.rows_of(document)
-        if rows:
-            documents.append((document, rows))
+    documents, title = material.outlined(user, scope)
     now = timezone.now()
     lessons = [
         {
@@ -184,7 +179,6 @@ def cut_lessons(user, scope: generator.Scope, count: int) -> tuple[list[dict], i
         }
         for cut in extractive_lessons.cut(documents, count)
     ]
-    title = documents[0][0].filename if len(documents) == 1 else scope_title(user, scope)
     return lessons, len(documents), title
 
 
