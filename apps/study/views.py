@@ -2,7 +2,6 @@
 an item a worker is making."""
 
 from collections.abc import Callable
-from typing import TypeVar
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -16,7 +15,6 @@ from apps.study import kinds, stale, tasks
 from apps.study.generation_job import FAILED, READY
 from apps.vault.models import Document
 
-T = TypeVar("T")
 MARKDOWN = "text/markdown; charset=utf-8"
 
 
@@ -36,7 +34,7 @@ def study_tab(request: HttpRequest, template: str, context: dict, status: int) -
 
 
 def download(
-    thing: T, fmt: str, formats: dict[str, tuple[str, Callable]], name: str
+    thing: object, fmt: str, formats: dict[str, tuple[str, Callable]], name: str
 ) -> HttpResponse:
     """`thing` made into `fmt` (only that one) as a download; an unknown format is a 404."""
     if fmt not in formats:
