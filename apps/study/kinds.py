@@ -123,9 +123,6 @@ class Kind:
     def url(self, item) -> str:
         return reverse(self.detail_url, args=[item.pk])
 
-    def refreshed_page(self, item) -> str:
-        return reverse(self.refreshed_url) if self.refreshed_url else self.url(item)
-
 
 KINDS: dict[str, Kind] = {}
 

@@ -68,7 +68,7 @@ def stale_refresh(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
         request,
         f"Refreshed {refreshed} item{'s' if refreshed != 1 else ''} from their changed sources.",
     )
-    return redirect(made.refreshed_page(item))
+    return redirect(made.refreshed_url or made.url(item))
 
 
 def own_generated(request: HttpRequest, kind: str, pk: int):
