@@ -47,10 +47,6 @@ class MindmapError(InvalidInput):
     """A tree we cannot draw, or a change a mindmap cannot take."""
 
 
-class NoSuchNode(MindmapError):
-    pass
-
-
 class ImportRefused(StudyError):
     """A file from another tool that cannot be taken (too large, damaged, hostile, nothing in it
     that can be asked here); nothing of it is kept."""

@@ -66,7 +66,6 @@ class Result(Generic[M]):
     sources: list[Source]
     backend: str = ""
     model: str = ""
-    received: int = 0  # items in the answer before validation
     chunk_ids: list[int] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -178,4 +177,4 @@ def generate_items(
         raise NothingValid(
             "The model's answer held nothing usable. Try again, or pick a narrower scope."
         )
-    return Result(items, list(sources), answer.backend, answer.model, received)
+    return Result(items, list(sources), answer.backend, answer.model)

@@ -123,9 +123,6 @@ class Kind:
     def url(self, item) -> str:
         return reverse(self.detail_url, args=[item.pk])
 
-    def refreshed_page(self, item) -> str:
-        return reverse(self.refreshed_url) if self.refreshed_url else self.url(item)
-
 
 KINDS: dict[str, Kind] = {}
 
@@ -170,11 +167,6 @@ def of_model(model: type) -> Kind:
 def handed_out() -> list[Kind]:
     """The kinds a teacher hands out to the class."""
     return [kind for kind in every() if kind.handed_out]
-
-
-def with_tabs() -> list[Kind]:
-    """The kinds with a tab of their own in the Study Hub, from the left."""
-    return [kind for kind in every() if kind.tab]
 
 
 def citing() -> list[Kind]:

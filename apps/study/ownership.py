@@ -36,23 +36,21 @@ def is_student(user) -> bool:
     return user.is_authenticated and not user.is_staff and not user.is_superuser
 
 
-class OwnedQuerySet(models.QuerySet):
+class ReadableQuerySet(models.QuerySet):
+    """Study material its owner reaches, and a student reads once a teacher handed it out to
+    the class."""
+
     # The lookup from a row to the person it belongs to; a card belongs to its deck's owner.
     owner_lookup = "owner"
+    # The lookup from a row to the item a class set names: "" for the row itself; a card
+    # goes with its deck.
+    item_lookup = ""
 
     def visible_to(self, user):
         """Only the owner ever reaches study material: no one else, and no anonymous visitor."""
         if not user.is_authenticated:
             return self.none()
         return self.filter(**{self.owner_lookup: user})
-
-
-class ReadableQuerySet(OwnedQuerySet):
-    """Study material a student reads once a teacher handed it out to the class."""
-
-    # The lookup from a row to the item a class set names: "" for the row itself; a card
-    # goes with its deck.
-    item_lookup = ""
 
     def readable_by(self, user):
         """The owner's rows and, for a student, the ready rows handed out to the class. Another

@@ -108,6 +108,11 @@ def _search(user, scope: Scope, query: str, limit: int) -> list[Source]:
         # clearly if the model is really down.
         log.warning("search for study material failed, spreading chunks instead: %s", error)
         return []
+    return hit_sources(hits)
+
+
+def hit_sources(hits) -> list[Source]:
+    """Search hits as excerpts, in their order."""
     return [
         Source(hit.chunk_id, hit.document_id, hit.filename, hit.page, hit.section or "", hit.text)
         for hit in hits

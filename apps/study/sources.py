@@ -1,6 +1,8 @@
 """The vault material a study item is built from: the excerpts a generated question, lesson or
 card came from, and what its scope is called."""
 
+from collections.abc import Iterable
+
 from apps.study import generator, retrieval
 from apps.vault.models import Chunk, Document
 
@@ -24,7 +26,7 @@ def first_source(user, chunk_ids: list) -> Chunk | None:
     return next(iter(sources_for(user, [pk for pk in chunk_ids if isinstance(pk, int)])), None)
 
 
-def as_prompt_sources(chunks: list[Chunk]) -> list[retrieval.Source]:
+def as_prompt_sources(chunks: Iterable[Chunk]) -> list[retrieval.Source]:
     """Chunks as the generator shows them to the model again (a lesson, a recap quiz)."""
     return [
         retrieval.Source(c.pk, c.document_id, c.document.filename, c.page, c.section, c.text)

@@ -16,9 +16,7 @@ from django.db.models import F
 
 from apps.llm import gateway
 from apps.study import generator, kinds, retrieval
-from apps.study.extractive import material
 from apps.vault.errors import ScopeError
-from apps.vault.keyterms import Vocabulary
 from apps.vault.models import Chunk
 from apps.vault.search.query import search as search_chunks
 
@@ -33,11 +31,6 @@ def current(chunk_ids: Iterable[int]):
 
 def live(chunk_ids: Iterable[int]) -> set[int]:
     return set(current(chunk_ids).values_list("pk", flat=True))
-
-
-def live_texts(chunk_ids: Iterable[int]) -> str:
-    """The text of the live chunks among these, joined (to check an item is still in them)."""
-    return "\n".join(current(chunk_ids).values_list("text", flat=True))
 
 
 def cites_retired(chunk_ids: list[int], alive: set[int]) -> bool:
@@ -56,25 +49,21 @@ def counts(user) -> dict[str, int]:
 # --- The passage that answers it now ------------------------------------------------------------
 
 
-def scope_of(user, scope: dict) -> generator.Scope:
-    """The item's scope, or the whole vault when a chosen document or category is gone."""
+def scope_for(made) -> generator.Scope:
+    """The scope a quiz, deck, workshop or mindmap was made from (its `scope`, or its chosen
+    `category_ids` and `document_ids`), or the whole vault when a chosen document or category
+    is gone."""
+    asked = getattr(made, "scope", None)
+    if not isinstance(asked, dict):
+        asked = {"category_ids": made.category_ids, "document_ids": made.document_ids}
     chosen = generator.Scope(
-        category_ids=scope.get("category_ids", []), document_ids=scope.get("document_ids", [])
+        category_ids=asked.get("category_ids", []), document_ids=asked.get("document_ids", [])
     )
     try:
-        chosen.documents(user)
+        chosen.documents(made.owner)
     except ScopeError:
         return generator.WHOLE_VAULT
     return chosen
-
-
-def scope_for(made) -> generator.Scope:
-    """The scope a quiz, deck, workshop or mindmap was made from: its `scope`, or its chosen
-    `category_ids` and `document_ids`."""
-    chosen = getattr(made, "scope", None)
-    if not isinstance(chosen, dict):
-        chosen = {"category_ids": made.category_ids, "document_ids": made.document_ids}
-    return scope_of(made.owner, chosen)
 
 
 def replacement(user, text: str, scope: generator.Scope) -> retrieval.Source | None:
@@ -89,12 +78,7 @@ def candidates(user, text: str, scope: generator.Scope, k: int = 3) -> list[retr
         hits = search_chunks(user, text[:1000], k=k, scope=scope)
     except (gateway.ModelUnavailable, gateway.ModelError, ScopeError):
         return []
-    return [
-        retrieval.Source(
-            hit.chunk_id, hit.document_id, hit.filename, hit.page, hit.section or "", hit.text
-        )
-        for hit in hits
-    ]
+    return retrieval.hit_sources(hits)
 
 
 def passages_now(made, texts: dict[K, str]) -> dict[K, retrieval.Source | None]:
@@ -102,9 +86,3 @@ def passages_now(made, texts: dict[K, str]) -> dict[K, retrieval.Source | None]:
     every page shows beside a stale item of `made` (searched within its scope)."""
     scope = scope_for(made)
     return {key: replacement(made.owner, text, scope) for key, text in texts.items()}
-
-
-def passage_vocabulary(
-    user, scope: generator.Scope, passages: list[retrieval.Source]
-) -> Vocabulary:
-    return material.vocabulary(user, scope, passages)

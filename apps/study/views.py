@@ -2,7 +2,6 @@
 an item a worker is making."""
 
 from collections.abc import Callable
-from typing import TypeVar
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -16,7 +15,6 @@ from apps.study import kinds, stale, tasks
 from apps.study.generation_job import FAILED, READY
 from apps.vault.models import Document
 
-T = TypeVar("T")
 MARKDOWN = "text/markdown; charset=utf-8"
 
 
@@ -28,24 +26,6 @@ def announce(request: HttpRequest, badges: list) -> None:
         messages.success(request, f"New badge: {definition.name}")
 
 
-def report_shortfall(
-    request: HttpRequest, made: int, asked: int, things: str, filled: int = 0, model: bool = True
-) -> None:
-    """Say when fewer items came than were asked for, and how many the text filled in."""
-    if model and filled:
-        messages.info(
-            request,
-            f"The model gave {made - filled} usable {things} of {asked}; {filled} more were "
-            "cut from your documents' text (marked “from the text”).",
-        )
-    if made < asked:
-        messages.info(
-            request,
-            f"Only {made} {things} of {asked} could be made: the documents in this scope hold "
-            "no more that fit. Add documents or widen the scope.",
-        )
-
-
 def study_tab(request: HttpRequest, template: str, context: dict, status: int) -> HttpResponse:
     """A Study Hub tab; its generate form needs to know whether there is anything to use."""
     context["has_documents"] = Document.objects.visible_to(request.user).exists()
@@ -54,7 +34,7 @@ def study_tab(request: HttpRequest, template: str, context: dict, status: int) -
 
 
 def download(
-    thing: T, fmt: str, formats: dict[str, tuple[str, Callable]], name: str
+    thing: object, fmt: str, formats: dict[str, tuple[str, Callable]], name: str
 ) -> HttpResponse:
     """`thing` made into `fmt` (only that one) as a download; an unknown format is a 404."""
     if fmt not in formats:
@@ -88,7 +68,7 @@ def stale_refresh(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
         request,
         f"Refreshed {refreshed} item{'s' if refreshed != 1 else ''} from their changed sources.",
     )
-    return redirect(made.refreshed_page(item))
+    return redirect(made.refreshed_url or made.url(item))
 
 
 def own_generated(request: HttpRequest, kind: str, pk: int):
@@ -113,13 +93,24 @@ def render_generating(request: HttpRequest, kind: str, item) -> HttpResponse:
 
 def report_made(request: HttpRequest, kind: str, item) -> None:
     """Once, when the card sees the item ready: the badges the worker's making of it earned
-    (those earned since it was asked for), and whether fewer items came than were asked."""
+    (those earned since it was asked for), and whether fewer items came than were asked and
+    how many the text filled in."""
     earned = EarnedBadge.objects.visible_to(request.user).filter(earned_at__gte=item.created_at)
     announce(request, [earned_badge.badge for earned_badge in earned.select_related("badge")])
-    shortfall = kinds.get(kind).shortfall
-    if shortfall is not None:
-        made = shortfall(item)
-        report_shortfall(request, made.made, made.asked, made.things, made.filled, made.model)
+    counted = kinds.get(kind).shortfall
+    came = counted(item) if counted else None
+    if came and came.model and came.filled:
+        messages.info(
+            request,
+            f"The model gave {came.made - came.filled} usable {came.things} of {came.asked}; "
+            f"{came.filled} more were cut from your documents' text (marked “from the text”).",
+        )
+    if came and came.made < came.asked:
+        messages.info(
+            request,
+            f"Only {came.made} {came.things} of {came.asked} could be made: the documents in "
+            "this scope hold no more that fit. Add documents or widen the scope.",
+        )
 
 
 @require_GET

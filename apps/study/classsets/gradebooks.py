@@ -5,17 +5,11 @@ Section, then the assignment's column, after a "Points Possible" row). The mark 
 the set's policy grades (first, best, latest or average attempt); a student without one has an
 empty cell, which both gradebooks leave as it was."""
 
-import csv
-import io
-
 from django.utils.text import slugify
 
 from apps.study.classsets import results_csv
 from apps.study.classsets.models import ClassSet
 from apps.study.classsets.results import Results, results
-from apps.study.classsets.results_csv import cell
-
-GRADEBOOKS = ("moodle", "canvas")
 
 
 def out_of(report: Results) -> int:
@@ -53,12 +47,7 @@ def canvas(report: Results) -> list[list[str]]:
     return rows
 
 
-def as_csv(report: Results, gradebook: str) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    for row in {"moodle": moodle, "canvas": canvas}[gradebook](report):
-        writer.writerow([cell(text) for text in row])
-    return out.getvalue()
+GRADEBOOKS = {"moodle": moodle, "canvas": canvas}
 
 
 def csv_name(class_set: ClassSet, gradebook: str) -> str:
@@ -71,5 +60,6 @@ def results_file(class_set: ClassSet, table: str, gradebook: str | None) -> tupl
     gradebook. Pages and the API export through it."""
     report = results(class_set)
     if gradebook:
-        return as_csv(report, gradebook), csv_name(class_set, gradebook)
-    return results_csv.as_csv(report, table), results_csv.csv_name(class_set, table)
+        return results_csv.as_csv(GRADEBOOKS[gradebook](report)), csv_name(class_set, gradebook)
+    rows = results_csv.TABLES[table](report)
+    return results_csv.as_csv(rows), results_csv.csv_name(class_set, table)

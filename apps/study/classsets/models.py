@@ -80,7 +80,9 @@ class ClassSetQuerySet(models.QuerySet):
         check_quiz_policy(**policy)
         # The answers tell the marks: marks asked for later than the answers show with them.
         policy["marks"] = min(policy["marks"], policy["reveal"], key=MOMENTS.index)
-        kind = ClassSet.kind_of(item)
+        kind = kinds.of(item)
+        if not kind.handed_out:
+            raise TypeError(f"{item!r} cannot be handed out")
         if item.owner_id != teacher.pk:
             raise NotATeacher("Only the teacher who made it can hand it out.")
         if not SchoolClass.objects.taught_by(teacher).filter(pk=school_class.pk).exists():
@@ -91,7 +93,7 @@ class ClassSetQuerySet(models.QuerySet):
                 made = self.create(
                     teacher=teacher,
                     school_class=school_class,
-                    kind=kind,
+                    kind=kind.name,
                     item_id=item.pk,
                     note=note,
                     due=due,
@@ -99,7 +101,7 @@ class ClassSetQuerySet(models.QuerySet):
                 )
         except IntegrityError:  # one set per item and class (two at once: one wins)
             raise AlreadyHandedOut(
-                f"This {kind} is handed out to {school_class.name} already."
+                f"This {kind.name} is handed out to {school_class.name} already."
             ) from None
         made.item = item
         return made
@@ -178,13 +180,6 @@ class ClassSet(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.item}"
-
-    @classmethod
-    def kind_of(cls, item) -> str:
-        kind = kinds.of(item)
-        if not kind.handed_out:
-            raise TypeError(f"{item!r} cannot be handed out")
-        return kind.name
 
     @cached_property
     def item(self):

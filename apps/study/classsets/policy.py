@@ -58,12 +58,6 @@ class AttemptRefused(StudyError):
     status = 409
 
 
-def end_of(day: date, zone: tzinfo | None = None) -> datetime:
-    """The moment a due day ends in `zone` (the teacher's; a student's own zone, which they
-    set, must not move the deadline)."""
-    return timezone.make_aware(datetime.combine(day + timedelta(days=1), time.min), zone)
-
-
 @dataclass(frozen=True)
 class QuizPolicy:
     attempts: int | None = None  # allowed; None: unlimited
@@ -77,7 +71,12 @@ class QuizPolicy:
 
     @property
     def deadline(self) -> datetime | None:
-        return end_of(self.due, self.zone or timezone.get_default_timezone()) if self.due else None
+        """The moment the due day ends in the teacher's zone (a student's own zone, which they
+        set, must not move the deadline)."""
+        if self.due is None:
+            return None
+        end = datetime.combine(self.due + timedelta(days=1), time.min)
+        return timezone.make_aware(end, self.zone or timezone.get_default_timezone())
 
     def attempts_left(self, submitted: int) -> int | None:
         return None if self.attempts is None else max(0, self.attempts - submitted)
@@ -115,16 +114,6 @@ class QuizPolicy:
         if moment == Reveal.AFTER_DUE:
             return self.closed_at is not None and now >= self.closed_at
         return False
-
-    def answer_key_visible(self, now: datetime) -> bool:
-        """The one rule for the correct answers and explanations of a submitted attempt, and
-        for the passages its questions were cut from (which hold the answers)."""
-        return self.shown(self.reveal, now)
-
-    def marks_visible(self, now: datetime) -> bool:
-        """The one rule for an attempt's score: how many answers were right (which ones is the
-        answer key's)."""
-        return self.shown(self.marks, now)
 
     def when_shown(self, moment: str, what: str, now: datetime) -> str:
         """For the student: when `what` ("Your marks", "The correct answers") shows."""

@@ -12,8 +12,6 @@ from apps.study.classsets.models import ClassSet
 from apps.study.classsets.results import Results
 from apps.study.flashcards.csv_files import protect_cell
 
-TABLES = ("students", "attempts", "questions")
-
 
 def yes(value: bool) -> str:
     return "yes" if value else "no"
@@ -104,10 +102,13 @@ def cell(text: str) -> str:
     return text if re.fullmatch(r"-?\d+(\.\d+)?", text) else protect_cell(text)
 
 
-def as_csv(report: Results, table: str = "students") -> str:
+TABLES = {"students": students, "attempts": attempts, "questions": questions}
+
+
+def as_csv(rows: list[list[str]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    for row in {"students": students, "attempts": attempts, "questions": questions}[table](report):
+    for row in rows:
         writer.writerow([cell(text) for text in row])
     return out.getvalue()
 

@@ -2,6 +2,8 @@
 scope to weigh key terms in."""
 
 from apps.study import generator, retrieval
+from apps.study.extractive import outline
+from apps.study.sources import scope_title
 from apps.vault.keyterms import Vocabulary
 
 # Chunks sampled (evenly, so the result is the same every time) to weigh terms within the
@@ -14,6 +16,16 @@ def passages(user, scope: generator.Scope, count: int) -> list[retrieval.Source]
     return retrieval.retrieve(user, scope, limit=max(retrieval.MAX_CHUNKS, 3 * count))
 
 
+def more_passages(user, scope: generator.Scope, sources, count: int) -> list[retrieval.Source]:
+    """`sources` (a model's excerpts) and, when they are fewer than three per item asked, more
+    of the scope's passages to cut the rest from."""
+    found = list(sources)
+    if len(found) < 3 * count:
+        seen = {source.chunk_id for source in found}
+        found += [source for source in passages(user, scope, count) if source.chunk_id not in seen]
+    return found
+
+
 def vocabulary(user, scope: generator.Scope, sources: list[retrieval.Source]) -> Vocabulary:
     """Key terms of the scope: the passages plus an even sample of its other chunks."""
     texts = {source.chunk_id: source.text for source in sources}
@@ -23,3 +35,16 @@ def vocabulary(user, scope: generator.Scope, sources: list[retrieval.Source]) ->
     sample = {ids[int(i * step)] for i in range(min(STATISTICS_SAMPLE, len(ids)))} - texts.keys()
     texts.update(chunks.filter(pk__in=sample).values_list("pk", "text"))
     return Vocabulary(texts)
+
+
+def outlined(user, scope: generator.Scope) -> tuple[list[tuple], str]:
+    """(document, its rows) of each of the scope's documents with rows, by name, and what to
+    call them: the one document's name, else the scope's title (EmptyScope: nothing to read)."""
+    retrieval.retrieve(user, scope, limit=1)  # raises EmptyScope with the reason
+    documents = []
+    for document in scope.documents(user).order_by("filename", "pk"):
+        rows = outline.rows_of(document)
+        if rows:
+            documents.append((document, rows))
+    name = documents[0][0].filename if len(documents) == 1 else scope_title(user, scope)
+    return documents, name

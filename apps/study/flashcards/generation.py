@@ -159,11 +159,7 @@ def _from_text(user, scope, sources, *, have: list[dict], count: int) -> list[di
     missing = count - len(have)
     if missing <= 0:
         return []
-    passages = list(sources)
-    if len(passages) < 3 * count:
-        seen = {source.chunk_id for source in passages}
-        more = material.passages(user, scope, count)
-        passages += [source for source in more if source.chunk_id not in seen]
+    passages = material.more_passages(user, scope, sources, count)
     vocabulary = material.vocabulary(user, scope, passages)
     taken = {same_card(CardItem(front=item["front"], back=item["back"])) for item in have}
     made = []

@@ -14,10 +14,6 @@ from apps.study.flashcards.stale import cited, refresh_deck
 from apps.study.sources import first_source
 
 
-def fill(deck: Deck) -> None:
-    fill_generated_deck(deck, now=timezone.now())
-
-
 def shortfall(deck: Deck) -> kinds.Shortfall:
     return kinds.Shortfall(
         deck.cards.count(),
@@ -71,7 +67,7 @@ DECK = kinds.register(
     kinds.Kind(
         "deck",
         Deck,
-        fill=fill,
+        fill=lambda deck: fill_generated_deck(deck, now=timezone.now()),
         making=lambda deck: f"Making a deck of {deck.asked.get('count', '')} cards",
         detail_url="study:deck-detail",
         urls=("decks/", "apps.study.flashcards.urls"),

@@ -1,8 +1,9 @@
 """A deck's cards whose source changed, and refreshing only those (apps/study/stale.py)."""
 
 from apps.study.extractive import cards as extractive_cards
+from apps.study.extractive import material
 from apps.study.flashcards.models import Card, Deck
-from apps.study.stale import candidates, live, passage_vocabulary, scope_for
+from apps.study.stale import candidates, live, scope_for
 
 
 def stale_cards(deck: Deck) -> list[Card]:
@@ -23,7 +24,7 @@ def refresh_deck(deck: Deck) -> int:
     for card in stale_cards(deck):
         for passage in candidates(deck.owner, card_text(card), scope):
             if card.back not in passage.text:
-                vocabulary = passage_vocabulary(deck.owner, scope, [passage])
+                vocabulary = material.vocabulary(deck.owner, scope, [passage])
                 made = next(
                     (
                         c

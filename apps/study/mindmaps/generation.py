@@ -3,8 +3,8 @@
 from apps.llm import jsonparse, prompts
 from apps.progress import tracking
 from apps.study import generator, retrieval, starting
-from apps.study.errors import MindmapError, NothingValid, StudyError
-from apps.study.extractive import outline, structure
+from apps.study.errors import MindmapError, NothingValid
+from apps.study.extractive import material, structure
 from apps.study.mindmaps.models import Mindmap
 from apps.study.mindmaps.tree import (
     MAX_CHILDREN,
@@ -94,30 +94,10 @@ def fill_mindmap(mindmap: Mindmap) -> list:
     return tracking.record_mindmap_created(user)
 
 
-def generate(
-    user, scope: generator.Scope, title: str = "", method: str | None = None
-) -> tuple[Mindmap, list]:
-    """Start and draw a mindmap here and now; nothing is kept when it fails. (the mindmap,
-    badges just earned)."""
-    mindmap, _ = start_mindmap(user, scope, title, method)
-    try:
-        badges = fill_mindmap(mindmap)
-    except StudyError:
-        mindmap.delete()
-        raise
-    return mindmap, badges
-
-
 TEXT_LABEL = f"{generator.EXTRACTIVE} · the documents' structure"
 
 
 def from_structure(user, scope: generator.Scope, title: str = "") -> dict:
     """The scope's documents as one tree: their outlines, or the concepts their chunks share."""
-    retrieval.retrieve(user, scope, limit=1)  # raises EmptyScope with the reason
-    documents = []
-    for document in scope.documents(user).order_by("filename", "pk"):
-        rows = outline.rows_of(document)
-        if rows:
-            documents.append((document, rows))
-    name = documents[0][0].filename if len(documents) == 1 else scope_title(user, scope)
+    documents, name = material.outlined(user, scope)
     return structure.mindmap(clean_text(title or name, MAX_TITLE), documents)

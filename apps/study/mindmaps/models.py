@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import models
 
 from apps.progress import tracking
-from apps.study.errors import MindmapError, NoSuchNode
+from apps.study.errors import MindmapError
 from apps.study.generation_job import Generated, GenerationQuerySet, one_per_request
 from apps.study.mindmaps.tree import clean_tree, node_ids
 from apps.study.ownership import get_visible
@@ -112,7 +112,7 @@ class Mindmap(Generated):
 
     def known_node(self, node_id: str) -> str:
         if node_id not in node_ids(self.tree):
-            raise NoSuchNode(f"No node {node_id!r} in this mindmap.")
+            raise MindmapError(f"No node {node_id!r} in this mindmap.")
         return node_id
 
     def move_node(self, node_id: str, layout: str, x: float, y: float) -> None:

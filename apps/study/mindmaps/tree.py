@@ -96,11 +96,6 @@ HEADING = re.compile(r"^(?P<hashes>#{1,6})\s+(?P<text>.+?)\s*#*\s*$")
 _BULLET_KEY = 100
 
 
-def parse_outline(text: str, fallback_title: str = "Mindmap") -> dict:
-    """The tree of a Markdown outline (see read_outline), without the report."""
-    return read_outline(text, fallback_title)[0]
-
-
 def read_outline(text: str, fallback_title: str = "Mindmap") -> tuple[dict, list[str]]:
     """The reverse of `outline`, and more: headings (`#`, `##`, `###` …) are levels as well as
     nested `-`/`*`/`1.` bullets (any consistent indent) under them; a lone `# Title` first is

@@ -66,17 +66,6 @@ class Bank:
         )
 
 
-def too_long(item: Item) -> str:
-    """Why `item` does not fit a question here, or ""."""
-    if len(item.text) > MAX_TEXT:
-        return f"the question is longer than {MAX_TEXT} characters"
-    if any(len(option) > MAX_OPTION for option in item.options):
-        return f"an answer is longer than {MAX_OPTION} characters"
-    if len(item.explanation) > MAX_EXPLANATION:
-        return f"its feedback is longer than {MAX_EXPLANATION} characters"
-    return ""
-
-
 def choice_item(
     texts: list[str],
     right: int,
@@ -128,16 +117,17 @@ def add_choice(
         reason = "an answer has no text (a picture alone is not kept)"
     elif len(rights) != 1:
         reason = "several answers are right" if rights else "no answer is fully right"
+    elif len(text) > MAX_TEXT:
+        reason = f"the question is longer than {MAX_TEXT} characters"
+    elif any(len(option) > MAX_OPTION for option, _right in answers):
+        reason = f"an answer is longer than {MAX_OPTION} characters"
+    elif len(explanation) > MAX_EXPLANATION:
+        reason = f"its feedback is longer than {MAX_EXPLANATION} characters"
     if reason:
         bank.skip(index, kind, reason)
         return
     options = [option for option, _right in answers]
-    item = choice_item(options, rights[0], text, explanation, pictures or [], ordered)
-    reason = too_long(item)
-    if reason:
-        bank.skip(index, kind, reason)
-    else:
-        bank.items.append(item)
+    bank.items.append(choice_item(options, rights[0], text, explanation, pictures or [], ordered))
 
 
 def category_title(paths: list[str]) -> str:

@@ -68,23 +68,11 @@ def bank_of(quiz: Quiz) -> Bank:
     return Bank(quiz.title, items)
 
 
-def as_moodle_xml(quiz: Quiz) -> bytes:
-    return moodle_xml.write(bank_of(quiz))
-
-
-def as_gift(quiz: Quiz) -> str:
-    return gift.write(bank_of(quiz))
-
-
-def as_qti(quiz: Quiz) -> bytes:
-    return qti.write(bank_of(quiz))
-
-
 # Each format: (content type, how a quiz is made into it).
 FORMATS: dict[str, tuple[str, Callable[[Quiz], str | bytes]]] = {
     "md": ("text/markdown; charset=utf-8", as_markdown),
     "pdf": ("application/pdf", as_pdf),
-    "xml": ("application/xml", as_moodle_xml),
-    "gift": ("text/plain; charset=utf-8", as_gift),
-    "zip": ("application/zip", as_qti),
+    "xml": ("application/xml", lambda quiz: moodle_xml.write(bank_of(quiz))),
+    "gift": ("text/plain; charset=utf-8", lambda quiz: gift.write(bank_of(quiz))),
+    "zip": ("application/zip", lambda quiz: qti.write(bank_of(quiz))),
 }

@@ -246,11 +246,7 @@ def _from_text(user, scope, sources, *, have, count, types, difficulty) -> list[
     missing = count - len(have)
     if missing <= 0:
         return []
-    passages = list(sources)
-    if len(passages) < 3 * count:  # the model's excerpts are few: read more of the scope
-        seen = {source.chunk_id for source in passages}
-        more = material.passages(user, scope, count)
-        passages += [source for source in more if source.chunk_id not in seen]
+    passages = material.more_passages(user, scope, sources, count)
     vocabulary = material.vocabulary(user, scope, passages)
     taken = {same_question(item.value) for item in have}
     answers = {item.value.options[item.value.correct_index].casefold() for item in have}

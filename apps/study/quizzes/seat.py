@@ -59,15 +59,16 @@ class Seat:
 
     @property
     def answers_shown(self) -> bool:
-        """Whether `person` may see the correct answers and explanations now: every page and
-        API route asks this, and nothing else."""
-        return self.policy.answer_key_visible(self.now)
+        """Whether `person` may see the correct answers and explanations of a submitted attempt
+        now, and the passages its questions were cut from (which hold the answers): every page
+        and API route asks this, and nothing else."""
+        return self.policy.shown(self.policy.reveal, self.now)
 
     @property
     def marks_shown(self) -> bool:
-        """Whether `person` may see their attempts' scores now (how many answers were right):
-        every page and API route asks this, and nothing else."""
-        return self.policy.marks_visible(self.now)
+        """Whether `person` may see their attempts' scores now (how many answers were right;
+        which ones is the answer key's): every page and API route asks this, and nothing else."""
+        return self.policy.shown(self.policy.marks, self.now)
 
     @property
     def sources_shown(self) -> bool:

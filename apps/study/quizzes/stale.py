@@ -3,10 +3,11 @@
 import random
 
 from apps.study import retrieval
+from apps.study.extractive import material
 from apps.study.extractive import quizzes as extractive_quizzes
 from apps.study.quizzes.generation import QuestionItem, place_answers
 from apps.study.quizzes.models import Question, Quiz
-from apps.study.stale import candidates, cites_retired, live, passage_vocabulary, scope_for
+from apps.study.stale import candidates, cites_retired, live, scope_for
 
 
 def stale_questions(quiz: Quiz) -> list[Question]:
@@ -43,7 +44,7 @@ def refresh_quiz(quiz: Quiz) -> int:
 
 
 def _question_from(quiz: Quiz, question: Question, passage: retrieval.Source) -> dict | None:
-    vocabulary = passage_vocabulary(quiz.owner, scope_for(quiz), [passage])
+    vocabulary = material.vocabulary(quiz.owner, scope_for(quiz), [passage])
     taken = {other.text for other in quiz.questions.exclude(pk=question.pk)}
     for kinds in ([question.kind], list(quiz.types)):
         for made in extractive_quizzes.questions(

@@ -12,7 +12,8 @@ register = template.Library()
 
 @register.simple_tag
 def study_tabs() -> list[kinds.Kind]:
-    return kinds.with_tabs()
+    """The kinds with a tab of their own in the Study Hub, from the left."""
+    return [kind for kind in kinds.every() if kind.tab]
 
 
 @register.simple_tag

@@ -5,6 +5,9 @@ import json
 
 from apps.llm.tests.fake_ollama import FakeOllama, part
 from apps.study import kinds, tasks
+from apps.study.errors import GenerationError, StudyError
+from apps.study.workshops.generation import fill_lesson, fill_workshop, start_lesson, start_workshop
+from apps.study.workshops.models import Lesson
 from apps.vault.models import Chunk
 from apps.vault.tests.helpers import ingest, upload
 from tests.helpers.documents import make_document
@@ -23,6 +26,32 @@ def run_worker() -> list[tuple[str, int]]:
     for kind, pk in waiting:
         tasks.generate.apply(args=(kind, pk))
     return waiting
+
+
+def create_workshop(user, **asked) -> tuple:
+    """Start and plan a workshop here and now; nothing is kept when it fails. (the workshop,
+    badges just earned)."""
+    workshop, _ = start_workshop(user, **asked)
+    try:
+        badges = fill_workshop(workshop)
+    except StudyError:
+        workshop.delete()
+        raise
+    return workshop, badges
+
+
+def write_lesson(lesson: Lesson) -> Lesson:
+    """Write the lesson here and now unless it is written or being written; a failure is
+    stored on the lesson, then raised."""
+    if not start_lesson(lesson):
+        return lesson
+    try:
+        fill_lesson(lesson)
+    except GenerationError as error:
+        lesson.status, lesson.error = Lesson.Status.FAILED, str(error)
+        lesson.save(update_fields=["status", "error"])
+        raise
+    return lesson
 
 
 def generate(client, path: str, body: dict) -> dict:

@@ -7,7 +7,7 @@ from apps.study import generator
 from apps.study.errors import InvalidInput
 from apps.study.flashcards.generation import generate_deck
 from apps.study.quizzes.generation import create_quiz
-from apps.study.workshops.generation import create_workshop
+from apps.study.tests.helpers import create_workshop
 
 SIZES = {
     "quiz": lambda user: create_quiz(user, num_questions=7, difficulty="beginner", types=["mcq"]),

@@ -13,8 +13,13 @@ from apps.study import kinds, tasks
 from apps.study.generation_job import INTERRUPTED
 from apps.study.models import Deck, Lesson, Mindmap, Quiz
 from apps.study.quizzes.generation import fill_quiz, start_quiz
-from apps.study.tests.helpers import make_studied_document, questions, run_worker
-from apps.study.workshops.generation import create_workshop, fill_lesson, start_lesson
+from apps.study.tests.helpers import (
+    create_workshop,
+    make_studied_document,
+    questions,
+    run_worker,
+)
+from apps.study.workshops.generation import fill_lesson, start_lesson
 from tests.helpers.isolation import assert_only_owner_can_reach
 
 pytestmark = pytest.mark.django_db

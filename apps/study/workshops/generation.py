@@ -12,15 +12,9 @@ from pydantic import BaseModel, StrictInt, ValidationError, field_validator
 from apps.llm import jsonparse, prompts
 from apps.progress import tracking
 from apps.study import generator, parsing, retrieval, starting
-from apps.study.errors import (
-    GenerationError,
-    InvalidInput,
-    StudyError,
-    Superseded,
-    WorkshopNotDone,
-)
+from apps.study.errors import InvalidInput, Superseded, WorkshopNotDone
 from apps.study.extractive import lessons as extractive_lessons
-from apps.study.extractive import outline
+from apps.study.extractive import material
 from apps.study.generation_job import INTERRUPTED
 from apps.study.quizzes.generation import create_quiz
 from apps.study.quizzes.models import Quiz
@@ -148,24 +142,6 @@ def fill_workshop(workshop: Workshop) -> list:
     return tracking.record_outline(user)
 
 
-def create_workshop(
-    user,
-    *,
-    num_lessons: int,
-    scope: generator.Scope = generator.WHOLE_VAULT,
-    method: str | None = None,
-) -> tuple[Workshop, list]:
-    """Start and plan a workshop here and now; nothing is kept when it fails. (the workshop,
-    badges just earned)."""
-    workshop, _ = start_workshop(user, num_lessons=num_lessons, scope=scope, method=method)
-    try:
-        badges = fill_workshop(workshop)
-    except StudyError:
-        workshop.delete()
-        raise
-    return workshop, badges
-
-
 def from_structure(workshop: Workshop, label: str = TEXT_LABEL) -> None:
     """Fill the workshop with an outline of the documents' sections and lessons of their
     passages (see apps/study/extractive/lessons.py), all written now."""
@@ -189,12 +165,7 @@ def from_structure(workshop: Workshop, label: str = TEXT_LABEL) -> None:
 def cut_lessons(user, scope: generator.Scope, count: int) -> tuple[list[dict], int, str]:
     """Up to `count` lessons cut from the scope's documents, as the fields of written,
     extractive Lesson rows; with how many documents they follow and a title for them."""
-    retrieval.retrieve(user, scope, limit=1)  # raises EmptyScope with the reason
-    documents = []
-    for document in scope.documents(user).order_by("filename", "pk"):
-        rows = outline.rows_of(document)
-        if rows:
-            documents.append((document, rows))
+    documents, title = material.outlined(user, scope)
     now = timezone.now()
     lessons = [
         {
@@ -208,7 +179,6 @@ def cut_lessons(user, scope: generator.Scope, count: int) -> tuple[list[dict], i
         }
         for cut in extractive_lessons.cut(documents, count)
     ]
-    title = documents[0][0].filename if len(documents) == 1 else scope_title(user, scope)
     return lessons, len(documents), title
 
 
@@ -285,20 +255,6 @@ def fill_lesson(lesson: Lesson) -> None:
         raise Superseded(INTERRUPTED)
     for name, value in written.items():
         setattr(lesson, name, value)
-
-
-def write_lesson(lesson: Lesson) -> Lesson:
-    """Write the lesson here and now unless it is written or being written; a failure is
-    stored on the lesson, then raised."""
-    if not start_lesson(lesson):
-        return lesson
-    try:
-        fill_lesson(lesson)
-    except GenerationError as error:
-        lesson.status, lesson.error = Lesson.Status.FAILED, str(error)
-        lesson.save(update_fields=["status", "error"])
-        raise
-    return lesson
 
 
 def recap_quiz(workshop: Workshop) -> Quiz:

@@ -1,9 +1,11 @@
 """A workshop's lessons whose source changed, and refreshing only those (apps/study/stale.py)."""
 
 from apps.llm import gateway
-from apps.study import generator, retrieval
+from apps.study import generator
 from apps.study.extractive import lessons as extractive_lessons
-from apps.study.stale import cites_retired, live, passage_vocabulary, scope_for
+from apps.study.extractive import material
+from apps.study.sources import as_prompt_sources
+from apps.study.stale import cites_retired, live, scope_for
 from apps.study.workshops.models import Lesson, Workshop
 from apps.vault.errors import ScopeError
 from apps.vault.models import Chunk
@@ -42,21 +44,9 @@ def refresh_workshop(workshop: Workshop) -> int:
             continue
         lesson.chunk_ids = chunk_ids
         if lesson.extractive or workshop.backend == generator.EXTRACTIVE:
-            chunks = Chunk.objects.select_related("document").in_bulk(chunk_ids)
-            passages = [
-                retrieval.Source(
-                    pk,
-                    chunks[pk].document_id,
-                    chunks[pk].document.filename,
-                    chunks[pk].page,
-                    chunks[pk].section,
-                    chunks[pk].text,
-                )
-                for pk in sorted(
-                    chunk_ids, key=lambda pk: (chunks[pk].document_id, chunks[pk].ordinal)
-                )
-            ]
-            vocabulary = passage_vocabulary(workshop.owner, scope, passages)
+            chunks = Chunk.objects.filter(pk__in=chunk_ids).select_related("document")
+            passages = as_prompt_sources(chunks.order_by("document_id", "ordinal"))
+            vocabulary = material.vocabulary(workshop.owner, scope, passages)
             lesson.content = extractive_lessons.lesson(passages, vocabulary)
         else:
             lesson.content, lesson.status = "", Lesson.Status.PENDING

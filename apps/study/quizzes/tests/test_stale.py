@@ -50,3 +50,10 @@ def test_bob_can_neither_see_nor_refresh_alices_changed_questions(alice_client, 
     assert bob_client.post(f"/api/v1/study/quizzes/{quiz.pk}/refresh").status_code == 404
     assert bob_client.get("/api/v1/study/stale").json()["total"] == 0
     assert len(quizzes_stale.stale_questions(quiz)) == changed
+
+
+def test_refreshing_a_quiz_from_a_page_goes_back_to_the_quiz_list(alice_client, notes):
+    quiz = Quiz.objects.get(pk=notes.make(alice_client, "quizzes", num_questions=10))
+    notes.edit("cells.md", EDITED)
+    response = alice_client.post(f"/study/stale/quiz/{quiz.pk}/refresh/")
+    assert response.status_code == 302 and response["Location"] == "/study/quizzes/"

@@ -5,8 +5,12 @@ import pytest
 
 from apps.progress.models import Event
 from apps.study.models import Quiz
-from apps.study.tests.helpers import make_studied_document, questions
-from apps.study.workshops.generation import create_workshop, write_lesson
+from apps.study.tests.helpers import (
+    create_workshop,
+    make_studied_document,
+    questions,
+    write_lesson,
+)
 from apps.study.workshops.tests.test_workshops import LESSON, outline
 
 

@@ -2,7 +2,14 @@ import pytest
 
 from apps.study import generator
 from apps.study.models import Lesson, Quiz, Workshop
-from apps.study.tests.helpers import generate, make_studied_document, questions, run_worker
+from apps.study.tests.helpers import (
+    create_workshop,
+    generate,
+    make_studied_document,
+    questions,
+    run_worker,
+    write_lesson,
+)
 from apps.study.workshops import generation as workshop
 from tests.helpers.isolation import assert_only_owner_can_reach
 
@@ -35,7 +42,7 @@ I hope this helps! Let me know if you have any questions."""
 def alices_workshop(alice, model) -> Workshop:
     make_studied_document(alice)
     model.answer(outline())
-    made, _badges = workshop.create_workshop(alice, num_lessons=5)
+    made, _badges = create_workshop(alice, num_lessons=5)
     return made
 
 
@@ -52,7 +59,7 @@ def test_an_unparseable_outline_is_retried_once_with_a_stricter_prompt(alice, mo
     make_studied_document(alice)
     model.answer("Here are some lessons: intro, middle, end", outline(5))
 
-    made, _badges = workshop.create_workshop(alice, num_lessons=5)
+    made, _badges = create_workshop(alice, num_lessons=5)
 
     assert made.lessons.count() == 5
     assert len(model.chats) == 2
@@ -63,7 +70,7 @@ def test_two_unparseable_outlines_leave_the_outline_to_the_documents(alice, mode
     make_studied_document(alice)
     model.answer("nope", "still nope")
 
-    made, _badges = workshop.create_workshop(alice, num_lessons=10)
+    made, _badges = create_workshop(alice, num_lessons=10)
 
     assert len(model.chats) == 2
     assert made.backend == generator.EXTRACTIVE and "unusable" in made.model
@@ -75,7 +82,7 @@ def test_an_outline_with_too_few_lessons_is_filled_from_the_documents(alice, mod
     make_studied_document(alice, chunks=6)
     model.answer(outline(count=2))
 
-    made, _badges = workshop.create_workshop(alice, num_lessons=5)
+    made, _badges = create_workshop(alice, num_lessons=5)
 
     lessons = list(made.lessons.all())
     assert len(lessons) == 5 and made.backend == "ollama"
@@ -137,7 +144,7 @@ def test_completing_every_lesson_completes_the_workshop_and_offers_a_recap_quiz(
 ):
     model.answer(LESSON)
     for lesson in alices_workshop.lessons.all():
-        workshop.write_lesson(lesson)
+        write_lesson(lesson)
     for number in range(1, 6):
         alice_client.post(f"/study/workshops/{alices_workshop.pk}/lessons/{number}/complete/")
     alices_workshop.refresh_from_db()
@@ -156,7 +163,7 @@ def test_completing_every_lesson_completes_the_workshop_and_offers_a_recap_quiz(
 
 def test_exports_hold_the_written_lessons(alices_workshop, alice_client, model):
     model.answer(LESSON)
-    workshop.write_lesson(alices_workshop.lessons.get(number=1))
+    write_lesson(alices_workshop.lessons.get(number=1))
     base = f"/study/workshops/{alices_workshop.pk}/"
 
     markdown = alice_client.get(base + "export.md").content.decode()
@@ -193,7 +200,7 @@ def test_the_api_plans_writes_and_completes_lessons(alice, alice_client, model):
 
 def test_a_workshop_opens_at_its_first_lesson_not_completed(alices_workshop, alice_client, model):
     model.answer(LESSON)
-    workshop.write_lesson(alices_workshop.lessons.get(number=1))
+    write_lesson(alices_workshop.lessons.get(number=1))
     url = f"/study/workshops/{alices_workshop.pk}/"
     first = alice_client.get(url)
     alice_client.post(url + "lessons/1/complete/")
