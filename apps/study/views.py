@@ -1,5 +1,5 @@
-"""Page parts every Study Hub tab shares: the tab frame, downloads, new badges, and the card of
-an item a worker is making."""
+"""Page parts every Study Hub tab shares: the tab frame, its generate form's start, downloads, new
+badges, and the card of an item a worker is making."""
 
 from collections.abc import Callable
 from typing import TypeVar
@@ -12,7 +12,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.ratelimits import rate_limited
 from apps.progress.models import EarnedBadge
-from apps.study import kinds, stale, tasks
+from apps.study import errors, kinds, stale, starting, tasks
+from apps.study.errors import StudyError
+from apps.study.forms import ScopeForm
 from apps.study.generation_job import FAILED, READY
 from apps.vault.models import Document
 
@@ -51,6 +53,32 @@ def study_tab(request: HttpRequest, template: str, context: dict, status: int) -
     context["has_documents"] = Document.objects.visible_to(request.user).exists()
     context["stale"] = stale.counts(request.user)
     return render(request, template, context, status=status)
+
+
+def generate(
+    request: HttpRequest, kind: str, form: ScopeForm, make: Callable, *asked: str
+) -> HttpResponse | None:
+    """What a tab's generate form sends: the page of the item `make` starts (or started before,
+    the same form sent again), given the form's own fields named `asked`; None when the form or
+    the start is refused, the form then saying why."""
+    if not form.is_valid():
+        return None
+    try:
+        item = starting.start(
+            request,
+            kind,
+            request.user,
+            form.key,
+            make,
+            for_class=form.hand_out_to,
+            scope=form.scope,
+            method=form.chosen_method,
+            **{name: form.cleaned_data[name] for name in asked},
+        )
+    except StudyError as error:
+        errors.show(request, error, form)
+        return None
+    return redirect(kinds.get(kind).url(item))
 
 
 def download(

@@ -10,7 +10,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.ratelimits import rate_limited
-from apps.study import errors, importing, stale, starting
+from apps.study import errors, importing, stale
 from apps.study.errors import StudyError
 from apps.study.flashcards import anki, csv_files, deck_imports, decks, generation, scheduling
 from apps.study.flashcards.forms import (
@@ -23,7 +23,7 @@ from apps.study.flashcards.forms import (
 from apps.study.flashcards.models import Card, Deck
 from apps.study.flashcards.stale import card_text, stale_cards
 from apps.study.ownership import get_visible
-from apps.study.views import announce, download, render_generating, study_tab
+from apps.study.views import announce, download, generate, render_generating, study_tab
 
 EXPORTS = {"csv": ("text/csv", csv_files.export_csv), "apkg": ("application/zip", anki.export_apkg)}
 
@@ -53,23 +53,8 @@ def deck_list(request: HttpRequest) -> HttpResponse:
 @login_required
 def deck_generate(request: HttpRequest) -> HttpResponse:
     form = DeckGenerateForm(request.POST, user=request.user)
-    if form.is_valid():
-        try:
-            deck = starting.start(
-                request,
-                "deck",
-                request.user,
-                form.key,
-                generation.start_deck,
-                for_class=form.hand_out_to,
-                num_cards=form.cleaned_data["num_cards"],
-                scope=form.scope,
-                method=form.chosen_method,
-            )
-        except StudyError as error:
-            errors.show(request, error, form)
-        else:
-            return redirect("study:deck-detail", pk=deck.pk)
+    if started := generate(request, "deck", form, generation.start_deck, "num_cards"):
+        return started
     return render_deck_list(request, generate_form=form, status=errors.PAGE_STATUS)
 
 

@@ -8,14 +8,14 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.progress import tracking
-from apps.study import errors, stale, starting
+from apps.study import errors, stale
 from apps.study.errors import StudyError
 from apps.study.mindmaps import generation, svg, tree
 from apps.study.mindmaps.forms import MindmapGenerateForm, MindmapOutlineForm, NodePositionForm
 from apps.study.mindmaps.models import Mindmap
 from apps.study.mindmaps.stale import node_text, stale_nodes
 from apps.study.ownership import get_visible
-from apps.study.views import MARKDOWN, announce, download, render_generating, study_tab
+from apps.study.views import MARKDOWN, announce, download, generate, render_generating, study_tab
 
 EXPORTS = {
     "svg": ("image/svg+xml", lambda m: svg.render_svg(m).encode()),
@@ -40,23 +40,8 @@ def render_mindmap_list(
 @login_required
 def mindmap_generate(request: HttpRequest) -> HttpResponse:
     form = MindmapGenerateForm(request.POST, user=request.user)
-    if form.is_valid():
-        try:
-            mindmap = starting.start(
-                request,
-                "mindmap",
-                request.user,
-                form.key,
-                generation.start_mindmap,
-                for_class=form.hand_out_to,
-                scope=form.scope,
-                title=form.cleaned_data["title"],
-                method=form.chosen_method,
-            )
-        except StudyError as error:
-            errors.show(request, error, form)
-        else:
-            return redirect("study:mindmap-detail", pk=mindmap.pk)
+    if started := generate(request, "mindmap", form, generation.start_mindmap, "title"):
+        return started
     return render_mindmap_list(request, generate_form=form, status=errors.PAGE_STATUS)
 
 

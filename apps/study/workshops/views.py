@@ -8,11 +8,11 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from apps.accounts.ratelimits import rate_limited
 from apps.llm.rendering import render_markdown
-from apps.study import errors, stale, starting, tasks
+from apps.study import errors, stale, tasks
 from apps.study.errors import StudyError
 from apps.study.ownership import get_visible
 from apps.study.sources import sources_for
-from apps.study.views import MARKDOWN, announce, download, render_generating, study_tab
+from apps.study.views import MARKDOWN, announce, download, generate, render_generating, study_tab
 from apps.study.workshops import exports, generation
 from apps.study.workshops.forms import WorkshopForm
 from apps.study.workshops.models import Lesson, Workshop
@@ -26,23 +26,8 @@ LESSON = "study/workshops/lesson.html"
 @login_required
 def workshop_list(request: HttpRequest) -> HttpResponse:
     form = WorkshopForm(request.POST or None, user=request.user)
-    if request.method == "POST" and form.is_valid():
-        try:
-            made = starting.start(
-                request,
-                "workshop",
-                request.user,
-                form.key,
-                generation.start_workshop,
-                for_class=form.hand_out_to,
-                num_lessons=form.cleaned_data["num_lessons"],
-                scope=form.scope,
-                method=form.chosen_method,
-            )
-        except StudyError as error:
-            errors.show(request, error, form)
-        else:
-            return redirect("study:workshop-detail", made.pk)
+    if started := generate(request, "workshop", form, generation.start_workshop, "num_lessons"):
+        return started
     context = {
         "form": form,
         "workshops": Workshop.objects.visible_to(request.user)
