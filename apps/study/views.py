@@ -16,6 +16,7 @@ from apps.study import errors, kinds, stale, starting, tasks
 from apps.study.errors import StudyError
 from apps.study.forms import ScopeForm
 from apps.study.generation_job import FAILED, READY
+from apps.study.ownership import get_visible
 from apps.vault.models import Document
 
 T = TypeVar("T")
@@ -91,6 +92,17 @@ def download(
     response = HttpResponse(make(thing), content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
     return response
+
+
+@require_POST
+@login_required
+def delete(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
+    """Delete one of the asker's items (a deck, a mindmap) and go back to its tab."""
+    made = kinds.get(kind)
+    item = get_visible(made.model.objects.visible_to, request.user, pk=pk)
+    item.delete()
+    messages.success(request, f"Deleted the {made.model._meta.verbose_name} “{item.title}”.")
+    return redirect(made.tab.url)
 
 
 def kind_with_page(kind: str) -> kinds.Kind:

@@ -157,15 +157,6 @@ def deck_update(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def deck_delete(request: HttpRequest, pk: int) -> HttpResponse:
-    deck = get_visible(Deck.objects.visible_to, request.user, pk=pk)
-    deck.delete()
-    messages.success(request, f"Deleted the deck “{deck.title}”.")
-    return redirect("study:deck-list")
-
-
-@require_POST
-@login_required
 def card_create(request: HttpRequest, pk: int) -> HttpResponse:
     deck = get_visible(Deck.objects.visible_to, request.user, pk=pk)
     form = CardForm(request.POST)

@@ -89,7 +89,7 @@ def render_mindmap(request: HttpRequest, mindmap: Mindmap, status: int = 200) ->
         "svg": svg.render_svg(mindmap, changed=[node_id for node_id, _ in changed]),
         "sources": node_sources(mindmap, {node_id for node_id, _ in changed}),
         "layouts": Mindmap.Layout.choices,
-        "export_formats": ("svg", "png", "pdf", "md"),
+        "export_formats": tuple(EXPORTS),
     }
     template = "study/mindmaps/detail.html" + ("#mindmap-canvas" if request.htmx else "")
     return render(request, template, context, status=status)
@@ -172,15 +172,6 @@ def mindmap_update(request: HttpRequest, pk: int) -> HttpResponse:
     except StudyError as error:
         errors.show(request, error)
     return redirect("study:mindmap-detail", pk=mindmap.pk)
-
-
-@require_POST
-@login_required
-def mindmap_delete(request: HttpRequest, pk: int) -> HttpResponse:
-    mindmap = get_visible(Mindmap.objects.visible_to, request.user, pk=pk)
-    mindmap.delete()
-    messages.success(request, f"Deleted the mindmap “{mindmap.title}”.")
-    return redirect("study:mindmap-list")
 
 
 @require_GET
