@@ -103,7 +103,9 @@ def due_queue(request: HttpRequest):
     return Card.objects.readable_by(request.user).studied_by(request.user)
 
 
-def render_deck(request: HttpRequest, deck: Deck, partial: str = "", status: int = 200, **extra):
+def render_deck(request: HttpRequest, deck: Deck, part: str = "", status: int = 200, **extra):
+    """The deck's page, or for htmx its `part` ("deck-head", "card-list") when one is named."""
+    partial = part if request.htmx else ""
     mastered, total = deck.mastery(request.user)
     owner = deck.owner_id == request.user.pk
     changed = stale_cards(deck) if owner else []  # the owner's to refresh
@@ -130,6 +132,13 @@ def render_deck(request: HttpRequest, deck: Deck, partial: str = "", status: int
     return render(request, template, context, status=status)
 
 
+def render_changed(request: HttpRequest, deck: Deck, part: str) -> HttpResponse:
+    """After a change: the changed part for htmx, else the deck's page again."""
+    if request.htmx:
+        return render_deck(request, deck, part)
+    return redirect("study:deck-detail", pk=deck.pk)
+
+
 @require_GET
 @login_required
 def deck_detail(request: HttpRequest, pk: int) -> HttpResponse:
@@ -146,13 +155,9 @@ def deck_update(request: HttpRequest, pk: int) -> HttpResponse:
     deck = get_visible(Deck.objects.visible_to, request.user, pk=pk)
     form = DeckTitleForm(request.POST)
     if not form.is_valid():
-        return render_deck(
-            request, deck, "deck-head" if request.htmx else "", errors.PAGE_STATUS, title_form=form
-        )
+        return render_deck(request, deck, "deck-head", errors.PAGE_STATUS, title_form=form)
     deck.rename(form.cleaned_data["title"])
-    if request.htmx:
-        return render_deck(request, deck, "deck-head")
-    return redirect("study:deck-detail", pk=deck.pk)
+    return render_changed(request, deck, "deck-head")
 
 
 @require_POST
@@ -166,11 +171,8 @@ def card_create(request: HttpRequest, pk: int) -> HttpResponse:
         except StudyError as error:
             errors.show(request, error, form)
         else:
-            if request.htmx:
-                return render_deck(request, deck, "card-list")
-            return redirect("study:deck-detail", pk=deck.pk)
-    partial = "card-list" if request.htmx else ""
-    return render_deck(request, deck, partial, errors.PAGE_STATUS, card_form=form)
+            return render_changed(request, deck, "card-list")
+    return render_deck(request, deck, "card-list", errors.PAGE_STATUS, card_form=form)
 
 
 @require_POST
@@ -179,14 +181,11 @@ def card_update(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
     card = get_visible(Card.objects.visible_to, request.user, deck_id=pk, pk=card_pk)
     form = CardForm(request.POST)
     if not form.is_valid():
-        partial = "card-list" if request.htmx else ""
         return render_deck(
-            request, card.deck, partial, errors.PAGE_STATUS, edit_errors={card.pk: form}
+            request, card.deck, "card-list", errors.PAGE_STATUS, edit_errors={card.pk: form}
         )
     card.edit(form.cleaned_data["front"], form.cleaned_data["back"])
-    if request.htmx:
-        return render_deck(request, card.deck, "card-list")
-    return redirect("study:deck-detail", pk=card.deck_id)
+    return render_changed(request, card.deck, "card-list")
 
 
 @require_POST
@@ -195,11 +194,7 @@ def card_delete(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
     card = get_visible(Card.objects.visible_to, request.user, deck_id=pk, pk=card_pk)
     deck = card.deck
     card.delete()
-    return (
-        render_deck(request, deck, "card-list")
-        if request.htmx
-        else redirect("study:deck-detail", pk=deck.pk)
-    )
+    return render_changed(request, deck, "card-list")
 
 
 def render_study(request: HttpRequest, deck: Deck | None, card: Card | None, status: int = 200):
