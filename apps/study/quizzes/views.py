@@ -84,7 +84,6 @@ def render_player(
     context = {
         "quiz": seat.quiz,
         "owner": seat.owner,
-        "attempt": attempt,
         "mode": "one" if one_at_a_time else "all",
         "rows": list(zip(paper.questions, answers, strict=True)),
         "current": current,
