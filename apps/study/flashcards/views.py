@@ -35,7 +35,7 @@ def render_deck_list(
     decks = Deck.objects.visible_to(request.user).settled().with_counts(now)
     context = {
         "decks": decks,
-        "due_total": due_queue(request).due_to_learner(now).count(),
+        "due_total": studied(request, None).due_to_learner(now).count(),
         "new_form": new_form or NewDeckForm(),
         "import_form": import_form or DeckImportForm(),
         "generate_form": generate_form or DeckGenerateForm(user=request.user),
@@ -97,10 +97,10 @@ def deck_import(request: HttpRequest) -> HttpResponse:
     return render_deck_list(request, import_form=form, status=errors.PAGE_STATUS)
 
 
-def due_queue(request: HttpRequest):
-    """Every card the person studies, own decks and those handed out to their class, each
-    with their own memory of it."""
-    return Card.objects.readable_by(request.user).studied_by(request.user)
+def studied(request: HttpRequest, deck: Deck | None):
+    """The cards the person studies in `deck`, or with no deck in every deck they study (their own
+    and those handed out to their class), each with their own memory of it."""
+    return (deck.cards if deck else Card.objects.readable_by(request.user)).studied_by(request.user)
 
 
 def render_deck(request: HttpRequest, deck: Deck, part: str = "", status: int = 200, **extra):
@@ -122,11 +122,11 @@ def render_deck(request: HttpRequest, deck: Deck, part: str = "", status: int = 
         "rows": [(card, card.pk in new, new.get(card.pk)) for card in deck.cards.all()],
         "mastered": mastered,
         "total": total,
-        "due_count": deck.cards.studied_by(request.user).due_to_learner(timezone.now()).count(),
+        "due_count": studied(request, deck).due_to_learner(timezone.now()).count(),
         "owner": owner,
-        "title_form": extra.pop("title_form", None) or DeckTitleForm(initial={"title": deck.title}),
-        "card_form": extra.pop("card_form", None) or CardForm(),
-        **extra,
+        "title_form": DeckTitleForm(initial={"title": deck.title}),
+        "card_form": CardForm(),
+        **extra,  # the forms sent back with their errors
     }
     template = "study/flashcards/detail.html" + (f"#{partial}" if partial else "")
     return render(request, template, context, status=status)
@@ -200,7 +200,7 @@ def card_delete(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
 def render_study(request: HttpRequest, deck: Deck | None, card: Card | None, status: int = 200):
     """The study page for one deck, or for the due queue across decks when `deck` is None."""
     now = timezone.now()
-    cards = deck.cards.studied_by(request.user) if deck else due_queue(request)
+    cards = studied(request, deck)
     mastered, total = deck.mastery(request.user) if deck else (None, None)
     upcoming = cards.filter(learner_due_at__gt=now).order_by("learner_due_at").first()
     context = {
@@ -221,7 +221,7 @@ def render_study(request: HttpRequest, deck: Deck | None, card: Card | None, sta
 def deck_study(request: HttpRequest, pk: int) -> HttpResponse:
     deck = get_visible(Deck.objects.readable_by, request.user, pk=pk)
     now = timezone.now()
-    card = deck.cards.studied_by(request.user).due_to_learner(now).first()
+    card = studied(request, deck).due_to_learner(now).first()
     if card is None and request.GET.get("mode") == "all":
         card = deck.cards.first()
     return render_study(request, deck, card)
@@ -230,7 +230,7 @@ def deck_study(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 @login_required
 def deck_due(request: HttpRequest) -> HttpResponse:
-    card = due_queue(request).due_to_learner(timezone.now()).first()
+    card = studied(request, None).due_to_learner(timezone.now()).first()
     return render_study(request, None, card)
 
 
@@ -260,7 +260,7 @@ def card_review(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
         errors.show(request, error)
         return render_study(request, deck, card, status=errors.PAGE_STATUS)
     announce(request, badges)
-    cards = due_queue(request) if in_queue else card.deck.cards.studied_by(request.user)
+    cards = studied(request, deck)
     practise = request.POST.get("mode") == "all"
     next_card = scheduling.next_card(cards, now=now, after=card if practise else None)
     return render_study(request, deck, next_card)
