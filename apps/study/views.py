@@ -31,24 +31,6 @@ def announce(request: HttpRequest, badges: list) -> None:
         messages.success(request, f"New badge: {definition.name}")
 
 
-def report_shortfall(
-    request: HttpRequest, made: int, asked: int, things: str, filled: int = 0, model: bool = True
-) -> None:
-    """Say when fewer items came than were asked for, and how many the text filled in."""
-    if model and filled:
-        messages.info(
-            request,
-            f"The model gave {made - filled} usable {things} of {asked}; {filled} more were "
-            "cut from your documents' text (marked “from the text”).",
-        )
-    if made < asked:
-        messages.info(
-            request,
-            f"Only {made} {things} of {asked} could be made: the documents in this scope hold "
-            "no more that fit. Add documents or widen the scope.",
-        )
-
-
 def study_tab(request: HttpRequest, template: str, context: dict, status: int) -> HttpResponse:
     """A Study Hub tab; its generate form needs to know whether there is anything to use."""
     context["has_documents"] = Document.objects.visible_to(request.user).exists()
@@ -153,13 +135,26 @@ def render_generating(request: HttpRequest, kind: str, item) -> HttpResponse:
 
 def report_made(request: HttpRequest, kind: str, item) -> None:
     """Once, when the card sees the item ready: the badges the worker's making of it earned
-    (those earned since it was asked for), and whether fewer items came than were asked."""
+    (those earned since it was asked for), whether fewer items came than were asked, and how
+    many of them the text filled in."""
     earned = EarnedBadge.objects.visible_to(request.user).filter(earned_at__gte=item.created_at)
     announce(request, [earned_badge.badge for earned_badge in earned.select_related("badge")])
     shortfall = kinds.get(kind).shortfall
-    if shortfall is not None:
-        made = shortfall(item)
-        report_shortfall(request, made.made, made.asked, made.things, made.filled, made.model)
+    if shortfall is None:
+        return
+    made = shortfall(item)
+    if made.model and made.filled:
+        messages.info(
+            request,
+            f"The model gave {made.made - made.filled} usable {made.things} of {made.asked}; "
+            f"{made.filled} more were cut from your documents' text (marked “from the text”).",
+        )
+    if made.made < made.asked:
+        messages.info(
+            request,
+            f"Only {made.made} {made.things} of {made.asked} could be made: the documents in this "
+            "scope hold no more that fit. Add documents or widen the scope.",
+        )
 
 
 @require_GET
