@@ -1,8 +1,7 @@
-"""Page parts every Study Hub tab shares: the tab frame, its generate form's start, downloads, new
-badges, and the card of an item a worker is making."""
+"""Page parts every Study Hub tab shares: the tab frame, its generate form's start, deleting an
+item, downloads, new badges, and the card of an item a worker is making."""
 
 from collections.abc import Callable
-from typing import TypeVar
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -19,7 +18,6 @@ from apps.study.generation_job import FAILED, READY
 from apps.study.ownership import get_visible
 from apps.vault.models import Document
 
-T = TypeVar("T")
 MARKDOWN = "text/markdown; charset=utf-8"
 
 
@@ -65,7 +63,7 @@ def generate(
 
 
 def download(
-    thing: T, fmt: str, formats: dict[str, tuple[str, Callable]], name: str
+    thing: object, fmt: str, formats: dict[str, tuple[str, Callable]], name: str
 ) -> HttpResponse:
     """`thing` made into `fmt` (only that one) as a download; an unknown format is a 404."""
     if fmt not in formats:
