@@ -1,5 +1,5 @@
-"""Page parts every Study Hub tab shares: the tab frame, downloads, new badges, and the card of
-an item a worker is making."""
+"""Page parts every Study Hub tab shares: the tab frame, its generate form's start, deleting an
+item, downloads, new badges, and the card of an item a worker is making."""
 
 from collections.abc import Callable
 
@@ -11,8 +11,11 @@ from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.ratelimits import rate_limited
 from apps.progress.models import EarnedBadge
-from apps.study import kinds, stale, tasks
+from apps.study import errors, kinds, stale, starting, tasks
+from apps.study.errors import StudyError
+from apps.study.forms import ScopeForm
 from apps.study.generation_job import FAILED, READY
+from apps.study.ownership import get_visible
 from apps.vault.models import Document
 
 MARKDOWN = "text/markdown; charset=utf-8"
@@ -33,6 +36,32 @@ def study_tab(request: HttpRequest, template: str, context: dict, status: int) -
     return render(request, template, context, status=status)
 
 
+def generate(
+    request: HttpRequest, kind: str, form: ScopeForm, make: Callable, *asked: str
+) -> HttpResponse | None:
+    """What a tab's generate form sends: the page of the item `make` starts (or started before,
+    the same form sent again), given the form's own fields named `asked`; None when the form or
+    the start is refused, the form then saying why."""
+    if not form.is_valid():
+        return None
+    try:
+        item = starting.start(
+            request,
+            kind,
+            request.user,
+            form.key,
+            make,
+            for_class=form.hand_out_to,
+            scope=form.scope,
+            method=form.chosen_method,
+            **{name: form.cleaned_data[name] for name in asked},
+        )
+    except StudyError as error:
+        errors.show(request, error, form)
+        return None
+    return redirect(kinds.get(kind).url(item))
+
+
 def download(
     thing: object, fmt: str, formats: dict[str, tuple[str, Callable]], name: str
 ) -> HttpResponse:
@@ -43,6 +72,17 @@ def download(
     response = HttpResponse(make(thing), content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
     return response
+
+
+@require_POST
+@login_required
+def delete(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
+    """Delete one of the asker's items (a deck, a mindmap) and go back to its tab."""
+    made = kinds.get(kind)
+    item = get_visible(made.model.objects.visible_to, request.user, pk=pk)
+    item.delete()
+    messages.success(request, f"Deleted the {made.model._meta.verbose_name} “{item.title}”.")
+    return redirect(made.tab.url)
 
 
 def kind_with_page(kind: str) -> kinds.Kind:
@@ -93,23 +133,25 @@ def render_generating(request: HttpRequest, kind: str, item) -> HttpResponse:
 
 def report_made(request: HttpRequest, kind: str, item) -> None:
     """Once, when the card sees the item ready: the badges the worker's making of it earned
-    (those earned since it was asked for), and whether fewer items came than were asked and
-    how many the text filled in."""
+    (those earned since it was asked for), whether fewer items came than were asked, and how
+    many of them the text filled in."""
     earned = EarnedBadge.objects.visible_to(request.user).filter(earned_at__gte=item.created_at)
     announce(request, [earned_badge.badge for earned_badge in earned.select_related("badge")])
-    counted = kinds.get(kind).shortfall
-    came = counted(item) if counted else None
-    if came and came.model and came.filled:
+    shortfall = kinds.get(kind).shortfall
+    if shortfall is None:
+        return
+    made = shortfall(item)
+    if made.model and made.filled:
         messages.info(
             request,
-            f"The model gave {came.made - came.filled} usable {came.things} of {came.asked}; "
-            f"{came.filled} more were cut from your documents' text (marked “from the text”).",
+            f"The model gave {made.made - made.filled} usable {made.things} of {made.asked}; "
+            f"{made.filled} more were cut from your documents' text (marked “from the text”).",
         )
-    if came and came.made < came.asked:
+    if made.made < made.asked:
         messages.info(
             request,
-            f"Only {came.made} {came.things} of {came.asked} could be made: the documents in "
-            "this scope hold no more that fit. Add documents or widen the scope.",
+            f"Only {made.made} {made.things} of {made.asked} could be made: the documents in this "
+            "scope hold no more that fit. Add documents or widen the scope.",
         )
 
 

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from apps.study.flashcards import views
+from apps.study.views import delete
 
 urlpatterns = [
     path("", views.deck_list, name="deck-list"),
@@ -10,7 +11,7 @@ urlpatterns = [
     path("due/", views.deck_due, name="deck-due"),
     path("<int:pk>/", views.deck_detail, name="deck-detail"),
     path("<int:pk>/rename/", views.deck_update, name="deck-update"),
-    path("<int:pk>/delete/", views.deck_delete, name="deck-delete"),
+    path("<int:pk>/delete/", delete, {"kind": "deck"}, name="deck-delete"),
     path("<int:pk>/study/", views.deck_study, name="deck-study"),
     path("<int:pk>/export.<str:fmt>", views.deck_export, name="deck-export"),
     path("<int:pk>/cards/", views.card_create, name="card-create"),

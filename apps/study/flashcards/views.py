@@ -10,7 +10,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.ratelimits import rate_limited
-from apps.study import errors, importing, stale, starting
+from apps.study import errors, importing, stale
 from apps.study.errors import StudyError
 from apps.study.flashcards import anki, csv_files, deck_imports, decks, generation, scheduling
 from apps.study.flashcards.forms import (
@@ -23,7 +23,7 @@ from apps.study.flashcards.forms import (
 from apps.study.flashcards.models import Card, Deck
 from apps.study.flashcards.stale import card_text, stale_cards
 from apps.study.ownership import get_visible
-from apps.study.views import announce, download, render_generating, study_tab
+from apps.study.views import announce, download, generate, render_generating, study_tab
 
 EXPORTS = {"csv": ("text/csv", csv_files.export_csv), "apkg": ("application/zip", anki.export_apkg)}
 
@@ -35,7 +35,7 @@ def render_deck_list(
     decks = Deck.objects.visible_to(request.user).settled().with_counts(now)
     context = {
         "decks": decks,
-        "due_total": due_queue(request).due_to_learner(now).count(),
+        "due_total": studied(request, None).due_to_learner(now).count(),
         "new_form": new_form or NewDeckForm(),
         "import_form": import_form or DeckImportForm(),
         "generate_form": generate_form or DeckGenerateForm(user=request.user),
@@ -53,23 +53,8 @@ def deck_list(request: HttpRequest) -> HttpResponse:
 @login_required
 def deck_generate(request: HttpRequest) -> HttpResponse:
     form = DeckGenerateForm(request.POST, user=request.user)
-    if form.is_valid():
-        try:
-            deck = starting.start(
-                request,
-                "deck",
-                request.user,
-                form.key,
-                generation.start_deck,
-                for_class=form.hand_out_to,
-                num_cards=form.cleaned_data["num_cards"],
-                scope=form.scope,
-                method=form.chosen_method,
-            )
-        except StudyError as error:
-            errors.show(request, error, form)
-        else:
-            return redirect("study:deck-detail", pk=deck.pk)
+    if started := generate(request, "deck", form, generation.start_deck, "num_cards"):
+        return started
     return render_deck_list(request, generate_form=form, status=errors.PAGE_STATUS)
 
 
@@ -112,13 +97,15 @@ def deck_import(request: HttpRequest) -> HttpResponse:
     return render_deck_list(request, import_form=form, status=errors.PAGE_STATUS)
 
 
-def due_queue(request: HttpRequest):
-    """Every card the person studies, own decks and those handed out to their class, each
-    with their own memory of it."""
-    return Card.objects.readable_by(request.user).studied_by(request.user)
+def studied(request: HttpRequest, deck: Deck | None):
+    """The cards the person studies in `deck`, or with no deck in every deck they study (their own
+    and those handed out to their class), each with their own memory of it."""
+    return (deck.cards if deck else Card.objects.readable_by(request.user)).studied_by(request.user)
 
 
-def render_deck(request: HttpRequest, deck: Deck, partial: str = "", status: int = 200, **extra):
+def render_deck(request: HttpRequest, deck: Deck, part: str = "", status: int = 200, **extra):
+    """The deck's page, or for htmx its `part` ("deck-head", "card-list") when one is named."""
+    partial = part if request.htmx else ""
     mastered, total = deck.mastery(request.user)
     owner = deck.owner_id == request.user.pk
     changed = stale_cards(deck) if owner else []  # the owner's to refresh
@@ -135,14 +122,21 @@ def render_deck(request: HttpRequest, deck: Deck, partial: str = "", status: int
         "rows": [(card, card.pk in new, new.get(card.pk)) for card in deck.cards.all()],
         "mastered": mastered,
         "total": total,
-        "due_count": deck.cards.studied_by(request.user).due_to_learner(timezone.now()).count(),
+        "due_count": studied(request, deck).due_to_learner(timezone.now()).count(),
         "owner": owner,
-        "title_form": extra.pop("title_form", None) or DeckTitleForm(initial={"title": deck.title}),
-        "card_form": extra.pop("card_form", None) or CardForm(),
-        **extra,
+        "title_form": DeckTitleForm(initial={"title": deck.title}),
+        "card_form": CardForm(),
+        **extra,  # the forms sent back with their errors
     }
     template = "study/flashcards/detail.html" + (f"#{partial}" if partial else "")
     return render(request, template, context, status=status)
+
+
+def render_changed(request: HttpRequest, deck: Deck, part: str) -> HttpResponse:
+    """After a change: the changed part for htmx, else the deck's page again."""
+    if request.htmx:
+        return render_deck(request, deck, part)
+    return redirect("study:deck-detail", pk=deck.pk)
 
 
 @require_GET
@@ -161,22 +155,9 @@ def deck_update(request: HttpRequest, pk: int) -> HttpResponse:
     deck = get_visible(Deck.objects.visible_to, request.user, pk=pk)
     form = DeckTitleForm(request.POST)
     if not form.is_valid():
-        return render_deck(
-            request, deck, "deck-head" if request.htmx else "", errors.PAGE_STATUS, title_form=form
-        )
+        return render_deck(request, deck, "deck-head", errors.PAGE_STATUS, title_form=form)
     deck.rename(form.cleaned_data["title"])
-    if request.htmx:
-        return render_deck(request, deck, "deck-head")
-    return redirect("study:deck-detail", pk=deck.pk)
-
-
-@require_POST
-@login_required
-def deck_delete(request: HttpRequest, pk: int) -> HttpResponse:
-    deck = get_visible(Deck.objects.visible_to, request.user, pk=pk)
-    deck.delete()
-    messages.success(request, f"Deleted the deck “{deck.title}”.")
-    return redirect("study:deck-list")
+    return render_changed(request, deck, "deck-head")
 
 
 @require_POST
@@ -190,11 +171,8 @@ def card_create(request: HttpRequest, pk: int) -> HttpResponse:
         except StudyError as error:
             errors.show(request, error, form)
         else:
-            if request.htmx:
-                return render_deck(request, deck, "card-list")
-            return redirect("study:deck-detail", pk=deck.pk)
-    partial = "card-list" if request.htmx else ""
-    return render_deck(request, deck, partial, errors.PAGE_STATUS, card_form=form)
+            return render_changed(request, deck, "card-list")
+    return render_deck(request, deck, "card-list", errors.PAGE_STATUS, card_form=form)
 
 
 @require_POST
@@ -203,14 +181,11 @@ def card_update(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
     card = get_visible(Card.objects.visible_to, request.user, deck_id=pk, pk=card_pk)
     form = CardForm(request.POST)
     if not form.is_valid():
-        partial = "card-list" if request.htmx else ""
         return render_deck(
-            request, card.deck, partial, errors.PAGE_STATUS, edit_errors={card.pk: form}
+            request, card.deck, "card-list", errors.PAGE_STATUS, edit_errors={card.pk: form}
         )
     card.edit(form.cleaned_data["front"], form.cleaned_data["back"])
-    if request.htmx:
-        return render_deck(request, card.deck, "card-list")
-    return redirect("study:deck-detail", pk=card.deck_id)
+    return render_changed(request, card.deck, "card-list")
 
 
 @require_POST
@@ -219,17 +194,13 @@ def card_delete(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
     card = get_visible(Card.objects.visible_to, request.user, deck_id=pk, pk=card_pk)
     deck = card.deck
     card.delete()
-    return (
-        render_deck(request, deck, "card-list")
-        if request.htmx
-        else redirect("study:deck-detail", pk=deck.pk)
-    )
+    return render_changed(request, deck, "card-list")
 
 
 def render_study(request: HttpRequest, deck: Deck | None, card: Card | None, status: int = 200):
     """The study page for one deck, or for the due queue across decks when `deck` is None."""
     now = timezone.now()
-    cards = deck.cards.studied_by(request.user) if deck else due_queue(request)
+    cards = studied(request, deck)
     mastered, total = deck.mastery(request.user) if deck else (None, None)
     upcoming = cards.filter(learner_due_at__gt=now).order_by("learner_due_at").first()
     context = {
@@ -250,7 +221,7 @@ def render_study(request: HttpRequest, deck: Deck | None, card: Card | None, sta
 def deck_study(request: HttpRequest, pk: int) -> HttpResponse:
     deck = get_visible(Deck.objects.readable_by, request.user, pk=pk)
     now = timezone.now()
-    card = deck.cards.studied_by(request.user).due_to_learner(now).first()
+    card = studied(request, deck).due_to_learner(now).first()
     if card is None and request.GET.get("mode") == "all":
         card = deck.cards.first()
     return render_study(request, deck, card)
@@ -259,7 +230,7 @@ def deck_study(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 @login_required
 def deck_due(request: HttpRequest) -> HttpResponse:
-    card = due_queue(request).due_to_learner(timezone.now()).first()
+    card = studied(request, None).due_to_learner(timezone.now()).first()
     return render_study(request, None, card)
 
 
@@ -289,7 +260,7 @@ def card_review(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
         errors.show(request, error)
         return render_study(request, deck, card, status=errors.PAGE_STATUS)
     announce(request, badges)
-    cards = due_queue(request) if in_queue else card.deck.cards.studied_by(request.user)
+    cards = studied(request, deck)
     practise = request.POST.get("mode") == "all"
     next_card = scheduling.next_card(cards, now=now, after=card if practise else None)
     return render_study(request, deck, next_card)

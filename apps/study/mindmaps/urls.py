@@ -1,6 +1,7 @@
 from django.urls import path
 
 from apps.study.mindmaps import views
+from apps.study.views import delete
 
 urlpatterns = [
     path("", views.mindmap_list, name="mindmap-list"),
@@ -12,6 +13,6 @@ urlpatterns = [
     path("<int:pk>/toggle/", views.mindmap_toggle, name="mindmap-toggle"),
     path("<int:pk>/move/", views.mindmap_move, name="mindmap-move"),
     path("<int:pk>/rename/", views.mindmap_update, name="mindmap-update"),
-    path("<int:pk>/delete/", views.mindmap_delete, name="mindmap-delete"),
+    path("<int:pk>/delete/", delete, {"kind": "mindmap"}, name="mindmap-delete"),
     path("<int:pk>/export.<str:fmt>", views.mindmap_export, name="mindmap-export"),
 ]

@@ -8,14 +8,14 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.progress import tracking
-from apps.study import errors, stale, starting
+from apps.study import errors, stale
 from apps.study.errors import StudyError
 from apps.study.mindmaps import generation, svg, tree
 from apps.study.mindmaps.forms import MindmapGenerateForm, MindmapOutlineForm, NodePositionForm
 from apps.study.mindmaps.models import Mindmap
 from apps.study.mindmaps.stale import node_text, stale_nodes
 from apps.study.ownership import get_visible
-from apps.study.views import MARKDOWN, announce, download, render_generating, study_tab
+from apps.study.views import MARKDOWN, announce, download, generate, render_generating, study_tab
 
 EXPORTS = {
     "svg": ("image/svg+xml", lambda m: svg.render_svg(m).encode()),
@@ -40,23 +40,8 @@ def render_mindmap_list(
 @login_required
 def mindmap_generate(request: HttpRequest) -> HttpResponse:
     form = MindmapGenerateForm(request.POST, user=request.user)
-    if form.is_valid():
-        try:
-            mindmap = starting.start(
-                request,
-                "mindmap",
-                request.user,
-                form.key,
-                generation.start_mindmap,
-                for_class=form.hand_out_to,
-                scope=form.scope,
-                title=form.cleaned_data["title"],
-                method=form.chosen_method,
-            )
-        except StudyError as error:
-            errors.show(request, error, form)
-        else:
-            return redirect("study:mindmap-detail", pk=mindmap.pk)
+    if started := generate(request, "mindmap", form, generation.start_mindmap, "title"):
+        return started
     return render_mindmap_list(request, generate_form=form, status=errors.PAGE_STATUS)
 
 
@@ -104,7 +89,7 @@ def render_mindmap(request: HttpRequest, mindmap: Mindmap, status: int = 200) ->
         "svg": svg.render_svg(mindmap, changed=[node_id for node_id, _ in changed]),
         "sources": node_sources(mindmap, {node_id for node_id, _ in changed}),
         "layouts": Mindmap.Layout.choices,
-        "export_formats": ("svg", "png", "pdf", "md"),
+        "export_formats": tuple(EXPORTS),
     }
     template = "study/mindmaps/detail.html" + ("#mindmap-canvas" if request.htmx else "")
     return render(request, template, context, status=status)
@@ -187,15 +172,6 @@ def mindmap_update(request: HttpRequest, pk: int) -> HttpResponse:
     except StudyError as error:
         errors.show(request, error)
     return redirect("study:mindmap-detail", pk=mindmap.pk)
-
-
-@require_POST
-@login_required
-def mindmap_delete(request: HttpRequest, pk: int) -> HttpResponse:
-    mindmap = get_visible(Mindmap.objects.visible_to, request.user, pk=pk)
-    mindmap.delete()
-    messages.success(request, f"Deleted the mindmap “{mindmap.title}”.")
-    return redirect("study:mindmap-list")
 
 
 @require_GET

@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from apps.accounts.ratelimits import rate_limited
-from apps.study import errors, importing, stale, starting
+from apps.study import errors, importing, stale
 from apps.study.classsets.policy import AttemptRefused
 from apps.study.errors import InvalidAnswers, InvalidInput, StudyError
 from apps.study.ownership import get_visible, is_student
@@ -19,7 +19,7 @@ from apps.study.quizzes.models import Attempt, Quiz
 from apps.study.quizzes.seat import Seat
 from apps.study.quizzes.stale import question_text, stale_questions
 from apps.study.sources import sources_for_each
-from apps.study.views import announce, download, render_generating, study_tab
+from apps.study.views import announce, download, generate, render_generating, study_tab
 
 
 def render_quiz_list(
@@ -46,25 +46,9 @@ def render_quiz_list(
 @login_required
 def quiz_list(request: HttpRequest) -> HttpResponse:
     form = QuizForm(request.POST or None, user=request.user)
-    if request.method == "POST" and form.is_valid():
-        try:
-            made = starting.start(
-                request,
-                "quiz",
-                request.user,
-                form.key,
-                generation.start_quiz,
-                for_class=form.hand_out_to,
-                num_questions=form.cleaned_data["num_questions"],
-                difficulty=form.cleaned_data["difficulty"],
-                types=form.cleaned_data["types"],
-                scope=form.scope,
-                method=form.chosen_method,
-            )
-        except StudyError as error:
-            errors.show(request, error, form)
-        else:
-            return redirect("study:quiz-detail", made.pk)
+    asked = ("num_questions", "difficulty", "types")
+    if started := generate(request, "quiz", form, generation.start_quiz, *asked):
+        return started
     status = errors.PAGE_STATUS if request.method == "POST" else 200
     return render_quiz_list(request, form, status=status)
 
@@ -100,7 +84,6 @@ def render_player(
     context = {
         "quiz": seat.quiz,
         "owner": seat.owner,
-        "attempt": attempt,
         "mode": "one" if one_at_a_time else "all",
         "rows": list(zip(paper.questions, answers, strict=True)),
         "current": current,

@@ -8,41 +8,25 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from apps.accounts.ratelimits import rate_limited
 from apps.llm.rendering import render_markdown
-from apps.study import errors, stale, starting, tasks
+from apps.study import errors, stale, tasks
 from apps.study.errors import StudyError
 from apps.study.ownership import get_visible
 from apps.study.sources import sources_for
-from apps.study.views import MARKDOWN, announce, download, render_generating, study_tab
+from apps.study.views import MARKDOWN, announce, download, generate, render_generating, study_tab
 from apps.study.workshops import exports, generation
 from apps.study.workshops.forms import WorkshopForm
 from apps.study.workshops.models import Lesson, Workshop
 from apps.study.workshops.stale import lesson_text, stale_lessons
 
 EXPORTS = {"md": (MARKDOWN, exports.as_markdown), "pdf": ("application/pdf", exports.as_pdf)}
-LESSON = "study/workshops/lesson.html"
 
 
 @require_http_methods(["GET", "POST"])
 @login_required
 def workshop_list(request: HttpRequest) -> HttpResponse:
     form = WorkshopForm(request.POST or None, user=request.user)
-    if request.method == "POST" and form.is_valid():
-        try:
-            made = starting.start(
-                request,
-                "workshop",
-                request.user,
-                form.key,
-                generation.start_workshop,
-                for_class=form.hand_out_to,
-                num_lessons=form.cleaned_data["num_lessons"],
-                scope=form.scope,
-                method=form.chosen_method,
-            )
-        except StudyError as error:
-            errors.show(request, error, form)
-        else:
-            return redirect("study:workshop-detail", made.pk)
+    if started := generate(request, "workshop", form, generation.start_workshop, "num_lessons"):
+        return started
     context = {
         "form": form,
         "workshops": Workshop.objects.visible_to(request.user)
@@ -68,21 +52,19 @@ def workshop_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("study:lesson-detail", pk, lesson.number)
 
 
-def render_lesson(
-    request: HttpRequest, lesson: Lesson, template: str = LESSON, status: int = 200
-) -> HttpResponse:
+def render_lesson(request: HttpRequest, lesson: Lesson, status: int = 200) -> HttpResponse:
+    """The lesson's page, or for htmx its body."""
     workshop = lesson.workshop
     owner = workshop.owner_id == request.user.pk
     changed = stale_lessons(workshop) if owner else []  # the owner's to refresh
     completed = workshop.completed_by(request.user)
     # The lesson body a write swaps in sits below the notice: only the whole page searches.
-    shown = lesson in changed and template == LESSON
+    shown = lesson in changed and not request.htmx
     new = stale.passages_now(workshop, {lesson.pk: lesson_text(lesson)} if shown else {})
     context = {
         **{"stale_count": len(changed), "stale_kind": "workshop", "stale_pk": workshop.pk},
         "stale_what": "lesson",
         "stale_lessons": {item.pk for item in changed},
-        "lesson_changed": lesson in changed,
         "passage": new.get(lesson.pk),
         "workshop": workshop,
         "lesson": lesson,
@@ -92,10 +74,10 @@ def render_lesson(
         "next": workshop.lessons.filter(number=lesson.number + 1).first(),
         "owner": owner,
         "completed": completed,
-        "done": len(completed),
         # The recap quiz is the owner's (it is made as theirs).
         "recap": owner and workshop.completed_at is not None,
     }
+    template = "study/workshops/lesson.html" + ("#lesson-body" if request.htmx else "")
     return render(request, template, context, status=status)
 
 
@@ -107,7 +89,7 @@ def lesson_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     workshop = get_visible(Workshop.objects.readable_by, request.user, pk=pk)
     lesson = get_object_or_404(workshop.lessons, number=number)
     lesson.settle()
-    return render_lesson(request, lesson, f"{LESSON}#lesson-body" if request.htmx else LESSON)
+    return render_lesson(request, lesson)
 
 
 @require_POST
@@ -121,7 +103,7 @@ def lesson_write(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     if generation.start_lesson(lesson):
         tasks.enqueue("lesson", lesson.pk)
     if request.htmx:
-        return render_lesson(request, lesson, f"{LESSON}#lesson-body")
+        return render_lesson(request, lesson)
     return redirect("study:lesson-detail", pk, number)
 
 
@@ -131,19 +113,18 @@ def lesson_complete(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     workshop = get_visible(Workshop.objects.readable_by, request.user, pk=pk)
     lesson = get_object_or_404(workshop.lessons, number=number)
     try:
-        finished, badges = lesson.workshop.complete_lesson(lesson, by=request.user)
+        finished, badges = workshop.complete_lesson(lesson, by=request.user)
     except StudyError as error:
         errors.show(request, error)
         return render_lesson(request, lesson, status=errors.PAGE_STATUS)
     announce(request, badges)
     if finished:
         recap = (
-            " Check yourself with the recap quiz." if lesson.workshop.owner == request.user else ""
+            " Check yourself with the recap quiz." if workshop.owner_id == request.user.pk else ""
         )
         messages.success(request, "Workshop complete." + recap)
-    following = lesson.workshop.lessons.filter(number=number + 1).first()
-    if following and not finished:
-        return redirect("study:lesson-detail", pk, following.number)
+    elif workshop.lessons.filter(number=number + 1).exists():
+        return redirect("study:lesson-detail", pk, number + 1)
     return redirect("study:lesson-detail", pk, number)
 
 

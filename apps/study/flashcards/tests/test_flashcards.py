@@ -232,7 +232,9 @@ def test_alice_renames_and_deletes_a_deck(alice_client, alice):
     deck.refresh_from_db()
     assert deck.title == "Genetik"
     assert alice_client.post(f"/study/decks/{deck.pk}/rename/", {"title": ""}).status_code == 400
-    alice_client.post(f"/study/decks/{deck.pk}/delete/")
+    deleted = alice_client.post(f"/study/decks/{deck.pk}/delete/", follow=True)
+    assert deleted.redirect_chain == [("/study/decks/", 302)]
+    assert "Deleted the deck “Genetik”." in deleted.content.decode()
     assert not Deck.objects.exists() and not Card.objects.exists()
 
 

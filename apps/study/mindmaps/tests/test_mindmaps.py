@@ -152,6 +152,14 @@ def test_the_api_answers_bad_trees_with_a_json_4xx(alice_client, body):
 
 
 @pytest.mark.django_db
+def test_alice_deletes_her_mindmap(alice_client, alices_map):
+    deleted = alice_client.post(f"/study/mindmaps/{alices_map.pk}/delete/", follow=True)
+    assert deleted.redirect_chain == [("/study/mindmaps/", 302)]
+    assert "Deleted the mindmap “Zelle”." in deleted.content.decode()
+    assert not Mindmap.objects.exists()
+
+
+@pytest.mark.django_db
 def test_bob_cannot_reach_alices_mindmap(alices_map, bob_client):
     base = f"/study/mindmaps/{alices_map.pk}"
     for url in [f"{base}/", *(f"{base}/export.{fmt}" for fmt in ("svg", "png", "pdf", "md"))]:

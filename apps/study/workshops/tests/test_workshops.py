@@ -146,7 +146,12 @@ def test_completing_every_lesson_completes_the_workshop_and_offers_a_recap_quiz(
     for lesson in alices_workshop.lessons.all():
         write_lesson(lesson)
     for number in range(1, 6):
-        alice_client.post(f"/study/workshops/{alices_workshop.pk}/lessons/{number}/complete/")
+        done = alice_client.post(
+            f"/study/workshops/{alices_workshop.pk}/lessons/{number}/complete/"
+        )
+        # On to the next lesson; the last stays where it is.
+        following = min(number + 1, 5)
+        assert done["Location"] == f"/study/workshops/{alices_workshop.pk}/lessons/{following}/"
     alices_workshop.refresh_from_db()
     model.answer(questions(5))
 
@@ -155,6 +160,7 @@ def test_completing_every_lesson_completes_the_workshop_and_offers_a_recap_quiz(
     recap = Quiz.objects.get(workshop=alices_workshop)
 
     assert alices_workshop.completed_at is not None
+    assert "Workshop complete. Check yourself with the recap quiz." in page
     assert "Take the recap quiz" in page
     assert response["Location"] == f"/study/quizzes/{recap.pk}/"
     assert recap.questions.count() == 5
