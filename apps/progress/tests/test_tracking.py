@@ -57,7 +57,7 @@ def test_bad_values_from_a_caller_are_logged_not_raised(alice, call):
 
 
 def test_a_nonsense_attachment_count_still_records_the_message(alice, midday):
-    assert [b.code for b in tracking.record_message(alice, attachments="many")] == [
+    assert [b.badge.code for b in tracking.record_message(alice, attachments="many")] == [
         "first_question"
     ]
     assert Event.objects.get(user=alice).attachments == 0
