@@ -108,7 +108,7 @@ def answer(answer_id: int, cancel: threading.Event | None = None) -> Iterator[Ev
     yield Event("memory", {"used": after.used, "budget": MEMORY_BUDGET})
     yield Event("end", {"status": status, "message_id": message.pk})
     # After the end: the page shows the finished answer without waiting for the badges.
-    record_progress(user, question)
+    record_progress(user, question, toolbox.scope)
 
 
 def write(turn, toolbox, info, memory, question, attached, images, cancel) -> Iterator[Event]:
@@ -276,10 +276,9 @@ def save(turn: Turn, toolbox: Toolbox, status: str, error: str) -> None:
     )
 
 
-def record_progress(user, question: Message | None) -> None:
+def record_progress(user, question: Message | None, scope: Scope) -> None:
     """The message for the study clock and badges; tracking logs its own failures and never
     raises, so the answer is never lost to it."""
-    scope = Scope(**((question.scope if question else None) or {}))
     tracking.record_message(
         user,
         scope_used=not scope.is_whole_vault,
