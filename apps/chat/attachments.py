@@ -123,7 +123,7 @@ def read_text(attachment: Attachment) -> str:
     return extract_text(attachment.path, attachment.kind, attachment.filename)
 
 
-def delete_unsent() -> int:
+def delete_unsent() -> None:
     """Delete everyone's attachments never sent with a question, older than
     CHAT_UNSENT_ATTACHMENT_HOURS, with their files."""
     cutoff = timezone.now() - timedelta(hours=settings.CHAT_UNSENT_ATTACHMENT_HOURS)
@@ -131,7 +131,6 @@ def delete_unsent() -> int:
     for attachment in stale:
         attachment.path.unlink(missing_ok=True)
     Attachment.objects.filter(pk__in=[attachment.pk for attachment in stale]).delete()
-    return len(stale)
 
 
 def check_image(path: Path, name: str) -> None:
