@@ -121,7 +121,8 @@ def write(turn, toolbox, info, memory, question, attached, images, cancel) -> It
             {"role": "assistant", "content": a.content},
         )
     ]
-    scope_text = describe_scope(question)
+    whole_vault = "the whole vault (every document the user can see)"
+    scope_text = (question and question.scope_label) or whole_vault
     user_message = {"role": "user", "content": user_content(question, scope_text, attached)}
     if info.thinking:
         yield from think(turn, history, user_message, scope_text, cancel)
@@ -285,12 +286,6 @@ def record_progress(user, question: Message | None, scope: Scope) -> None:
         attachments=question.attachments.count() if question else 0,
     )
     close_old_connections()
-
-
-def describe_scope(question: Message | None) -> str:
-    if question is None or not question.scope_label:
-        return "the whole vault (every document the user can see)"
-    return question.scope_label
 
 
 def user_content(question: Message | None, scope_text: str, attached: list[str]) -> str:
