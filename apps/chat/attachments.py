@@ -7,6 +7,7 @@ copies it into the vault and starts normal ingestion.
 """
 
 import logging
+import uuid
 from datetime import timedelta
 from pathlib import Path
 
@@ -89,7 +90,7 @@ def accept(user, upload: UploadedFile | None) -> Attachment:
     check_person(user, "RATE_LIMIT_ATTACHMENTS", "attachments")
     folder = attachments_dir()
     folder.mkdir(parents=True, exist_ok=True)
-    stored = Attachment.new_stored_name(kind)
+    stored = f"{uuid.uuid4().hex}.{'img' if kind == Attachment.Kind.IMAGE else kind}"
     with (folder / stored).open("wb") as out:
         for piece in upload.chunks():
             out.write(piece)

@@ -4,7 +4,6 @@ The history lives here, so it survives restarts; the memory window the model see
 of the thread (`Thread.memory`), shared by the websocket, the API and the tests.
 """
 
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -269,10 +268,6 @@ class Attachment(Job):
         if self.status == self.Status.FAILED:
             return f"{self.error} Remove {self.filename} to send the question."
         return ""
-
-    @staticmethod
-    def new_stored_name(kind: str) -> str:
-        return f"{uuid.uuid4().hex}.{'img' if kind == 'image' else kind}"
 
     @property
     def path(self) -> Path:
