@@ -148,8 +148,7 @@ async def wait(transcription_id: int, seconds: float) -> Transcription:
     look = database_sync_to_async(Transcription.objects.get)
     while True:
         transcription = await look(pk=transcription_id)
-        if transcription.status != Transcription.Status.TRANSCRIBING:
-            return transcription
-        if time.monotonic() >= deadline:
+        ended = transcription.status != Transcription.Status.TRANSCRIBING
+        if ended or time.monotonic() >= deadline:
             return transcription
         await asyncio.sleep(min(POLL_SECONDS, max(0.0, deadline - time.monotonic())))
