@@ -163,12 +163,6 @@ class BadgeProgress:
         return min(self.value, self.badge.target)
 
     @property
-    def percent(self) -> int:
-        if self.earned or not self.badge.target:
-            return 100
-        return min(100, self.value * 100 // self.badge.target)
-
-    @property
     def unit(self) -> str:
         return Metric(self.badge.metric).label if self.badge.metric in Metric.values else ""
 
