@@ -94,7 +94,7 @@ def attach(request: HttpRequest, thread_id: int) -> HttpResponse:
         if isinstance(error, RateLimited):
             response["Retry-After"] = str(error.wait)
         return response
-    tasks.enqueue_reading(attachment.pk)
+    tasks.read_attachment.delay_on_commit(attachment.pk)
     return render(request, "chat/thread.html#attachment-chip", {"attachment": attachment})
 
 
