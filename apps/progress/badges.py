@@ -129,7 +129,7 @@ def evaluate(
 
     `kinds` limits the check to badges whose metric those events can change.
     Returns only the badges earned now."""
-    candidates = BadgeDefinition.objects.enabled().exclude(earned__user=user)
+    candidates = BadgeDefinition.objects.filter(enabled=True).exclude(earned__user=user)
     if kinds is not None:
         kinds = set(kinds)
         changed = [metric for metric, (_, changed_by) in METRICS.items() if changed_by & kinds]

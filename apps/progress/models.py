@@ -187,11 +187,6 @@ class Metric(models.TextChoices):
     MINDMAP_EXPORTS = "mindmap_exports", "mindmap exports"
 
 
-class BadgeDefinitionQuerySet(models.QuerySet):
-    def enabled(self) -> "BadgeDefinitionQuerySet":
-        return self.filter(enabled=True)
-
-
 class BadgeDefinition(models.Model):
     """A badge is a row: the metric it watches and the target that earns it."""
 
@@ -222,8 +217,6 @@ class BadgeDefinition(models.Model):
         help_text="Disabled badges are neither shown nor awarded; ones already earned are kept.",
     )
     position = models.PositiveSmallIntegerField(default=0)
-
-    objects = BadgeDefinitionQuerySet.as_manager()
 
     class Meta:
         ordering = ["position", "code"]
