@@ -32,6 +32,7 @@ from twisted.web.http import HTTPChannel, _GenericHTTPChannelProtocol  # noqa: E
 
 from cognivault_site import warmup  # noqa: E402
 from cognivault_site.bodies import BoundedRequest, answer  # noqa: E402
+from cognivault_site.middleware import CARD_PATH  # noqa: E402
 
 
 class AnsweringChannel(HTTPChannel):
@@ -76,17 +77,13 @@ SHARED_PORTS = "--shared-ports"
 PR_SET_PDEATHSIG = 1
 
 
-# Addresses whose query is a secret (the card's route, apps/accounts/urls.py).
-SECRET_QUERIES = ("/accounts/badge/",)
-
-
 class CardlessAccessLog(AccessLogGenerator):
     """daphne's access log without the query of a login card's address: the key it carries
     logs a student in (docs/classroom.md#login-cards)."""
 
     def __call__(self, protocol, action, details):
         path = details.get("path") or ""
-        if path.startswith(SECRET_QUERIES) and "?" in path:
+        if path.startswith(CARD_PATH) and "?" in path:
             details = {**details, "path": path.split("?", 1)[0] + "?[left out]"}
         super().__call__(protocol, action, details)
 

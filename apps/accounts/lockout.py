@@ -51,7 +51,6 @@ def locked_usernames(usernames: Iterable[str]) -> set[str]:
     )
 
 
-def unlock(user: User) -> int:
+def unlock(user: User) -> None:
     """Forget the account's failures from every address; their address counts drop with them."""
-    deleted, _ = AccessAttempt.objects.filter(username=user.get_username()).delete()
-    return deleted
+    AccessAttempt.objects.filter(username=user.get_username()).delete()

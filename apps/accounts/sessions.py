@@ -107,12 +107,11 @@ def close_sockets(user_id: int, session_keys: list[str] | None = None) -> None:
         log.warning("could not close the websockets of user %s: %s", user_id, error)
 
 
-def carry_over(session_hashes: dict[int, tuple[str, str]]) -> int:
+def carry_over(session_hashes: dict[int, tuple[str, str]]) -> None:
     """Django binds a session to a hash of the password it was opened with. When a batch's
     printed passwords are stored (apps/accounts/batches.py), the sessions a login card opened
     meanwhile are bound to the new hash, `{user_id: (old, new)}`, so those students stay in."""
     wanted = {str(pk): pair for pk, pair in session_hashes.items()}
-    moved = 0
     for session in Session.objects.filter(expire_date__gt=timezone.now()):
         data = session.get_decoded()
         old_new = wanted.get(data.get(SESSION_KEY))
@@ -120,5 +119,3 @@ def carry_over(session_hashes: dict[int, tuple[str, str]]) -> int:
             continue
         data[HASH_SESSION_KEY] = old_new[1]
         Session.objects.filter(pk=session.pk).update(session_data=Session.objects.encode(data))
-        moved += 1
-    return moved

@@ -108,7 +108,7 @@ def answer(answer_id: int, cancel: threading.Event | None = None) -> Iterator[Ev
     yield Event("memory", {"used": after.used, "budget": MEMORY_BUDGET})
     yield Event("end", {"status": status, "message_id": message.pk})
     # After the end: the page shows the finished answer without waiting for the badges.
-    record_progress(user, question)
+    record_progress(user, question, toolbox.scope)
 
 
 def write(turn, toolbox, info, memory, question, attached, images, cancel) -> Iterator[Event]:
@@ -121,7 +121,8 @@ def write(turn, toolbox, info, memory, question, attached, images, cancel) -> It
             {"role": "assistant", "content": a.content},
         )
     ]
-    scope_text = describe_scope(question)
+    whole_vault = "the whole vault (every document the user can see)"
+    scope_text = (question and question.scope_label) or whole_vault
     user_message = {"role": "user", "content": user_content(question, scope_text, attached)}
     if info.thinking:
         yield from think(turn, history, user_message, scope_text, cancel)
@@ -276,22 +277,15 @@ def save(turn: Turn, toolbox: Toolbox, status: str, error: str) -> None:
     )
 
 
-def record_progress(user, question: Message | None) -> None:
+def record_progress(user, question: Message | None, scope: Scope) -> None:
     """The message for the study clock and badges; tracking logs its own failures and never
     raises, so the answer is never lost to it."""
-    scope = Scope(**((question.scope if question else None) or {}))
     tracking.record_message(
         user,
         scope_used=not scope.is_whole_vault,
         attachments=question.attachments.count() if question else 0,
     )
     close_old_connections()
-
-
-def describe_scope(question: Message | None) -> str:
-    if question is None or not question.scope_label:
-        return "the whole vault (every document the user can see)"
-    return question.scope_label
 
 
 def user_content(question: Message | None, scope_text: str, attached: list[str]) -> str:

@@ -7,6 +7,7 @@ copies it into the vault and starts normal ingestion.
 """
 
 import logging
+import uuid
 from datetime import timedelta
 from pathlib import Path
 
@@ -89,7 +90,7 @@ def accept(user, upload: UploadedFile | None) -> Attachment:
     check_person(user, "RATE_LIMIT_ATTACHMENTS", "attachments")
     folder = attachments_dir()
     folder.mkdir(parents=True, exist_ok=True)
-    stored = Attachment.new_stored_name(kind)
+    stored = f"{uuid.uuid4().hex}.{'img' if kind == Attachment.Kind.IMAGE else kind}"
     with (folder / stored).open("wb") as out:
         for piece in upload.chunks():
             out.write(piece)
@@ -123,7 +124,7 @@ def read_text(attachment: Attachment) -> str:
     return extract_text(attachment.path, attachment.kind, attachment.filename)
 
 
-def delete_unsent() -> int:
+def delete_unsent() -> None:
     """Delete everyone's attachments never sent with a question, older than
     CHAT_UNSENT_ATTACHMENT_HOURS, with their files."""
     cutoff = timezone.now() - timedelta(hours=settings.CHAT_UNSENT_ATTACHMENT_HOURS)
@@ -131,7 +132,6 @@ def delete_unsent() -> int:
     for attachment in stale:
         attachment.path.unlink(missing_ok=True)
     Attachment.objects.filter(pk__in=[attachment.pk for attachment in stale]).delete()
-    return len(stale)
 
 
 def check_image(path: Path, name: str) -> None:

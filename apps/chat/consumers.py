@@ -48,7 +48,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self.channel_layer.group_add(self.group, self.channel_name)
         # A password change or a revoked session closes this socket (apps/accounts/sessions.py).
         await self.channel_layer.group_add(account_group(user.pk), self.channel_name)
-        await self.send(text_data=await self._render(CONNECT_PARTS))
+        await self.send(
+            text_data=await database_sync_to_async(render_parts)(thread_id, CONNECT_PARTS)
+        )
         self.watchdog = asyncio.create_task(self._watch())
 
     @staticmethod
@@ -139,9 +141,6 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         if action == "ask":
             return answer.pk, render_turn(thread)
         return answer.pk, render_thread(thread, START_PARTS)
-
-    async def _render(self, parts) -> str:
-        return await database_sync_to_async(render_parts)(self.thread.pk, parts)
 
     async def dispatch(self, message: dict) -> None:
         # Channels closes stale database connections before every handler, in the one thread

@@ -4,7 +4,6 @@ The history lives here, so it survives restarts; the memory window the model see
 of the thread (`Thread.memory`), shared by the websocket, the API and the tests.
 """
 
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,9 +16,10 @@ MEMORY_BUDGET = 48_000  # characters of conversation the model is given, oldest 
 TITLE_LENGTH = 60
 
 
-class ThreadQuerySet(models.QuerySet):
-    def visible_to(self, user) -> "ThreadQuerySet":
-        """A person's own threads; chats are never shared, not even with teachers."""
+class OwnedQuerySet(models.QuerySet):
+    def visible_to(self, user):
+        """A person's own threads, attachments and recordings; chats are never shared, not even
+        with teachers."""
         if not user.is_authenticated:
             return self.none()
         return self.filter(owner=user)
@@ -55,7 +55,7 @@ class Thread(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
-    objects = ThreadQuerySet.as_manager()
+    objects = OwnedQuerySet.as_manager()
 
     class Meta:
         ordering = ["-updated_at", "-id"]
@@ -156,12 +156,6 @@ class MessageQuerySet(JobQuerySet):
     INTERRUPTED = INTERRUPTED
     STALE_SETTING = "CHAT_STALE_SECONDS"
 
-    def in_progress_for(self, user) -> "MessageQuerySet":
-        """A person's answers being written or waiting for a worker, in all their threads (one
-        whose worker went silent will never finish, and does not count)."""
-        writing = self.running().filter(thread__owner=user)
-        return writing.exclude(~models.Q(worker=""), heartbeat_at__lt=self.cutoff())
-
 
 class Message(models.Model):
     class Role(models.TextChoices):
@@ -220,17 +214,12 @@ class Message(models.Model):
         return self.thread.messages.filter(role=self.Role.USER, pk__lt=self.pk).last()
 
 
-class AttachmentQuerySet(JobQuerySet):
+class AttachmentQuerySet(OwnedQuerySet, JobQuerySet):
     """Reading an attachment is a job of the jobs worker, as ingestion is (docs/chat.md)."""
 
     RUNNING = "pending"  # waiting for the worker, or being read
     INTERRUPTED = "The worker reading this file stopped; attach it again."
     STALE_SETTING = "INGEST_STALE_SECONDS"
-
-    def visible_to(self, user) -> "AttachmentQuerySet":
-        if not user.is_authenticated:
-            return self.none()
-        return self.filter(owner=user)
 
 
 class Attachment(Job):
@@ -280,10 +269,6 @@ class Attachment(Job):
             return f"{self.error} Remove {self.filename} to send the question."
         return ""
 
-    @staticmethod
-    def new_stored_name(kind: str) -> str:
-        return f"{uuid.uuid4().hex}.{'img' if kind == 'image' else kind}"
-
     @property
     def path(self) -> Path:
         return attachments_dir() / self.stored_name
@@ -293,24 +278,13 @@ def attachments_dir() -> Path:
     return settings.DATA_DIR / "chat" / "attachments"
 
 
-class TranscriptionQuerySet(JobQuerySet):
+class TranscriptionQuerySet(OwnedQuerySet, JobQuerySet):
     """Transcribing a recording is a job of the jobs worker, as reading an attachment is: the
     web process stores the upload and never decodes it (docs/chat.md)."""
 
     RUNNING = "transcribing"  # waiting for the worker, or being transcribed
     INTERRUPTED = "The worker transcribing this recording stopped; record it again."
     STALE_SETTING = "INGEST_STALE_SECONDS"
-
-    def visible_to(self, user) -> "TranscriptionQuerySet":
-        if not user.is_authenticated:
-            return self.none()
-        return self.filter(owner=user)
-
-    def in_progress_for(self, user) -> "TranscriptionQuerySet":
-        """A person's recordings being transcribed or waiting for the worker (one whose worker
-        went silent will never finish, and does not count)."""
-        running = self.running().filter(owner=user)
-        return running.exclude(~models.Q(worker=""), heartbeat_at__lt=self.cutoff())
 
 
 class Transcription(Job):

@@ -39,11 +39,6 @@ def load_the_model_client(worker: str) -> None:
     gateway.current_backend()
 
 
-def enqueue_reading(attachment_id: int) -> None:
-    """Queue an attachment for the jobs worker to read (after the transaction that made it)."""
-    read_attachment.delay_on_commit(attachment_id)
-
-
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def read_attachment(self, attachment_id: int) -> None:
     attachments.read(attachment_id, worker=self.request.hostname or "worker")

@@ -56,7 +56,7 @@ def accept(user, upload: UploadedFile | None) -> Transcription:
 def check_fair_share(user) -> None:
     """A person's share of the jobs worker (docs/classroom.md#a-fair-share-of-the-machine)."""
     limit = settings.CHAT_TRANSCRIPTIONS_IN_PROGRESS
-    if limit and Transcription.objects.in_progress_for(user).count() >= limit:
+    if limit and Transcription.objects.alive().filter(owner=user).count() >= limit:
         raise RateLimited(
             f"You already have {limit} recording{'s' if limit > 1 else ''} being transcribed: "
             "send the next one when it has finished.",
@@ -148,8 +148,7 @@ async def wait(transcription_id: int, seconds: float) -> Transcription:
     look = database_sync_to_async(Transcription.objects.get)
     while True:
         transcription = await look(pk=transcription_id)
-        if transcription.status != Transcription.Status.TRANSCRIBING:
-            return transcription
-        if time.monotonic() >= deadline:
+        ended = transcription.status != Transcription.Status.TRANSCRIBING
+        if ended or time.monotonic() >= deadline:
             return transcription
         await asyncio.sleep(min(POLL_SECONDS, max(0.0, deadline - time.monotonic())))

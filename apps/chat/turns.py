@@ -64,7 +64,7 @@ def check_fair_share(user) -> None:
     most CHAT_ANSWERS_IN_PROGRESS answers being written at once, across all their threads, and
     RATE_LIMIT_CHAT_QUESTIONS answers started per period. Raises RateLimited (a 429)."""
     limit = settings.CHAT_ANSWERS_IN_PROGRESS
-    if limit and Message.objects.in_progress_for(user).count() >= limit:
+    if limit and Message.objects.alive().filter(thread__owner=user).count() >= limit:
         raise RateLimited(
             f"You already have {limit} answer{'s' if limit > 1 else ''} being written: "
             "ask again when one has finished.",

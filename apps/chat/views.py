@@ -87,17 +87,14 @@ def attach(request: HttpRequest, thread_id: int) -> HttpResponse:
     upload = request.FILES.get("file")
     try:
         attachment = attachments.accept(request.user, upload)
-    except attachments.AttachmentError as error:
-        return render(
-            request, "chat/thread.html#attachment-error", {"error": str(error)}, status=400
-        )
-    except RateLimited as refused:
+    except (attachments.AttachmentError, RateLimited) as error:
         response = render(
-            request, "chat/thread.html#attachment-error", {"error": str(refused)}, status=429
+            request, "chat/thread.html#attachment-error", {"error": str(error)}, status=error.status
         )
-        response["Retry-After"] = str(refused.wait)
+        if isinstance(error, RateLimited):
+            response["Retry-After"] = str(error.wait)
         return response
-    tasks.enqueue_reading(attachment.pk)
+    tasks.read_attachment.delay_on_commit(attachment.pk)
     return render(request, "chat/thread.html#attachment-chip", {"attachment": attachment})
 
 

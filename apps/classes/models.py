@@ -97,12 +97,10 @@ class SchoolClass(models.Model):
         enrolled = Enrolment.objects.filter(school_class=self, role=role).values("user")
         return User.objects.filter(pk__in=enrolled).order_by("username")
 
-    def enrol(self, users, role: str, batch: StudentBatch | None = None) -> int:
-        """Add `users` with `role`; one already in the class keeps their place. How many joined."""
+    def enrol(self, users, role: str, batch: StudentBatch | None = None) -> None:
+        """Add `users` with `role`; one already in the class keeps their place."""
         rows = [Enrolment(school_class=self, user=user, role=role, batch=batch) for user in users]
-        before = self.enrolments.count()
         Enrolment.objects.bulk_create(rows, ignore_conflicts=True)
-        return self.enrolments.count() - before
 
 
 class EnrolmentQuerySet(models.QuerySet):

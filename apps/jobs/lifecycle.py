@@ -66,6 +66,11 @@ class JobQuerySet(models.QuerySet):
         """Jobs a worker took and then went silent on (killed, or its machine gone)."""
         return self.running().filter(heartbeat_at__lt=self.cutoff()).exclude(worker="")
 
+    def alive(self) -> "JobQuerySet":
+        """Running jobs that will still end: waiting for a worker, or whose worker still beats
+        (one whose worker went silent never will)."""
+        return self.running().exclude(~models.Q(worker=""), heartbeat_at__lt=self.cutoff())
+
     def interrupt(self) -> list[int]:
         """Mark these running jobs failed as interrupted (what they made so far stays); ids."""
         ids = list(self.running().values_list("pk", flat=True))

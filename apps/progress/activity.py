@@ -57,10 +57,6 @@ class Day:
     def level(self) -> int:
         return level_for(self.seconds, self.sessions)
 
-    @property
-    def minutes(self) -> int:
-        return self.seconds // 60
-
 
 @dataclass
 class MessageFigures:

@@ -10,20 +10,11 @@ from apps.progress.models import BadgeDefinition, EarnedBadge
 class TeacherAdmin(admin.ModelAdmin):
     """Every teacher (staff) manages badges, without per-model permissions."""
 
-    def has_module_permission(self, request) -> bool:
+    def has_module_permission(self, request, obj=None) -> bool:
         return request.user.is_active and request.user.is_staff
 
-    def has_view_permission(self, request, obj=None) -> bool:
-        return self.has_module_permission(request)
-
-    def has_add_permission(self, request) -> bool:
-        return self.has_module_permission(request)
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return self.has_module_permission(request)
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return self.has_module_permission(request)
+    has_view_permission = has_add_permission = has_module_permission
+    has_change_permission = has_delete_permission = has_module_permission
 
 
 @admin.register(BadgeDefinition)

@@ -88,11 +88,6 @@ COUNTED = {m: compute for m, (compute, _) in METRICS.items() if isinstance(compu
 COUNTS_KEY = "progress:counts:" + hashlib.sha256(repr(COUNTED).encode()).hexdigest()[:16]
 
 
-def metrics_changed_by(kinds: Iterable[str]) -> list[str]:
-    kinds = set(kinds)
-    return [metric for metric, (_, changed_by) in METRICS.items() if changed_by & kinds]
-
-
 class Metrics:
     """Metric values for one person, each computed at most once."""
 
@@ -134,9 +129,11 @@ def evaluate(
 
     `kinds` limits the check to badges whose metric those events can change.
     Returns only the badges earned now."""
-    candidates = BadgeDefinition.objects.enabled().exclude(earned__user=user)
+    candidates = BadgeDefinition.objects.filter(enabled=True).exclude(earned__user=user)
     if kinds is not None:
-        candidates = candidates.filter(metric__in=metrics_changed_by(kinds))
+        kinds = set(kinds)
+        changed = [metric for metric, (_, changed_by) in METRICS.items() if changed_by & kinds]
+        candidates = candidates.filter(metric__in=changed)
     metrics = Metrics(Activity(user))
     earned = []
     for badge in candidates:
@@ -164,12 +161,6 @@ class BadgeProgress:
     @property
     def shown_value(self) -> int:
         return min(self.value, self.badge.target)
-
-    @property
-    def percent(self) -> int:
-        if self.earned or not self.badge.target:
-            return 100
-        return min(100, self.value * 100 // self.badge.target)
 
     @property
     def unit(self) -> str:

@@ -32,14 +32,10 @@ class StudentFigures:
     average_score: float | None
 
 
-def window_start(now: datetime | None = None) -> datetime:
-    return (now or timezone.now()) - timedelta(days=WINDOW_DAYS)
-
-
-def student_figures(school_class: SchoolClass, now: datetime | None = None) -> list[StudentFigures]:
+def student_figures(school_class: SchoolClass) -> list[StudentFigures]:
     """The class's students, each with their figures over the window."""
-    now = now or timezone.now()
-    since = window_start(now)
+    now = timezone.now()
+    since = now - timedelta(days=WINDOW_DAYS)
     students = list(school_class.students)
     seconds: dict[int, float] = {}
     sessions: dict[int, int] = {}
@@ -90,18 +86,16 @@ def current_streaks(students: list[User], now: datetime) -> dict[int, int]:
         days *= 4
 
 
-def most_missed_questions(
-    school_class: SchoolClass, now: datetime | None = None, limit: int = MOST_MISSED
-) -> list[dict]:
+def most_missed_questions(school_class: SchoolClass) -> list[dict]:
     """The questions of the quizzes handed out to the class that its students got wrong most
     often in the window, with their source."""
     return list(
         MissedQuestion.objects.filter(
             event__school_class=school_class,
             event__user__in=school_class.students,
-            event__at__gte=window_start(now),
+            event__at__gte=timezone.now() - timedelta(days=WINDOW_DAYS),
         )
         .values("question", "source_label", "source_url")
         .annotate(misses=Count("id"), students=Count("event__user", distinct=True))
-        .order_by("-misses", "-students", "question")[:limit]
+        .order_by("-misses", "-students", "question")[:MOST_MISSED]
     )

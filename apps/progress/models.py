@@ -56,10 +56,13 @@ class LocalZone(models.Model):
         return self.name
 
 
-class StudySessionQuerySet(models.QuerySet):
-    def visible_to(self, user) -> "StudySessionQuerySet":
+class PersonalQuerySet(models.QuerySet):
+    def visible_to(self, user):
+        """A person's own rows; a class's figures are read through apps/progress/classroom.py."""
         return self.filter(user=user)
 
+
+class StudySessionQuerySet(PersonalQuerySet):
     def extend_or_open(self, user, at: datetime) -> "StudySession":
         """A message within the idle gap of the last activity extends that session; otherwise
         it opens a new one. The gap is inclusive: exactly STUDY_SESSION_IDLE_GAP_SECONDS later
@@ -96,14 +99,6 @@ class StudySession(models.Model):
     @property
     def duration(self) -> timedelta:
         return self.ended_at - self.started_at
-
-
-class EventQuerySet(models.QuerySet):
-    def visible_to(self, user) -> "EventQuerySet":
-        return self.filter(user=user)
-
-    def since(self, moment: datetime) -> "EventQuerySet":
-        return self.filter(at__gte=moment)
 
 
 class Event(models.Model):
@@ -143,7 +138,7 @@ class Event(models.Model):
         related_name="study_events",
     )
 
-    objects = EventQuerySet.as_manager()
+    objects = PersonalQuerySet.as_manager()
 
     class Meta:
         ordering = ["-at"]
@@ -192,11 +187,6 @@ class Metric(models.TextChoices):
     MINDMAP_EXPORTS = "mindmap_exports", "mindmap exports"
 
 
-class BadgeDefinitionQuerySet(models.QuerySet):
-    def enabled(self) -> "BadgeDefinitionQuerySet":
-        return self.filter(enabled=True)
-
-
 class BadgeDefinition(models.Model):
     """A badge is a row: the metric it watches and the target that earns it."""
 
@@ -228,18 +218,11 @@ class BadgeDefinition(models.Model):
     )
     position = models.PositiveSmallIntegerField(default=0)
 
-    objects = BadgeDefinitionQuerySet.as_manager()
-
     class Meta:
         ordering = ["position", "code"]
 
     def __str__(self) -> str:
         return f"{self.icon} {self.name}"
-
-
-class EarnedBadgeQuerySet(models.QuerySet):
-    def visible_to(self, user) -> "EarnedBadgeQuerySet":
-        return self.filter(user=user)
 
 
 class EarnedBadge(models.Model):
@@ -249,7 +232,7 @@ class EarnedBadge(models.Model):
     badge = models.ForeignKey(BadgeDefinition, on_delete=models.CASCADE, related_name="earned")
     earned_at = models.DateTimeField(default=timezone.now)
 
-    objects = EarnedBadgeQuerySet.as_manager()
+    objects = PersonalQuerySet.as_manager()
 
     class Meta:
         ordering = ["earned_at", "badge__position"]
@@ -259,7 +242,3 @@ class EarnedBadge(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user}: {self.badge.code}"
-
-    @property
-    def code(self) -> str:
-        return self.badge.code

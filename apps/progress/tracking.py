@@ -21,7 +21,6 @@ Functions (all keyword-only after `user`; `at` defaults to now, naive times are 
 
 - ``record_message(user, *, at=None, scope_used=False, attachments=0)`` — a chat message;
   extends the open study session or opens one after STUDY_SESSION_IDLE_GAP_SECONDS.
-  From async code (the chat consumer) use ``await arecord_message(...)``.
 - ``record_quiz(user, *, score_percent, difficulty, class_id=None, questions_wrong=(),
   at=None)`` — a quiz attempt was submitted; ``class_id`` is the class it was handed out to
   (its class set's), None for a quiz of one's own. ``questions_wrong`` holds mappings with
@@ -44,7 +43,6 @@ import logging
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 
-from asgiref.sync import sync_to_async
 from django.db import transaction
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -119,9 +117,6 @@ def record_message(
     except (TypeError, ValueError):
         attachments = 0
     return _record(user, Kind.MESSAGE, at, scope_used=bool(scope_used), attachments=attachments)
-
-
-arecord_message = sync_to_async(record_message)
 
 
 def record_quiz(

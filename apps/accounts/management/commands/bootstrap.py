@@ -28,16 +28,13 @@ class Command(BaseCommand):
         port, https_port = settings.PORT, settings.HTTPS_PORT
         self.stdout.write(f"\nCogniVault on this machine:  http://localhost:{port}/")
         for address in lan_addresses():
+            https = f"https://{address}:{https_port}/"
+            plain = f"http://{address}:{port}/"
             if settings.HTTPS_REDIRECT:
-                self.stdout.write(
-                    f"For the classroom (LAN):     https://{address}:{https_port}/"
-                    f"  (http://{address}:{port}/ redirects there)"
-                )
+                where = f"{https}  ({plain} redirects there)"
             else:
-                self.stdout.write(
-                    f"For the classroom (LAN):     http://{address}:{port}/"
-                    f"  or  https://{address}:{https_port}/ (microphone)"
-                )
+                where = f"{plain}  or  {https} (microphone)"
+            self.stdout.write(f"For the classroom (LAN):     {where}")
         if lan_addresses() and tls.fingerprint():
             self.stdout.write(
                 "The browser warns once about the self-signed certificate; its SHA-256 "
