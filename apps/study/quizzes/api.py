@@ -277,7 +277,7 @@ def create_attempt(request: HttpRequest, quiz_id: Id, payload: AttemptIn):
                 }
                 for row in review.shown_results(attempt, seat)
             ],
-            "badges": [getattr(badge, "code", str(badge)) for badge in badges],
+            "badges": [earned.badge.code for earned in badges],
         },
     )
 

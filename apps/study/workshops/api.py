@@ -164,7 +164,7 @@ def complete_lesson(request: HttpRequest, workshop_id: Id, number: LessonNumber)
     return {
         "number": number,
         "workshop_completed": finished,
-        "badges": [getattr(badge, "code", str(badge)) for badge in badges],
+        "badges": [earned.badge.code for earned in badges],
     }
 
 
