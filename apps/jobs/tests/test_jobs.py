@@ -251,7 +251,7 @@ def test_a_job_beats_from_its_own_thread_while_the_worker_is_busy(settings, comm
 @COMMITTING
 def test_a_starting_worker_recovers_the_jobs_of_the_queues_it_serves(monkeypatch, committed):
     """By the queue each recovery's task is routed to (settings.WORKER_QUEUES)."""
-    monkeypatch.setattr(recovery, "RECOVERIES", {})
+    monkeypatch.setattr(recovery, "AT_START", {})
     taken("w@here")
     ran = []
     chat_task = SimpleNamespace(name="apps.chat.tasks.chore")
