@@ -259,8 +259,7 @@ def test_the_chat_sockets_fragments_render_clean(classroom):
     frames = []
     for thread in classroom["threads"]:
         frames += [
-            conversation.render_thread(thread, conversation.CONNECT_PARTS),
-            conversation.render_thread(thread, conversation.START_PARTS),
+            conversation.render_thread(thread, conversation.WHOLE_PARTS),
             conversation.render_thread(thread, conversation.END_PARTS, thread.messages.last().pk),
             conversation.render_turn(thread),
         ]

@@ -29,6 +29,7 @@ MAX_ROUNDS = 4  # model calls of the agent; the last one gets no tools, so it mu
 MAX_CALLS_PER_ROUND = 5
 MAX_THINKING = 20_000
 ATTACHMENT_CHARS = 8_000
+UNEXPECTED = "Something went wrong while answering."
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ def answer(answer_id: int, cancel: threading.Event | None = None) -> Iterator[Ev
         status, error = Message.Status.FAILED, f"The model failed: {failure}"
     except Exception:
         log.exception("answer %s failed", answer_id)
-        status, error = Message.Status.FAILED, "Something went wrong while answering."
+        status, error = Message.Status.FAILED, UNEXPECTED
     if error:
         yield Event("error", error)
 

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import close_old_connections
 
 from apps.chat import agent, frames, pushes
-from apps.chat.agent import Event
+from apps.chat.agent import UNEXPECTED, Event
 from apps.chat.conversation import END_PARTS, render_parts
 from apps.chat.models import Message
 from apps.jobs.lifecycle import run_claimed
@@ -30,7 +30,6 @@ SAVE_SECONDS = 0.5  # the partial answer is saved at most this often
 SNAPSHOT_SECONDS = 2.0  # ...and sent whole at most this often
 HEARTBEAT_SECONDS = 2.0  # a silent model still gets a heartbeat this often
 STOP_CHECK_SECONDS = 0.5
-UNEXPECTED = "Something went wrong while answering."
 _DONE = object()
 
 Writer = Callable[[int, threading.Event], Iterator[Event]]

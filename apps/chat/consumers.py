@@ -19,8 +19,7 @@ from apps.accounts.ratelimits import RateLimited
 from apps.accounts.sessions import account_group
 from apps.chat import pushes, tasks, turns
 from apps.chat.conversation import (
-    CONNECT_PARTS,
-    START_PARTS,
+    WHOLE_PARTS,
     fragment,
     group_for,
     render_parts,
@@ -49,7 +48,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         # A password change or a revoked session closes this socket (apps/accounts/sessions.py).
         await self.channel_layer.group_add(account_group(user.pk), self.channel_name)
         await self.send(
-            text_data=await database_sync_to_async(render_parts)(thread_id, CONNECT_PARTS)
+            text_data=await database_sync_to_async(render_parts)(thread_id, WHOLE_PARTS)
         )
         self.watchdog = asyncio.create_task(self._watch())
 
@@ -140,7 +139,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         thread.owner = user  # the thread was read by its owner: no second read of the user
         if action == "ask":
             return answer.pk, render_turn(thread)
-        return answer.pk, render_thread(thread, START_PARTS)
+        return answer.pk, render_thread(thread, WHOLE_PARTS)
 
     async def dispatch(self, message: dict) -> None:
         # Channels closes stale database connections before every handler, in the one thread

@@ -25,12 +25,11 @@ def starters() -> list[str]:
     return STARTERS if gateway.current_backend().faithful else []
 
 
-# Which partials are pushed when: a page (re)connecting gets the whole conversation; an edit
-# or a regenerate, which drop messages, redraw it (and leave the question box alone); a finished
-# answer replaces just its own message. Send and Stop follow whether an answer is being
+# Which partials are pushed when: a page (re)connecting gets the whole conversation, and an
+# edit or a regenerate, which drop messages, redraw it (and leave the question box alone); a
+# finished answer replaces just its own message. Send and Stop follow whether an answer is being
 # written. A new question has a frame of its own (render_turn).
-CONNECT_PARTS = ("message-list", "thread-list", "composer-buttons", "memory")
-START_PARTS = ("message-list", "thread-list", "composer-buttons", "memory")
+WHOLE_PARTS = ("message-list", "thread-list", "composer-buttons", "memory")
 END_PARTS = ("message", "thread-list", "composer-buttons", "memory")
 
 
@@ -62,7 +61,7 @@ def fragment(partial: str, **context) -> str:
     return render_to_string(f"chat/thread.html#{partial}", {"oob": True, **context})
 
 
-def render_parts(thread_id: int, parts=END_PARTS, message_id: int | None = None) -> str:
+def render_parts(thread_id: int, parts: tuple[str, ...], message_id: int | None = None) -> str:
     """The named partials of a thread as one frame; "" when the thread is gone."""
     thread = Thread.objects.filter(pk=thread_id).select_related("owner").first()
     if thread is None:
@@ -70,7 +69,7 @@ def render_parts(thread_id: int, parts=END_PARTS, message_id: int | None = None)
     return render_thread(thread, parts, message_id)
 
 
-def render_thread(thread: Thread, parts=END_PARTS, message_id: int | None = None) -> str:
+def render_thread(thread: Thread, parts: tuple[str, ...], message_id: int | None = None) -> str:
     """render_parts for a thread just read (with its owner)."""
     context = conversation_context(thread)
     conversation = context["conversation"]

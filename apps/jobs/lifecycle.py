@@ -126,17 +126,14 @@ class Heartbeat:
         self.thread.join()
 
 
-UNEXPECTED = "Something went wrong while doing this. Try again."
-
-
 def run_claimed(
     jobs: JobQuerySet,
     pk: int,
     worker: str,
     work: Callable[[], dict | None],
     *,
+    unexpected: str,
     expected: type[Exception] | tuple[type[Exception], ...] = (),
-    unexpected: str = UNEXPECTED,
     interrupt: Callable[[JobQuerySet], object] = JobQuerySet.interrupt,
     beat: bool = True,
     on_error: Callable[[], object] | None = None,

@@ -16,18 +16,18 @@ from apps.jobs.lifecycle import JobQuerySet
 
 log = logging.getLogger(__name__)
 
-Recover = Callable[[str], object]  # given the worker's name; what it did, for the log
-RECOVERIES: dict[str, tuple[Task, Recover]] = {}  # by the function's dotted name: (task, function)
+StartUp = Callable[[str], object]  # given the worker's name; what it did, for the log
+AT_START: dict[str, tuple[Task, StartUp]] = {}  # by the function's dotted name: (task, function)
 
 
-def at_worker_start(task: Task) -> Callable[[Recover], Recover]:
+def at_worker_start(task: Task) -> Callable[[StartUp], StartUp]:
     """Run the decorated function, with the worker's name, when a worker of `task`'s queue
     starts."""
 
-    def register(recover: Recover) -> Recover:
+    def register(recover: StartUp) -> StartUp:
         # The task itself, not its name: a shared task is looked up in the current Celery app
         # on first use, which at import time may not hold it yet.
-        RECOVERIES[f"{recover.__module__}.{recover.__qualname__}"] = (task, recover)
+        AT_START[f"{recover.__module__}.{recover.__qualname__}"] = (task, recover)
         return recover
 
     return register
@@ -55,7 +55,7 @@ def on_worker_ready(sender, **kwargs) -> None:
     worker = getattr(sender, "hostname", "") or ""
     consuming = getattr(getattr(sender, "task_consumer", None), "queues", None) or []
     queues = {queue.name for queue in consuming}
-    for name, (task, recover) in RECOVERIES.items():
+    for name, (task, recover) in AT_START.items():
         if current_app.amqp.router.route({}, task.name)["queue"].name not in queues:
             continue
         try:
@@ -63,6 +63,6 @@ def on_worker_ready(sender, **kwargs) -> None:
             if any(done) if isinstance(done, tuple) else done:
                 log.info("At the start of %s, %s: %s", worker, name, done)
         except Exception:  # a worker must start even when the database is not ready yet
-            log.exception("Could not recover at the start of %s: %s", worker, name)
+            log.exception("At the start of %s, %s failed", worker, name)
         finally:
             close_old_connections()

@@ -167,7 +167,7 @@ def test_a_chat_worker_starting_again_settles_its_answers_and_queues_untaken_one
 def test_a_chat_worker_starting_asks_the_model_server_before_the_first_answer(settings, fake_model):
     settings.LLM_BACKEND = "auto"
     ollama.forget_servers()
-    task, load = recovery.RECOVERIES["apps.chat.tasks.load_the_model_client"]
+    task, load = recovery.AT_START["apps.chat.tasks.load_the_model_client"]
     assert task is tasks.write_answer  # run when a worker of the chat queue starts
 
     load("chat@me")
