@@ -30,14 +30,6 @@ BATCH_SIZE = 5
 PROGRESS_EVERY_SECONDS = 0.5
 
 
-def file_sha256(path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1024 * 1024), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def scan(run: IngestRun, step: IngestStep) -> None:
     """Hash every candidate file: new and changed ones join the run, unchanged ones are
     skipped, and a changed one leaves the live set now (its old chunks stop being served)."""
@@ -68,7 +60,8 @@ def scan_document(run: IngestRun, document: Document, busy: set, already: set) -
     if document.status == Document.Status.FAILED:
         return "failed before (re-ingest to retry)"
     try:
-        digest = file_sha256(document.path)
+        with open(document.path, "rb") as handle:
+            digest = hashlib.file_digest(handle, "sha256").hexdigest()
     except OSError:
         Document.objects.filter(pk=document.pk).update(
             status=Document.Status.FAILED, error="The stored file is missing."
