@@ -11,7 +11,6 @@ import hashlib
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction
@@ -257,7 +256,7 @@ def embed(run: IngestRun, step: IngestStep) -> None:
 
 def index(run: IngestRun, step: IngestStep) -> None:
     """Each document's new chunks become live and its old ones go, the index generation moves:
-    in one transaction with the run's end (Step.atomic)."""
+    in one transaction with the run's end (as the last step, ingestion.run_step)."""
     run.touch()
     live = 0
     for document in run.processing():
@@ -285,18 +284,10 @@ def index(run: IngestRun, step: IngestStep) -> None:
     step.report(done=live, total=live, detail=f"{live} documents searchable")
 
 
-@dataclass(frozen=True)
-class Step:
-    do: Callable[[IngestRun, IngestStep], None]
-    # Its work and its end in one transaction (the last step's end is the run's): the index
-    # step makes the new chunks live and ends the run at once.
-    atomic: bool = False
-
-
-STEPS = {
-    "scan": Step(scan),
-    "extract": Step(extract),
-    "chunk": Step(chunk),
-    "embed": Step(embed),
-    "index": Step(index, atomic=True),
+STEPS: dict[str, Callable[[IngestRun, IngestStep], None]] = {
+    "scan": scan,
+    "extract": extract,
+    "chunk": chunk,
+    "embed": embed,
+    "index": index,  # the last: its work and the run's end are one transaction
 }
