@@ -6,6 +6,7 @@ The page, the sidebar indicator and `GET /api/v1/vault/stats` all read from here
 import ipaddress
 import socket
 import sys
+from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -156,9 +157,7 @@ def vault_stats(user) -> dict:
     documents = Document.objects.visible_to(user)
     chunks = Chunk.objects.filter(document__in=documents)
     recorded = recorded_for(user)
-    by_kind: dict[str, int] = {}
-    for connection in recorded:
-        by_kind[connection.kind] = by_kind.get(connection.kind, 0) + 1
+    by_kind = Counter(connection.kind for connection in recorded)
     stats = {
         "documents": documents.count(),
         "documents_by_status": {
@@ -176,17 +175,14 @@ def vault_stats(user) -> dict:
         "storage_bytes": user.stored_bytes(),
         "models": models_seen_by(user),
         "connections": {
-            "external": by_kind.get("external", 0),
+            "external": by_kind["external"],
             "by_kind": by_kind,
-            "recent": [
-                {**vars(connection), "flagged": connection.flagged}
-                for connection in reversed(recorded[-20:])
-            ],
+            "recent": recorded[::-1][:20],
         },
     }
     if user.is_teacher:
         storage = storage_map()
         stats["data_dir"] = str(settings.DATA_DIR)
-        stats["storage"] = [vars(entry) for entry in storage]
+        stats["storage"] = storage
         stats["storage_bytes"] = sum(entry.bytes for entry in storage)
     return stats

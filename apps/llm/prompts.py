@@ -22,7 +22,6 @@ class PromptError(LookupError):
 @dataclass(frozen=True)
 class Template:
     name: str
-    path: Path
     custom: bool
     text: str
 
@@ -51,11 +50,11 @@ def load(name: str) -> Template:
         raise PromptError(f"not a prompt name: {name!r}")
     custom = custom_dir() / f"{name}.md"
     if custom.is_file():
-        return Template(name, custom, True, custom.read_text(encoding="utf-8"))
+        return Template(name, True, custom.read_text(encoding="utf-8"))
     for folder in shipped_dirs():
         path = folder / f"{name}.md"
         if path.is_file():
-            return Template(name, path, False, path.read_text(encoding="utf-8"))
+            return Template(name, False, path.read_text(encoding="utf-8"))
     raise PromptError(f"no prompt template named {name!r}")
 
 

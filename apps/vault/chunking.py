@@ -29,16 +29,6 @@ class Unit:
     split: bool = True
     min_chars: int = MIN_CHARS
 
-    def as_dict(self) -> dict:
-        return {
-            "text": self.text,
-            "page": self.page,
-            "section": self.section,
-            "prefix": self.prefix,
-            "split": self.split,
-            "min_chars": self.min_chars,
-        }
-
 
 @dataclass
 class Piece:
@@ -97,8 +87,9 @@ def _merge(parts: list[str], size: int, overlap: int) -> list[str]:
 def pieces_from_units(units: Iterable[Unit]) -> Iterator[Piece]:
     """The chunks of a document in reading order; fragments below their minimum are dropped."""
     for unit in units:
-        bodies = split_text(unit.text, CHUNK_SIZE - len(unit.prefix)) if unit.split else []
-        if not unit.split:
+        if unit.split:
+            bodies = split_text(unit.text, CHUNK_SIZE - len(unit.prefix))
+        else:
             bodies = [unit.text.strip()]
         for body in bodies:
             if len(body) < unit.min_chars:

@@ -11,7 +11,6 @@ import hashlib
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction
@@ -28,14 +27,6 @@ from apps.vault.search.models import IndexState
 
 BATCH_SIZE = 5
 PROGRESS_EVERY_SECONDS = 0.5
-
-
-def file_sha256(path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1024 * 1024), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def scan(run: IngestRun, step: IngestStep) -> None:
@@ -68,7 +59,8 @@ def scan_document(run: IngestRun, document: Document, busy: set, already: set) -
     if document.status == Document.Status.FAILED:
         return "failed before (re-ingest to retry)"
     try:
-        digest = file_sha256(document.path)
+        with open(document.path, "rb") as handle:
+            digest = hashlib.file_digest(handle, "sha256").hexdigest()
     except OSError:
         Document.objects.filter(pk=document.pk).update(
             status=Document.Status.FAILED, error="The stored file is missing."
@@ -264,7 +256,7 @@ def embed(run: IngestRun, step: IngestStep) -> None:
 
 def index(run: IngestRun, step: IngestStep) -> None:
     """Each document's new chunks become live and its old ones go, the index generation moves:
-    in one transaction with the run's end (Step.atomic)."""
+    in one transaction with the run's end (as the last step, ingestion.run_step)."""
     run.touch()
     live = 0
     for document in run.processing():
@@ -292,18 +284,10 @@ def index(run: IngestRun, step: IngestStep) -> None:
     step.report(done=live, total=live, detail=f"{live} documents searchable")
 
 
-@dataclass(frozen=True)
-class Step:
-    do: Callable[[IngestRun, IngestStep], None]
-    # Its work and its end in one transaction (the last step's end is the run's): the index
-    # step makes the new chunks live and ends the run at once.
-    atomic: bool = False
-
-
-STEPS = {
-    "scan": Step(scan),
-    "extract": Step(extract),
-    "chunk": Step(chunk),
-    "embed": Step(embed),
-    "index": Step(index, atomic=True),
+STEPS: dict[str, Callable[[IngestRun, IngestStep], None]] = {
+    "scan": scan,
+    "extract": extract,
+    "chunk": chunk,
+    "embed": embed,
+    "index": index,  # the last: its work and the run's end are one transaction
 }

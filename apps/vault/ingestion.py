@@ -110,12 +110,15 @@ def run_step(run_id: int, name: str, attempt: int, worker: str = "") -> None:
         step.status = IngestStep.Status.RUNNING
         step.started_at = step.started_at or now
         step.save(update_fields=["status", "started_at"])
-    with transaction.atomic() if STEPS[name].atomic else nullcontext():
-        STEPS[name].do(run, step)
+    last = name == list(STEPS)[-1]
+    # The last step's work and the run's end are one transaction: the index step makes the new
+    # chunks live and ends the run at once.
+    with transaction.atomic() if last else nullcontext():
+        STEPS[name](run, step)
         with transaction.atomic():
             run.touch()
             step.finish()
-            if name == list(STEPS)[-1]:
+            if last:
                 ended = IngestRun.objects.filter(pk=run.pk)
                 ended.update(status=IngestRun.Status.DONE, finished_at=timezone.now())
 

@@ -228,9 +228,8 @@ class Vocabulary:
     def get(self, key: str) -> Term | None:
         return self.terms.get(key)
 
-    def ranked(self, kind: Kind | None = None) -> list[Term]:
-        terms = [t for t in self.terms.values() if kind is None or t.kind is kind]
-        return sorted(terms, key=lambda t: (-t.weight, t.key))
+    def ranked(self) -> list[Term]:
+        return sorted(self.terms.values(), key=lambda t: (-t.weight, t.key))
 
     def in_span(self, text: str, span: Span) -> list[tuple[Term, Occurrence]]:
         """The key terms written in this span, heaviest first, each once."""

@@ -200,7 +200,16 @@ class IngestRunQuerySet(JobQuerySet):
         return self.filter(status__in=[IngestRun.Status.PENDING, IngestRun.Status.RUNNING])
 
 
-class IngestRun(models.Model):
+class Timed:
+    """A run or step: how long it ran, or has run so far (None before it started)."""
+
+    def elapsed_seconds(self) -> float | None:
+        if not self.started_at:
+            return None
+        return ((self.finished_at or timezone.now()) - self.started_at).total_seconds()
+
+
+class IngestRun(Timed, models.Model):
     """One ingestion: its steps (apps/vault/ingest_steps.py), each checkpointed."""
 
     class Status(models.TextChoices):
@@ -238,11 +247,6 @@ class IngestRun(models.Model):
     def finished(self) -> bool:
         return self.status in (self.Status.DONE, self.Status.FAILED)
 
-    def elapsed_seconds(self) -> float | None:
-        if not self.started_at:
-            return None
-        return ((self.finished_at or timezone.now()) - self.started_at).total_seconds()
-
     def touch(self) -> None:
         """Heartbeat; raises StaleAttempt once a resume has taken the run over."""
         if not IngestRun.objects.filter(attempt=self.attempt).beat(self.pk):
@@ -272,7 +276,7 @@ class IngestRun(models.Model):
         return set(documents.values_list("pk", flat=True))
 
 
-class IngestStep(models.Model):
+class IngestStep(Timed, models.Model):
     class Status(models.TextChoices):
         WAITING = "waiting"
         RUNNING = "running"
@@ -297,11 +301,6 @@ class IngestStep(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.status})"
-
-    def elapsed_seconds(self) -> float | None:
-        if not self.started_at:
-            return None
-        return ((self.finished_at or timezone.now()) - self.started_at).total_seconds()
 
     def report(self, *, done=None, total=None, detail=None) -> None:
         """The step's progress, as the Ingestion page shows it."""

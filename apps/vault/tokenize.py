@@ -7,7 +7,6 @@ their two-letter spellings, so `Prüfung`, `PRÜFUNG` and `Pruefung` are one ter
 
 import re
 import unicodedata
-from collections.abc import Iterator
 
 _GERMAN_FOLDS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss", "ẞ": "ss"})
 
@@ -34,12 +33,6 @@ def fold(text: str) -> str:
     if text.isascii():
         return text
     return _COMBINING.sub("", unicodedata.normalize("NFKD", text))
-
-
-def spans(text: str) -> Iterator[tuple[int, int]]:
-    """Start and end of each token in the original text, for highlighting."""
-    for match in _TOKEN.finditer(text):
-        yield match.start(), match.end()
 
 
 def tokenize(text: str) -> list[str]:
@@ -81,7 +74,8 @@ def highlight(text: str, query: str) -> list[tuple[str, bool]]:
     wider = [term for term in wanted if can_expand(term)]
     parts: list[tuple[str, bool]] = []
     position = 0
-    for start, end in spans(text):
+    for match in _TOKEN.finditer(text):  # in the text as it is, so the pieces are its own
+        start, end = match.span()
         terms = tokenize(text[start:end])
         if any(
             term in wanted or any(term.startswith(w) or term.endswith(w) for w in wider)

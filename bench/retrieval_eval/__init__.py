@@ -14,7 +14,7 @@ import json
 import os
 import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 HERE = Path(__file__).parent
@@ -84,7 +84,7 @@ def units(source: Source) -> list[dict]:
     path = CACHE / f"eval-{key}.{source.format.removeprefix('scanned-')}"
     MAKERS[source.format](text, path)
     result = extract(path, source.format.removeprefix("scanned-"))
-    found = [unit.as_dict() for unit in result["units"]]
+    found = [asdict(unit) for unit in result["units"]]
     path.unlink()
     cached.write_text(json.dumps(found))
     return found

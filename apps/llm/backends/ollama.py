@@ -1,5 +1,6 @@
 """The Ollama backend: an HTTP client with retries, error mapping and a cached probe."""
 
+import contextlib
 import itertools
 import threading
 import time
@@ -222,45 +223,40 @@ def _not_pulled(model: str) -> str:
     return f"model not pulled: run `ollama pull {model}`"
 
 
-class _mapped_errors:
+@contextlib.contextmanager
+def _mapped_errors(host: str, model: str) -> Iterator[None]:
     """Turn the client's and httpx's exceptions into ModelUnavailable / ModelError."""
-
-    def __init__(self, host: str, model: str) -> None:
-        self.host, self.model = host, model
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind, error, traceback) -> bool:
-        if error is None or isinstance(error, GeneratorExit):
-            return False
-        mapped = self.mapped(error)
+    try:
+        yield
+    except Exception as error:
+        mapped = _mapped(error, host, model)
         if isinstance(mapped, ModelUnavailable):
             # `auto` should look again on the next call rather than trust a stale probe.
             with _probe_lock:
-                _probes.pop(self.host, None)
+                _probes.pop(host, None)
         if mapped is error or mapped is None:
-            return False
+            raise
         raise mapped from error
 
-    def mapped(self, error: BaseException) -> BaseException | None:
-        import httpx
-        import ollama
 
-        if isinstance(error, ModelUnavailable | ModelError):
-            return error
-        if isinstance(error, ollama.ResponseError):
-            if error.status_code == 404 or "not found" in str(error.error).lower():
-                return ModelUnavailable(_not_pulled(self.model or "<model>"))
-            return ModelError(f"Ollama: {error.error}")
-        if isinstance(error, ConnectionError | httpx.ConnectError):
-            return ModelUnavailable(f"Ollama is not reachable at {self.host}")
-        if isinstance(error, httpx.TimeoutException):
-            return ModelError(f"Ollama did not answer within {settings.OLLAMA_TIMEOUT:g} s")
-        if isinstance(error, httpx.HTTPError | ValueError):
-            # ValueError covers a malformed NDJSON line and pydantic's validation errors.
-            return ModelError(f"Ollama sent a broken answer: {error}")
-        return None
+def _mapped(error: Exception, host: str, model: str) -> Exception | None:
+    import httpx
+    import ollama
+
+    if isinstance(error, ModelUnavailable | ModelError):
+        return error
+    if isinstance(error, ollama.ResponseError):
+        if error.status_code == 404 or "not found" in str(error.error).lower():
+            return ModelUnavailable(_not_pulled(model or "<model>"))
+        return ModelError(f"Ollama: {error.error}")
+    if isinstance(error, ConnectionError | httpx.ConnectError):
+        return ModelUnavailable(f"Ollama is not reachable at {host}")
+    if isinstance(error, httpx.TimeoutException):
+        return ModelError(f"Ollama did not answer within {settings.OLLAMA_TIMEOUT:g} s")
+    if isinstance(error, httpx.HTTPError | ValueError):
+        # ValueError covers a malformed NDJSON line and pydantic's validation errors.
+        return ModelError(f"Ollama sent a broken answer: {error}")
+    return None
 
 
 def _with_images(messages: list[dict], images: list[bytes]) -> list[dict]:

@@ -17,6 +17,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import asdict
 from pathlib import Path
 
 from apps.vault.readers.common import ExtractionError, Progress, noop, short
@@ -199,7 +200,7 @@ def main(fmt: str, work: str, name: str, options: str) -> int:
     except Exception as error:  # a parser bug must still end as a readable failure
         emit({"error": f"The file could not be read ({type(error).__name__}: {short(error)})."})
         return 0
-    result["units"] = [unit.as_dict() for unit in result["units"]]
+    result["units"] = [asdict(unit) for unit in result["units"]]
     emit({"result": result})
     return 0
 

@@ -2,6 +2,7 @@
 (section paths, slides, sheets), tables split into rows and cells, and a passage marked. Pure
 Python on the units the worker extracted."""
 
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -40,7 +41,8 @@ def parts(units: list[dict], fmt: str, passage: str = "") -> list[Part]:
     trail: list[str] = []
     for unit in units:
         path = heading_path(unit, fmt)
-        part = Part([(min(2 + i, 4), path[i]) for i in range(still_open(trail, path), len(path))])
+        opened = len(os.path.commonprefix([trail, path]))  # by the units before it
+        part = Part([(min(2 + i, 4), path[i]) for i in range(opened, len(path))])
         trail = path
         part.anchor = f"page-{unit['page']}" if unit.get("page") else ""
         # A Word section and a slide start with their heading's line: shown once, as the heading.
@@ -64,14 +66,6 @@ def parts(units: list[dict], fmt: str, passage: str = "") -> list[Part]:
             part.before = text
         shown.append(part)
     return shown
-
-
-def still_open(trail: list[str], path: list[str]) -> int:
-    """How many of `path`'s headings the last unit had opened already."""
-    kept = 0
-    while kept < min(len(trail), len(path)) and trail[kept] == path[kept]:
-        kept += 1
-    return kept
 
 
 def heading_path(unit: dict, fmt: str) -> list[str]:

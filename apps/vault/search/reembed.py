@@ -37,11 +37,6 @@ def outdated_chunks(model_name: str, batch_size: int = BATCH) -> Iterator[int]:
         after = rows[-1][0]
 
 
-def stale_chunks(model_name: str):
-    """Chunks embedded with another model than the configured one, waiting to be re-embedded."""
-    return Chunk.objects.live().exclude(embedding_model=model_name)
-
-
 def reembed_stale(batch_size: int = 64) -> int:
     """Re-embed every stale chunk with the configured model, batch by batch, then every chunk
     embedded with an older vector layout; returns how many.
@@ -50,9 +45,10 @@ def reembed_stale(batch_size: int = 64) -> int:
     """
     model = gateway.embedding_model()
     done = 0
+    stale = Chunk.objects.live().exclude(embedding_model=model.name).order_by("id")
     outdated = list(outdated_chunks(model.name))
     while True:
-        batch = list(stale_chunks(model.name).order_by("id").values_list("id", "text")[:batch_size])
+        batch = list(stale.values_list("id", "text")[:batch_size])
         if not batch and outdated:
             ids, outdated = outdated[:batch_size], outdated[batch_size:]
             batch = list(Chunk.objects.filter(id__in=ids).order_by("id").values_list("id", "text"))

@@ -3,7 +3,7 @@ chunked as ingestion does, without a vault: the rows the extractive generators c
 from."""
 
 import gzip
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from apps.study.extractive.outline import Row
@@ -51,5 +51,5 @@ BZIP2_MANUAL = Path("/usr/share/doc/bzip2/manual.pdf.gz")
 def bzip2_manual(folder: Path, first_id: int = 1) -> tuple[Paper, list[Row]]:
     path = folder / "bzip2-manual.pdf"
     path.write_bytes(gzip.decompress(BZIP2_MANUAL.read_bytes()))
-    found = [unit.as_dict() for unit in extract(path, "pdf")["units"]]
+    found = [asdict(unit) for unit in extract(path, "pdf")["units"]]
     return Paper("bzip2-manual.pdf", "pdf", path), rows_of(found, first_id)

@@ -6,6 +6,7 @@ the passages they came from, then over whole documents: the bzip2 manual Debian 
 apt-get(8) in German as Markdown and a German manual page scanned and read back by OCR."""
 
 import re
+from dataclasses import asdict
 
 import pytest
 
@@ -176,7 +177,7 @@ def test_a_scanned_german_manual_is_read_by_its_titles_and_leaves_out_its_credit
     excerpt = text[start : text.index("Aktionen werden explizit")] + "\n" + text[credits:]
     path = tmp_path / "dpkg.pdf"
     MAKERS["scanned-pdf"](excerpt, path)
-    found = [unit.as_dict() for unit in real.extract(path, "pdf")["units"]]
+    found = [asdict(unit) for unit in real.extract(path, "pdf")["units"]]
     paper, rows = real.Paper("dpkg.pdf", "pdf", path), real.rows_of(found, 1)
     tree = structure.mindmap(paper.filename, [(paper, rows)])
     branches = [fold(node["title"]) for node in tree["children"]]

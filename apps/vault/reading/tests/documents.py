@@ -1,6 +1,7 @@
 """Real files in the vault as uploaded, cut into chunks as the extract and chunk steps cut them
 (in this process, without the embedding model), and a page drawn as the jobs worker draws it."""
 
+from dataclasses import asdict
 from pathlib import Path
 
 from apps.vault.chunking import Unit, pieces_from_units
@@ -15,7 +16,7 @@ def read_in(owner, path: Path, **options) -> Document:
     """The file uploaded by `owner` and read: its chunks made, its pages counted, done."""
     document = upload(owner, path, **options)
     extracted = extract(document.path, document.format)
-    units = [Unit(**unit.as_dict()) for unit in extracted["units"]]
+    units = [Unit(**asdict(unit)) for unit in extracted["units"]]
     Chunk.objects.bulk_create(
         Chunk(
             document=document,
