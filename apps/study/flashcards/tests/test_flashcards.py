@@ -309,13 +309,6 @@ def test_exports_download_csv_and_apkg(alice_client, alice):
     assert 'filename="oko-logie.apkg"' in apkg["Content-Disposition"]
     assert zipfile.is_zipfile(io.BytesIO(apkg.content))
     assert alice_client.get(f"/study/decks/{deck.pk}/export.exe").status_code == 404
-    api = f"/api/v1/study/decks/{deck.pk}/export"
-    api_csv, api_apkg = alice_client.get(f"{api}.csv"), alice_client.get(f"{api}.apkg")
-    assert api_csv["Content-Type"] == "text/csv" and api_csv.content == csv_response.content
-    assert api_csv["Content-Disposition"] == f'attachment; filename="deck-{deck.pk}.csv"'
-    assert api_apkg["Content-Type"] == "application/zip"
-    assert api_apkg["Content-Disposition"] == f'attachment; filename="deck-{deck.pk}.apkg"'
-    assert zipfile.is_zipfile(io.BytesIO(api_apkg.content))
 
 
 def test_bob_cannot_reach_alices_deck_or_cards(alice, bob_client):
