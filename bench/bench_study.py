@@ -239,13 +239,14 @@ def quiz_figures(owner, method: str, runs: int) -> dict:
 def deck_figures(owner, runs: int) -> dict:
     from django.utils import timezone
 
-    from apps.study.flashcards.generation import generate_deck
+    from apps.study.flashcards.generation import fill_generated_deck, start_deck
 
     seconds, asked, valid, grounded, duplicates = [], 0, 0, 0, 0
     for _ in range(runs):
         start = time.perf_counter()
-        deck, _ = generate_deck(owner, num_cards=ASKED, scope=generator.WHOLE_VAULT,
-                                now=timezone.now(), method="extractive")  # fmt: skip
+        deck, _ = start_deck(owner, num_cards=ASKED, scope=generator.WHOLE_VAULT,
+                             method="extractive")  # fmt: skip
+        fill_generated_deck(deck, now=timezone.now())
         seconds.append(time.perf_counter() - start)
         cards = list(deck.cards.select_related("chunk"))
         asked += ASKED

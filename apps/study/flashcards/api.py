@@ -3,7 +3,7 @@
 from datetime import datetime
 from typing import Annotated, Literal
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
 from django.utils import timezone
 from ninja import Field, File, Router, Schema, Status
 from ninja.files import UploadedFile
@@ -12,10 +12,11 @@ from apps.accounts import ratelimits
 from apps.accounts.api import ErrorOut, Id, Said, said
 from apps.study import starting
 from apps.study.classsets.models import ClassSet
-from apps.study.flashcards import anki, csv_files, deck_imports, decks, generation, scheduling
+from apps.study.flashcards import deck_imports, decks, generation, scheduling
 from apps.study.flashcards.models import Card, CardReview, Deck
 from apps.study.flashcards.stale import refresh_deck as refresh_stale
 from apps.study.flashcards.stale import stale_cards
+from apps.study.flashcards.views import EXPORTS
 from apps.study.ownership import get_visible
 from apps.study.schemas import (
     STARTING_ERRORS,
@@ -26,6 +27,7 @@ from apps.study.schemas import (
     StartedOut,
     checked_by_the_rule,
 )
+from apps.study.views import download
 
 router = Router(tags=["study"])
 
@@ -259,12 +261,7 @@ def review_card(request: HttpRequest, deck_id: Id, card_id: Id, payload: ReviewI
 @router.get("/decks/{deck_id}/export.{fmt}", response={200: None, 404: ErrorOut})
 def export_deck(request: HttpRequest, deck_id: Id, fmt: Literal["csv", "apkg"]):
     deck = get_visible(Deck.objects.visible_to, request.auth, pk=deck_id)
-    if fmt == "csv":
-        response = HttpResponse(csv_files.export_csv(deck), content_type="text/csv")
-    else:
-        response = HttpResponse(anki.export_apkg(deck), content_type="application/zip")
-    response["Content-Disposition"] = f'attachment; filename="deck-{deck.pk}.{fmt}"'
-    return response
+    return download(deck, fmt, EXPORTS, f"deck-{deck.pk}")
 
 
 @router.post("/decks/{deck_id}/refresh", response={200: RefreshOut, 404: ErrorOut})

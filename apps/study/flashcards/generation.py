@@ -7,7 +7,7 @@ from pydantic import BaseModel, field_validator
 
 from apps.llm import gateway
 from apps.study import generator, retrieval, starting
-from apps.study.errors import InvalidInput, NothingValid, StudyError
+from apps.study.errors import InvalidInput, NothingValid
 from apps.study.extractive import cards as extractive_cards
 from apps.study.extractive import material
 from apps.study.flashcards.decks import fill_deck
@@ -81,26 +81,6 @@ def fill_generated_deck(deck: Deck, *, now: datetime) -> list:
             "key terms. Pick more documents, or another scope."
         )
     return fill_deck(deck, items, now=now, model_label=label)
-
-
-def generate_deck(
-    user,
-    *,
-    num_cards: int,
-    scope: generator.Scope,
-    now: datetime,
-    title: str = "",
-    method: str | None = None,
-) -> tuple[Deck, list]:
-    """Start and fill a deck here and now; nothing is kept when it fails. (the deck, badges
-    just earned)."""
-    deck, _ = start_deck(user, num_cards=num_cards, scope=scope, title=title, method=method)
-    try:
-        badges = fill_generated_deck(deck, now=now)
-    except StudyError:
-        deck.delete()
-        raise
-    return deck, badges
 
 
 # How material cut from the documents is labelled where a model name would stand.

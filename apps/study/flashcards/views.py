@@ -116,8 +116,7 @@ def render_deck(request: HttpRequest, deck: Deck, part: str = "", status: int = 
         else {}
     )
     context = {
-        **{"stale_count": len(changed), "stale_kind": "deck", "stale_pk": deck.pk},
-        "stale_what": "card",
+        "stale_count": len(changed),
         "deck": deck,
         "rows": [(card, card.pk in new, new.get(card.pk)) for card in deck.cards.all()],
         "mastered": mastered,

@@ -81,8 +81,7 @@ def render_mindmap(request: HttpRequest, mindmap: Mindmap, status: int = 200) ->
         else stale.passages_now(mindmap, {node_id: node_text(node) for node_id, node in changed})
     )
     context = {
-        **{"stale_count": len(changed), "stale_kind": "mindmap", "stale_pk": mindmap.pk},
-        "stale_what": "node",
+        "stale_count": len(changed),
         "stale_nodes": [(node, new.get(node_id)) for node_id, node in changed],
         "mindmap": mindmap,
         "owner": owner,

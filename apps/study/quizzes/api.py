@@ -26,6 +26,7 @@ from apps.study.schemas import (
     StartedOut,
     checked_by_the_rule,
 )
+from apps.study.views import download
 
 router = Router(tags=["study"])
 
@@ -352,10 +353,7 @@ def export_quiz_file(
     """The quiz as Moodle XML (`.xml`), GIFT (`.gift`), an IMS QTI 2.1 package (`.zip`),
     Markdown or PDF."""
     item = get_visible(Quiz.objects.visible_to, request.auth, pk=quiz_id)
-    content_type, make = exports.FORMATS[fmt]
-    response = HttpResponse(make(item), content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="quiz-{item.pk}.{fmt}"'
-    return response
+    return download(item, fmt, exports.FORMATS, f"quiz-{item.pk}")
 
 
 @router.post("/quizzes/{quiz_id}/refresh", response={200: RefreshOut, 404: ErrorOut})

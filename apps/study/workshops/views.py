@@ -62,8 +62,7 @@ def render_lesson(request: HttpRequest, lesson: Lesson, status: int = 200) -> Ht
     shown = lesson in changed and not request.htmx
     new = stale.passages_now(workshop, {lesson.pk: lesson_text(lesson)} if shown else {})
     context = {
-        **{"stale_count": len(changed), "stale_kind": "workshop", "stale_pk": workshop.pk},
-        "stale_what": "lesson",
+        "stale_count": len(changed),
         "stale_lessons": {item.pk for item in changed},
         "passage": new.get(lesson.pk),
         "workshop": workshop,

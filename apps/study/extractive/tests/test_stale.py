@@ -80,6 +80,7 @@ def test_the_review_shows_the_new_passage_and_refreshing_keeps_the_score(alice, 
     studied(NOTES.replace("k = 60", "k = 30"))
     review = alice_client.get(f"/study/quizzes/{quiz.pk}/attempts/{attempt.pk}/").content.decode()
     assert "Source changed" in review and "Refresh only these" in review
+    assert " questions:" in review and f'action="/study/stale/quiz/{quiz.pk}/refresh/"' in review
     assert "passage that answers it now" in review
 
     refreshed = alice_client.post(f"/api/v1/study/quizzes/{quiz.pk}/refresh").json()

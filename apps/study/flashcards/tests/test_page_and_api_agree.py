@@ -1,7 +1,9 @@
 """The page and the API add cards, answer them and make decks through one rule each: a deck
-holds at most 200 cards, an answer is "got it" or "review", and each is recorded once."""
+holds at most 200 cards, an answer is "got it" or "review", and each is recorded once; and
+they export a deck as the same files."""
 
 import io
+import zipfile
 
 import pytest
 from django.utils import timezone
@@ -19,6 +21,20 @@ def make_deck(owner, cards: int) -> Deck:
     items = [{"front": f"Frage {i}", "back": f"Antwort {i}"} for i in range(cards)]
     deck, _badges = create_deck(owner, "Vokabeln", items, now=timezone.now())
     return deck
+
+
+def test_the_page_and_the_api_export_the_same_csv_and_an_anki_package(alice, alice_client):
+    deck = make_deck(alice, 2)
+
+    page = alice_client.get(f"/study/decks/{deck.pk}/export.csv")
+    api_csv = alice_client.get(f"/api/v1/study/decks/{deck.pk}/export.csv")
+    api_apkg = alice_client.get(f"/api/v1/study/decks/{deck.pk}/export.apkg")
+
+    assert api_csv["Content-Type"] == "text/csv" and api_csv.content == page.content
+    assert api_csv["Content-Disposition"] == f'attachment; filename="deck-{deck.pk}.csv"'
+    assert api_apkg["Content-Type"] == "application/zip"
+    assert api_apkg["Content-Disposition"] == f'attachment; filename="deck-{deck.pk}.apkg"'
+    assert zipfile.is_zipfile(io.BytesIO(api_apkg.content))
 
 
 def test_a_full_deck_takes_no_card_from_page_or_api(alice, alice_client):

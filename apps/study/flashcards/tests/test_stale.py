@@ -29,6 +29,8 @@ def test_the_deck_page_shows_each_changed_card_with_the_passage_that_answers_it_
     assert "The passage that answers it now (cells.md" in page
     assert "synthetisieren" in page  # only the new version says so
     assert "Refresh only these" in page and "{#" not in page
+    assert f"for {len(changed)} cards:" in page
+    assert f'action="/study/stale/deck/{deck.pk}/refresh/"' in page
     for passage in stale.passages_now(
         deck, {c.pk: flashcards_stale.card_text(c) for c in changed}
     ).values():

@@ -30,6 +30,8 @@ def test_the_page_lists_each_changed_node_with_the_passage_that_covers_it_now(al
 
     page = alice_client.get(f"/study/mindmaps/{mindmap.pk}/").content.decode()
     assert 'id="stale-nodes"' in page and "Refresh only these" in page
+    assert f"for {len(changed)} nodes:" in page
+    assert f'action="/study/stale/mindmap/{mindmap.pk}/refresh/"' in page
     assert page.count('class="stale-item"') == len(changed)
     for _, node in changed:
         assert f"<strong>{node['title']}</strong>" in page

@@ -30,6 +30,8 @@ def test_a_changed_lesson_shows_the_passage_that_answers_it_now(alice_client, no
     assert "synthetisieren" in page  # only the new version says so
     assert page.count(">source changed</span>") == len(changed)  # marked in the lesson list
     assert "Refresh only th" in page
+    assert f"for {len(changed)} lesson" in page
+    assert f'action="/study/stale/workshop/{workshop.pk}/refresh/"' in page
 
     other = alice_client.get(lesson_url(workshop, kept[0].number)).content.decode()
     assert 'class="stale-item"' not in other  # this lesson's own sources did not change
