@@ -87,7 +87,13 @@ def test_an_answered_chat_fits_a_phone_and_its_source_opens_at_the_passage(brows
     page.locator("details.source summary").first.click()
     # Nothing sticks out sideways: the page itself never scrolls horizontally.
     assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+    # On connecting, the socket's first frame redraws the conversation, which would close a
+    # source opened before it: open one only once that frame is in.
+    page.add_init_script(
+        "document.addEventListener('htmx:wsAfterMessage', () => { window.framesIn = true; })"
+    )
     page.reload()
+    page.wait_for_function("() => window.framesIn === true")
     assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
 
     page.locator("details.source summary").first.click()

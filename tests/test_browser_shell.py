@@ -3,6 +3,7 @@
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.helpers.browser import log_in, new_class
 from tests.helpers.running_app import TEACHER
@@ -51,7 +52,7 @@ def test_three_students_created_by_the_teacher_cannot_reach_each_other(browser, 
     teacher.get_by_label("Names").fill("Anna Berg\nBen Cohen\nCara Diaz")
     teacher.get_by_role("button", name="Create accounts").click()
     cards = teacher.locator("article.credential")
-    assert cards.count() == 3
+    expect(cards).to_have_count(3)
     credentials = [
         (card.locator(".username").inner_text(), card.locator(".password").inner_text())
         for card in cards.all()
