@@ -12,7 +12,7 @@ from apps.accounts.models import ApiToken
 from cognivault_site.asgi import application
 from tests.helpers.running_app import TEACHER, worker_command
 from tests.helpers.services import free_port, spawn, stop, wait_until
-from tests.helpers.slowness import REPLY
+from tests.helpers.slowness import REPLY, scaled
 
 
 def closed_port() -> int:
@@ -121,7 +121,7 @@ async def test_websockets_from_a_foreign_origin_are_refused():
         "/ws/chat/1/",
         headers=[(b"origin", b"http://evil.example"), (b"host", b"localhost")],
     )
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=scaled(5))
     assert not connected
 
 

@@ -32,6 +32,7 @@ from tests.helpers.routes import (
     quietly,
 )
 from tests.helpers.school import admin, co_teacher, side
+from tests.helpers.slowness import scaled
 from tests.helpers.users import client_for
 
 JSON = "application/json"
@@ -294,10 +295,10 @@ async def test_no_teacher_opens_the_chat_socket_of_anyone_elses_thread():
     ):
         socket = WebsocketCommunicator(URLRouter(websocket_urlpatterns), f"/ws/chat/{thread.pk}/")
         socket.scope["user"] = person
-        connected, _ = await socket.connect()
+        connected, _ = await socket.connect(timeout=scaled(5))
         assert not connected
     socket = WebsocketCommunicator(URLRouter(websocket_urlpatterns), f"/ws/chat/{ours.thread.pk}/")
     socket.scope["user"] = ours.student
-    connected, _ = await socket.connect()
+    connected, _ = await socket.connect(timeout=scaled(5))
     assert connected  # the socket itself works for its owner
     await socket.disconnect()

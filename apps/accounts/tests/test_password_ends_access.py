@@ -9,6 +9,7 @@ from apps.accounts import sessions
 from apps.accounts.models import ApiToken
 from apps.chat.models import Thread
 from cognivault_site.asgi import application
+from tests.helpers.slowness import scaled
 from tests.helpers.users import PASSWORD
 
 
@@ -168,9 +169,9 @@ async def open_chat_socket(client: Client, thread_id: int) -> WebsocketCommunica
         f"/ws/chat/{thread_id}/",
         headers=[(b"cookie", cookie), (b"origin", b"http://localhost"), (b"host", b"localhost")],
     )
-    connected, _ = await socket.connect()
+    connected, _ = await socket.connect(timeout=scaled(5))
     assert connected
-    await socket.receive_from(timeout=5)  # the conversation as it is
+    await socket.receive_from(timeout=scaled(5))  # the conversation as it is
     return socket
 
 

@@ -13,6 +13,7 @@ from channels.testing import WebsocketCommunicator
 from django.conf import settings as configured
 
 from apps.chat.routing import websocket_urlpatterns
+from tests.helpers.slowness import scaled
 
 CHUNK_TEXT = "Mitochondria are the powerhouse of the cell: they make ATP from glucose."
 FINAL = re.compile(r'class="message assistant (done|stopped|failed)" hx-swap-oob')
@@ -28,15 +29,15 @@ def app_layer(redis_url: str, prefix: str) -> dict:
 async def open_socket(user, thread_id: int) -> WebsocketCommunicator:
     communicator = WebsocketCommunicator(URLRouter(websocket_urlpatterns), f"/ws/chat/{thread_id}/")
     communicator.scope["user"] = user
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=scaled(5))
     assert connected
-    await communicator.receive_from(timeout=5)  # the conversation as it is
+    await communicator.receive_from(timeout=scaled(5))  # the conversation as it is
     return communicator
 
 
 async def frames_until_final(communicator, timeout: float = 15) -> list[str]:
     frames = []
-    deadline = asyncio.get_running_loop().time() + timeout
+    deadline = asyncio.get_running_loop().time() + scaled(timeout)
     while True:
         left = deadline - asyncio.get_running_loop().time()
         frame = await communicator.receive_from(timeout=max(left, 0.01))

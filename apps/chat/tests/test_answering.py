@@ -25,6 +25,7 @@ from apps.chat.tests.helpers import frames_until_final, open_socket
 from apps.jobs import recovery
 from apps.llm.backends import ollama
 from apps.llm.tests.fake_ollama import part
+from tests.helpers.slowness import scaled
 from tests.helpers.users import client_for
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
@@ -56,7 +57,7 @@ async def test_stop_from_a_second_socket_stops_the_answer(fake_model, alice, ali
     asking = await open_socket(alice, alice_thread.pk)
     other_tab = await open_socket(alice, alice_thread.pk)
     await asking.send_json_to({"content": "Talk a lot"})
-    while "word3" not in await other_tab.receive_from(timeout=10):
+    while "word3" not in await other_tab.receive_from(timeout=scaled(10)):
         pass
     await other_tab.send_json_to({"action": "stop"})
     frames = await frames_until_final(asking)
@@ -86,8 +87,8 @@ async def test_a_page_that_joins_mid_answer_gets_what_is_saved_then_the_rest(
         URLRouter(websocket_urlpatterns), f"/ws/chat/{alice_thread.pk}/"
     )
     joining.scope["user"] = alice
-    assert (await joining.connect())[0]
-    shown = await joining.receive_from(timeout=5)
+    assert (await joining.connect(timeout=scaled(5)))[0]
+    shown = await joining.receive_from(timeout=scaled(5))
     assert 'class="message assistant streaming"' in shown and "word0" in shown
     frames = await frames_until_final(joining)
     await frames_until_final(asking)
@@ -214,7 +215,7 @@ async def test_an_answer_no_worker_took_yet_waits_visibly_and_stops_at_once(
     monkeypatch.setattr(tasks, "enqueue", lambda answer_id: None)  # every worker is busy
     socket = await open_socket(alice, alice_thread.pk)
     await socket.send_json_to({"content": "Anyone there?"})
-    asked = await socket.receive_from(timeout=5)
+    asked = await socket.receive_from(timeout=scaled(5))
     assert "Waiting for a chat worker" in asked
     await socket.send_json_to({"action": "stop"})
     frames = await frames_until_final(socket)

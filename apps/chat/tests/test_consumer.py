@@ -17,6 +17,7 @@ from apps.chat.routing import websocket_urlpatterns
 from apps.chat.tests.helpers import CHUNK_TEXT, frames_until_final, open_socket
 from apps.chat.tests.model_script import ANSWER
 from apps.llm.tests.fake_ollama import part
+from tests.helpers.slowness import scaled
 
 # serialized_rollback: the flush that ends a transactional test would otherwise take the data
 # migrations' rows (badges) with it and clash with the next test that restores them.
@@ -107,7 +108,7 @@ async def test_stop_keeps_the_partial_answer_and_marks_it_stopped(fake_model, al
     fake_model.delay = 0.02
     socket = await open_socket(alice, alice_thread.pk)
     await socket.send_json_to({"content": "Talk a lot"})
-    while "word3" not in await socket.receive_from(timeout=10):
+    while "word3" not in await socket.receive_from(timeout=scaled(10)):
         pass
     await socket.send_json_to({"action": "stop"})
     frames = await frames_until_final(socket)
@@ -186,7 +187,7 @@ async def test_a_dropped_socket_does_not_lose_the_answer(fake_model, alice, alic
     fake_model.delay = 0.01
     socket = await open_socket(alice, alice_thread.pk)
     await socket.send_json_to({"content": "Tell me"})
-    await socket.receive_from(timeout=5)
+    await socket.receive_from(timeout=scaled(5))
     await socket.disconnect()
     for _ in range(200):
         answer = await database_sync_to_async(answer_of)(alice_thread)
@@ -197,8 +198,8 @@ async def test_a_dropped_socket_does_not_lose_the_answer(fake_model, alice, alic
 
     again = WebsocketCommunicator(URLRouter(websocket_urlpatterns), f"/ws/chat/{alice_thread.pk}/")
     again.scope["user"] = alice
-    assert (await again.connect())[0]
-    shown = await again.receive_from(timeout=5)
+    assert (await again.connect(timeout=scaled(5)))[0]
+    shown = await again.receive_from(timeout=scaled(5))
     await again.disconnect()
     assert "ATP" in shown
 
@@ -206,14 +207,14 @@ async def test_a_dropped_socket_does_not_lose_the_answer(fake_model, alice, alic
 async def test_bob_cannot_open_alices_thread_socket(alice_thread, bob):
     socket = WebsocketCommunicator(URLRouter(websocket_urlpatterns), f"/ws/chat/{alice_thread.pk}/")
     socket.scope["user"] = bob
-    connected, _ = await socket.connect()
+    connected, _ = await socket.connect(timeout=scaled(5))
     assert not connected
 
 
 async def test_a_thread_id_beyond_the_database_keys_is_refused_not_a_crash(alice):
     socket = WebsocketCommunicator(URLRouter(websocket_urlpatterns), f"/ws/chat/{2**63}/")
     socket.scope["user"] = alice
-    connected, _ = await socket.connect()
+    connected, _ = await socket.connect(timeout=scaled(5))
     assert not connected
 
 
@@ -222,7 +223,7 @@ async def test_an_anonymous_visitor_cannot_open_a_thread_socket(alice_thread):
 
     socket = WebsocketCommunicator(URLRouter(websocket_urlpatterns), f"/ws/chat/{alice_thread.pk}/")
     socket.scope["user"] = AnonymousUser()
-    connected, _ = await socket.connect()
+    connected, _ = await socket.connect(timeout=scaled(5))
     assert not connected
 
 
@@ -250,11 +251,11 @@ async def test_a_bad_message_gets_a_clear_error_and_the_socket_stays_open(
 ):
     socket = await open_socket(alice, alice_thread.pk)
     await socket.send_to(text_data=frame)
-    reply = await socket.receive_from(timeout=5)
+    reply = await socket.receive_from(timeout=scaled(5))
     assert 'id="composer-error"' in reply and said in reply
     assert 'id="question-box"' not in reply  # what was typed stays in the box
     await socket.send_to(text_data='{"content": ""}')
-    assert "Type a question first." in await socket.receive_from(timeout=5)
+    assert "Type a question first." in await socket.receive_from(timeout=scaled(5))
     await socket.disconnect()
     assert not await database_sync_to_async(alice_thread.messages.exists)()
 
@@ -263,7 +264,7 @@ async def test_asking_in_a_chat_deleted_meanwhile_says_so(alice, alice_thread):
     socket = await open_socket(alice, alice_thread.pk)
     await database_sync_to_async(alice_thread.delete)()
     await socket.send_json_to({"content": "Still there?"})
-    reply = await socket.receive_from(timeout=5)
+    reply = await socket.receive_from(timeout=scaled(5))
     await socket.disconnect()
     assert "This chat has been deleted." in reply
     assert not await database_sync_to_async(Message.objects.exists)()
@@ -282,7 +283,7 @@ async def test_alice_cannot_edit_a_question_in_bobs_thread_through_her_socket(
     await socket.send_json_to(
         {"action": "edit", "message_id": str(question.pk), "content": "Overwritten"}
     )
-    reply = await socket.receive_from(timeout=5)
+    reply = await socket.receive_from(timeout=scaled(5))
     await socket.disconnect()
     assert "no longer in this chat" in reply
     await database_sync_to_async(question.refresh_from_db)()
@@ -298,7 +299,7 @@ async def test_a_follow_up_question_is_added_below_without_redrawing_the_convers
     await socket.send_json_to({"content": "First question"})
     await frames_until_final(socket)
     await socket.send_json_to({"content": "Second question"})
-    started = await socket.receive_from(timeout=5)
+    started = await socket.receive_from(timeout=scaled(5))
     frames = await frames_until_final(socket)
     await socket.disconnect()
 
@@ -325,7 +326,7 @@ async def test_pushed_frames_reach_the_page_while_the_sockets_thread_is_busy(ali
     try:
         frame = {"type": "chat.html", "html": '<p id="pushed">Words</p>', "answer_id": 1}
         await get_channel_layer().group_send(group_for(alice_thread.pk), frame)
-        assert await socket.receive_from(timeout=2) == '<p id="pushed">Words</p>'
+        assert await socket.receive_from(timeout=scaled(2)) == '<p id="pushed">Words</p>'
     finally:
         release.set()
         await busy

@@ -13,6 +13,7 @@ from apps.accounts.ratelimits import RateLimited
 from apps.chat import turns
 from apps.chat.models import Message, Thread
 from apps.chat.tests.helpers import open_socket
+from tests.helpers.slowness import scaled
 
 
 def writing(user, count: int) -> list[Thread]:
@@ -113,7 +114,7 @@ async def test_the_socket_says_why_under_the_composer_and_keeps_the_question(set
     socket = await open_socket(alice, thread.pk)
 
     await socket.send_json_to({"action": "ask", "content": "And diffusion?"})
-    frame = await socket.receive_from(timeout=5)
+    frame = await socket.receive_from(timeout=scaled(5))
     await socket.disconnect()
 
     assert 'id="composer-error"' in frame and "1 answer being written" in frame
