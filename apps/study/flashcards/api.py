@@ -12,11 +12,10 @@ from apps.accounts import ratelimits
 from apps.accounts.api import ErrorOut, Id, Said, said
 from apps.study import starting
 from apps.study.classsets.models import ClassSet
-from apps.study.flashcards import deck_imports, decks, generation, scheduling
+from apps.study.flashcards import deck_imports, decks, exports, generation, scheduling
 from apps.study.flashcards.models import Card, CardReview, Deck
 from apps.study.flashcards.stale import refresh_deck as refresh_stale
 from apps.study.flashcards.stale import stale_cards
-from apps.study.flashcards.views import EXPORTS
 from apps.study.ownership import get_visible
 from apps.study.schemas import (
     STARTING_ERRORS,
@@ -261,7 +260,7 @@ def review_card(request: HttpRequest, deck_id: Id, card_id: Id, payload: ReviewI
 @router.get("/decks/{deck_id}/export.{fmt}", response={200: None, 404: ErrorOut})
 def export_deck(request: HttpRequest, deck_id: Id, fmt: Literal["csv", "apkg"]):
     deck = get_visible(Deck.objects.visible_to, request.auth, pk=deck_id)
-    return download(deck, fmt, EXPORTS, f"deck-{deck.pk}")
+    return download(deck, fmt, exports.FORMATS, f"deck-{deck.pk}")
 
 
 @router.post("/decks/{deck_id}/refresh", response={200: RefreshOut, 404: ErrorOut})

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 from apps.accounts.ratelimits import rate_limited
 from apps.study import errors, importing, stale
 from apps.study.errors import StudyError
-from apps.study.flashcards import anki, csv_files, deck_imports, decks, generation, scheduling
+from apps.study.flashcards import deck_imports, decks, exports, generation, scheduling
 from apps.study.flashcards.forms import (
     CardForm,
     DeckGenerateForm,
@@ -24,8 +24,6 @@ from apps.study.flashcards.models import Card, Deck
 from apps.study.flashcards.stale import card_text, stale_cards
 from apps.study.ownership import get_visible
 from apps.study.views import announce, download, generate, render_generating, study_tab
-
-EXPORTS = {"csv": ("text/csv", csv_files.export_csv), "apkg": ("application/zip", anki.export_apkg)}
 
 
 def render_deck_list(
@@ -269,4 +267,4 @@ def card_review(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
 @login_required
 def deck_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     deck = get_visible(Deck.objects.visible_to, request.user, pk=pk)
-    return download(deck, fmt, EXPORTS, slugify(deck.title)[:80] or f"deck-{deck.pk}")
+    return download(deck, fmt, exports.FORMATS, slugify(deck.title)[:80] or f"deck-{deck.pk}")
