@@ -3,6 +3,7 @@
 docs/configuration.md lists every environment variable read here.
 """
 
+import contextlib
 import os
 import secrets
 import tempfile
@@ -49,9 +50,17 @@ def read_or_create_secret_key(data_dir: Path) -> str:
     key_file = data_dir / "secret_key"
     if not key_file.exists():
         data_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as handle:
-            handle.write(secrets.token_urlsafe(64))
+        # Written whole under another name (mode 0600), then linked into place: a process starting
+        # at the same moment finds no key or the whole of one, never an empty file.
+        fd, written = tempfile.mkstemp(dir=data_dir)
+        try:
+            with os.fdopen(fd, "w") as handle:
+                handle.write(secrets.token_urlsafe(64))
+            # Where another process's key is in place already, everyone uses that one.
+            with contextlib.suppress(FileExistsError):
+                os.link(written, key_file)
+        finally:
+            os.unlink(written)
     return key_file.read_text().strip()
 
 

@@ -3,6 +3,7 @@
 starts (docs/deployment.md#the-data-folder)."""
 
 import json
+import multiprocessing
 import os
 import stat
 import subprocess
@@ -15,13 +16,36 @@ import pytest
 
 from apps.llm.tests.fake_ollama import FakeOllama
 from cognivault_site.data_dir import keep_private
+from cognivault_site.settings import read_or_create_secret_key
 from tests.helpers.running_app import TEACHER
 from tests.helpers.services import ROOT, wait_until
+from tests.helpers.slowness import scaled
 from tests.test_api_fuzzing import token_for
 
 
 def mode(path: Path) -> int:
     return stat.S_IMODE(os.lstat(path).st_mode)
+
+
+def test_processes_starting_together_on_a_new_install_share_one_whole_key(tmp_path):
+    data = tmp_path / "new-install"
+    starting = multiprocessing.get_context("fork")
+    together, keys = starting.Barrier(8), starting.Queue()
+    processes = [starting.Process(target=_key_after, args=(data, together, keys)) for _ in range(8)]
+    for process in processes:
+        process.start()
+    read = [keys.get(timeout=scaled(30)) for _ in processes]
+    for process in processes:
+        process.join()
+
+    assert len(set(read)) == 1 and len(read[0]) >= 64
+    assert [path.name for path in data.iterdir()] == ["secret_key"]  # no half-written copy left
+    assert mode(data / "secret_key") == 0o600
+
+
+def _key_after(data: Path, together, keys) -> None:
+    together.wait()
+    keys.put(read_or_create_secret_key(data))
 
 
 def test_what_an_older_version_left_readable_is_made_private(tmp_path):
