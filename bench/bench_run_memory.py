@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -168,13 +169,14 @@ def index_memory(pid: int) -> tuple[int, int]:
     return rss, pss
 
 
-def role(command: str) -> str:
+def role(pid: int) -> str:
+    command = command_line(pid)
     if "redis-server" in command:
         return "Redis"
     if "honcho" in command:
         return "honcho (one, and one per process it runs)"
-    if "cognivault_site.serve" in command:
-        return "web" if "--shared-ports" in command else "web (parent)"
+    if "cognivault_site.serve" in command:  # the launcher, and the daphnes forked from it
+        return "web" if command_line(psutil.Process(pid).ppid()) == command else "web (parent)"
     if "-Q chat" in command:
         return "chat worker"
     if "celery" in command:
@@ -261,7 +263,7 @@ def main() -> None:
             what="the workers",
         )
         pids = [*descendants(honcho.pid), redis.pid]
-        roles = {pid: role(command_line(pid)) for pid in pids}
+        roles = {pid: role(pid) for pid in pids}
         client = Client()
         client.force_login(owner)
         cookie = f"sessionid={client.cookies['sessionid'].value}"

@@ -83,7 +83,7 @@ SHARED_ERRORS = {
     400: "The body is not a JSON object (or not readable at all).",
     401: "No valid session or Bearer token.",
     403: "A write through the browser session without its CSRF token.",
-    # Refused by the web server itself (cognivault_site/serve.py), before the API reads it.
+    # Refused by the web server itself (cognivault_site/webserver.py), before the API reads it.
     414: "The address, with its query, is longer than 16 KB.",
     422: "A parameter or the body failed validation; `detail` lists the fields.",
 }

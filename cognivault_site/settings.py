@@ -95,8 +95,10 @@ CSRF_TRUSTED_ORIGINS = env_list(
 
 # --- Django -----------------------------------------------------------------------------------
 
+# Not daphne's app (which only swaps runserver for daphne's): it imports daphne's server, which
+# makes Twisted's event loop in every process at setup, before the web launcher forks
+# (cognivault_site/serve.py).
 INSTALLED_APPS = [
-    "daphne",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",

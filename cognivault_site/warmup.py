@@ -29,13 +29,19 @@ def page_templates() -> list[str]:
     return sorted(str(path.relative_to(folder)) for path in folder.rglob("*.html"))
 
 
-def warm_up() -> None:
-    began = time.monotonic()
+def load_pages() -> None:
+    """Every view imported and every page template compiled: what a web process forked from
+    this one shares with it (serve.py)."""
     get_resolver().url_patterns  # noqa: B018 -- reading it imports every URL module
     reverse("home")  # and the first reverse builds the table every link is looked up in
     engine = engines["django"]
     for name in page_templates():
         engine.get_template(name)  # the cached loader keeps it compiled
+
+
+def warm_up() -> None:
+    began = time.monotonic()
+    load_pages()  # nothing left to do when the process was forked after it
     gateway.current_backend()
     gateway.speech_available()
     # What exists now (modules, the URL table, compiled templates) lives as long as the process.

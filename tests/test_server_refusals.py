@@ -1,4 +1,4 @@
-"""What the web server itself (cognivault_site/serve.py) or Django refuses, before a view runs,
+"""What the web server itself (cognivault_site/webserver.py) or Django refuses, before a view runs,
 still gets an answer with a status and a message: JSON `{"detail": ...}` under /api/, text or
 the page elsewhere."""
 

@@ -57,3 +57,33 @@ def test_warming_up_imports_every_view_builds_the_url_table_and_freezes_what_it_
     # Frozen: the garbage collector's full collections no longer walk the process's
     # long-lived objects.
     assert ran.stdout.split() == ["False", "True", "True", "True"]
+
+
+# The web launcher as it is about to fork its daphnes (cognivault_site/serve.py).
+BEFORE_THE_FORK = """
+import os, sys, threading
+from cognivault_site import serve
+serve.warmup.load_pages()
+held = []
+for fd in os.listdir("/proc/self/fd"):
+    try:
+        held.append(os.readlink(f"/proc/self/fd/{fd}"))
+    except FileNotFoundError:  # the folder's own, closed once read
+        pass
+print(threading.active_count(), "twisted.internet.reactor" in sys.modules,
+      any("socket" in fd or "eventpoll" in fd for fd in held))
+"""
+
+
+def test_the_web_launcher_forks_no_thread_socket_or_event_loop_its_children_would_share(tmp_path):
+    """A child shares what its parent holds open: an event loop (Twisted's, made when daphne is
+    imported) or a connection would then serve two processes at once."""
+    ran = subprocess.run(
+        [sys.executable, "-c", BEFORE_THE_FORK],
+        env={**os.environ, "DATA_DIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+
+    assert ran.stdout.split() == ["1", "False", "False"]

@@ -232,7 +232,7 @@ class SearchIn(Schema):
     q: str = Field(..., min_length=1, max_length=1000, description="What to look for.")
     k: int = Field(7, ge=1, le=50, description="How many hits.")
     # As many as a study scope takes (apps/study/schemas.py); the URL stays within what the
-    # server reads (a request line past 16 KB is a 414, cognivault_site/serve.py).
+    # server reads (a request line past 16 KB is a 414, cognivault_site/webserver.py).
     category: list[Id] = Field(
         [], max_length=100, description="Category ids to search in (repeatable)."
     )
