@@ -3,7 +3,10 @@ the worker commands that cannot import Python (the Procfile, compose.yaml) and t
 running app are checked against it here, so a queue added in one place and not the others fails
 before a question waits for a worker that never comes."""
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 from django.conf import settings
@@ -12,6 +15,15 @@ from cognivault_site.celery import app
 from tests.helpers.running_app import worker_command
 
 ROOT = Path(__file__).resolve().parent.parent
+# A fresh jobs worker's main process, right before its pool forks a child.
+FORKING = """
+import gc
+from celery.signals import worker_before_create_process
+from cognivault_site.celery import app
+print(gc.get_freeze_count())
+worker_before_create_process.send(sender=None)
+print(gc.get_freeze_count() > 0)
+"""
 
 
 def served(commands: list[str]) -> list[str]:
@@ -50,3 +62,16 @@ def test_every_task_is_routed_to_a_queue_a_worker_serves():
     # Names before their app's glob: the jobs worker reads attachments and decodes recordings.
     assert queues["apps.chat.tasks.read_attachment"] == "celery"
     assert queues["apps.chat.tasks.transcribe_recording"] == "celery"
+
+
+def test_the_jobs_worker_freezes_what_it_has_made_before_it_forks_a_child():
+    """So the child's garbage collector leaves the pages it shares with its parent unwritten."""
+    ran = subprocess.run(
+        [sys.executable, "-c", FORKING],
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "cognivault_site.settings"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+
+    assert ran.stdout.split() == ["0", "True"]
