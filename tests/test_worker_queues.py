@@ -1,7 +1,8 @@
 """The queues are named once, in settings.WORKER_QUEUES: Celery's routing is made from it, and
 the worker commands that cannot import Python (the Procfile, compose.yaml) and the tests' own
 running app are checked against it here, so a queue added in one place and not the others fails
-before a question waits for a worker that never comes."""
+before a question waits for a worker that never comes. And what the jobs worker does before it
+forks its children (cognivault_site/celery.py)."""
 
 import os
 import re
