@@ -43,15 +43,21 @@ def fork_web_process() -> int:
     return pid
 
 
-def launch(count: int) -> int:
-    """`count` daphnes with this process's arguments on the same ports. SIGTERM and SIGINT are
-    passed on; when one daphne ends by itself the others are stopped too, loudly: nothing
-    restarts one alone (honcho restarts nothing), and the launcher's exit says it."""
-    warmup.load_pages()  # with the application imported above: what the children share
+def load_for_children() -> None:
+    """What the daphnes forked from this process share with it: every view (with the
+    application imported above) and every template. Nothing a child must not share is open."""
+    warmup.load_pages()
     connections.close_all()  # none is open; a child must never share one with its parent
     # What the children inherit stays out of their collectors' way: a collection would write
     # to every object it looks at, and so copy the page holding it into the child.
     gc.freeze()
+
+
+def launch(count: int) -> int:
+    """`count` daphnes with this process's arguments on the same ports. SIGTERM and SIGINT are
+    passed on; when one daphne ends by itself the others are stopped too, loudly: nothing
+    restarts one alone (honcho restarts nothing), and the launcher's exit says it."""
+    load_for_children()
     children: set[int] = set()
     stopping = False
 

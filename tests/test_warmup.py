@@ -46,24 +46,29 @@ print(before, imported, get_resolver()._populated, gc.get_freeze_count() > 0)
 """
 
 
-def test_warming_up_imports_every_view_builds_the_url_table_and_freezes_what_it_made(tmp_path):
+def printed(script: str, data_dir) -> list[str]:
+    """The words `script` prints, run in a fresh interpreter on its own data folder."""
     ran = subprocess.run(
-        [sys.executable, "-c", FRESH_PROCESS],
-        env={**os.environ, "DATA_DIR": str(tmp_path)},
+        [sys.executable, "-c", script],
+        env={**os.environ, "DATA_DIR": str(data_dir)},
         capture_output=True,
         text=True,
         check=True,
     )
+    return ran.stdout.split()
+
+
+def test_warming_up_imports_every_view_builds_the_url_table_and_freezes_what_it_made(tmp_path):
     # Frozen: the garbage collector's full collections no longer walk the process's
     # long-lived objects.
-    assert ran.stdout.split() == ["False", "True", "True", "True"]
+    assert printed(FRESH_PROCESS, tmp_path) == ["False", "True", "True", "True"]
 
 
 # The web launcher as it is about to fork its daphnes (cognivault_site/serve.py).
 BEFORE_THE_FORK = """
 import os, sys, threading
 from cognivault_site import serve
-serve.warmup.load_pages()
+serve.load_for_children()
 held = []
 for fd in os.listdir("/proc/self/fd"):
     try:
@@ -78,12 +83,4 @@ print(threading.active_count(), "twisted.internet.reactor" in sys.modules,
 def test_the_web_launcher_forks_no_thread_socket_or_event_loop_its_children_would_share(tmp_path):
     """A child shares what its parent holds open: an event loop (Twisted's, made when daphne is
     imported) or a connection would then serve two processes at once."""
-    ran = subprocess.run(
-        [sys.executable, "-c", BEFORE_THE_FORK],
-        env={**os.environ, "DATA_DIR": str(tmp_path)},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-
-    assert ran.stdout.split() == ["1", "False", "False"]
+    assert printed(BEFORE_THE_FORK, tmp_path) == ["1", "False", "False"]
