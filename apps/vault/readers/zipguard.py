@@ -20,33 +20,47 @@ MAX_COMPRESSION_RATIO = 200  # XML compresses 10-30x; zip bombs reach thousands
 RATIO_CHECK_FROM_BYTES = 1024 * 1024
 
 
+def open_zip(
+    path: Path,
+    what: str,
+    *,
+    max_entries: int = MAX_ZIP_ENTRIES,
+    max_unzipped_bytes: int = MAX_UNZIPPED_BYTES,
+) -> zipfile.ZipFile:
+    """A zip whose index and sizes are within the limits: a zip bomb is refused before any part
+    is unpacked. `what` names the file in the messages ("DOCX file", "QTI package")."""
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, ValueError):
+        raise ExtractionError(f"The {what} is not a valid zip file.") from None
+    entries = archive.infolist()
+    refusal = None
+    if len(entries) > max_entries:
+        refusal = f"The {what} holds too many files ({len(entries)}): refused."
+    elif sum(entry.file_size for entry in entries) > max_unzipped_bytes:
+        refusal = f"The {what} unpacks to more than {max_unzipped_bytes // 2**20} MB: refused."
+    elif any(
+        entry.file_size > RATIO_CHECK_FROM_BYTES
+        and entry.file_size > MAX_COMPRESSION_RATIO * max(entry.compress_size, 1)
+        for entry in entries
+    ):
+        refusal = f"The {what} is compressed suspiciously well (a zip bomb?): refused."
+    if refusal:
+        archive.close()
+        raise ExtractionError(refusal)
+    return archive
+
+
 def check_office_zip(path: Path, fmt: str) -> None:
     """Refuse zip bombs and XML with a DTD before python-docx/pptx or openpyxl parse it."""
     from defusedxml import DTDForbidden, EntitiesForbidden
     from defusedxml.ElementTree import iterparse
 
     name = fmt.upper()
-    try:
-        archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError, ValueError) as error:
-        raise ExtractionError(f"This is not a valid {name} file (broken zip).") from error
-    with archive:
-        entries = archive.infolist()
-        if len(entries) > MAX_ZIP_ENTRIES:
-            raise ExtractionError(f"The {name} file has too many parts ({len(entries)}).")
-        if sum(entry.file_size for entry in entries) > MAX_UNZIPPED_BYTES:
-            raise ExtractionError(f"The {name} file unpacks to more than 1 GB: refused.")
-        for entry in entries:
-            if (
-                entry.file_size > RATIO_CHECK_FROM_BYTES
-                and entry.file_size > MAX_COMPRESSION_RATIO * max(entry.compress_size, 1)
-            ):
-                raise ExtractionError(
-                    f"The {name} file is compressed suspiciously well (a zip bomb?): refused."
-                )
+    with open_zip(path, f"{name} file") as archive:
         if OFFICE_PARTS[fmt] not in archive.namelist():
             raise ExtractionError(f"This zip file is not a {name} document.")
-        for entry in entries:
+        for entry in archive.infolist():
             if not entry.filename.endswith((".xml", ".rels")):
                 continue
             try:
