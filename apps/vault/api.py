@@ -174,9 +174,7 @@ def get_document(request: HttpRequest, document_id: Id):
 
 @router.delete("/documents/{document_id}", response={204: None, 403: ErrorOut, 404: ErrorOut})
 def delete_document(request: HttpRequest, document_id: Id):
-    document = get_object_or_404(Document.objects.visible_to(request.auth), pk=document_id)
-    if not Document.objects.editable_by(request.auth).filter(pk=document.pk).exists():
-        raise HttpError(403, "Only teachers change class documents.")
+    document = Document.objects.to_change(request.auth, document_id)
     document.delete_with_file()
     return Status(204, None)
 
@@ -186,9 +184,7 @@ def delete_document(request: HttpRequest, document_id: Id):
     response={202: RunCreated, 403: ErrorOut, 404: ErrorOut, 429: ErrorOut},
 )
 def reingest_document(request: HttpRequest, document_id: Id):
-    document = get_object_or_404(Document.objects.visible_to(request.auth), pk=document_id)
-    if not Document.objects.editable_by(request.auth).filter(pk=document.pk).exists():
-        raise HttpError(403, "Only teachers change class documents.")
+    document = Document.objects.to_change(request.auth, document_id)
     ratelimits.check(request, "RATE_LIMIT_REINGEST", "re-ingestions")
     document.reset_for_reingest()
     run = ingestion.start_run(request.auth, [document.pk])

@@ -14,6 +14,12 @@ class ScopeError(VaultError, LookupError):
     status = 404
 
 
+class NotEditable(VaultError):
+    """A document the asker sees but may not change: a class document, for a student."""
+
+    status = 403
+
+
 class UploadRefused(VaultError):
     """A file that is not stored: its type, size, content or scope; the message says which."""
 

@@ -12,9 +12,11 @@ from pathlib import Path
 from django.conf import settings
 from django.db import models, transaction
 from django.db.models import Q
+from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
 from apps.jobs.lifecycle import JobQuerySet
+from apps.vault.errors import NotEditable
 from apps.vault.reading.models import Rendering, forget_drawings
 from apps.vault.search.models import IndexState
 
@@ -44,6 +46,15 @@ class DocumentQuerySet(models.QuerySet):
         if user.is_staff:
             return self.filter(mine | Q(scope=Document.Scope.CLASS))
         return self.filter(mine)
+
+    def to_change(self, user, pk: int) -> "Document":
+        """Document `pk` for `user` to change or delete: 404 when they do not see it (another's
+        personal document is told apart from none by nothing), NotEditable (403) when they see
+        it and may not change it."""
+        document = get_object_or_404(self.visible_to(user), pk=pk)
+        if not self.editable_by(user).filter(pk=pk).exists():
+            raise NotEditable("Only teachers change class documents.")
+        return document
 
     def downloadable_by(self, user) -> "DocumentQuerySet":
         """Originals: what the person changes, and class documents a teacher lets out."""

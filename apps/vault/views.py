@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 from apps.accounts.ratelimits import check, rate_limited
 from apps.accounts.views import teacher_required
 from apps.vault import imports, ingestion, selftest
-from apps.vault.errors import ScopeError, VaultError
+from apps.vault.errors import NotEditable, ScopeError, VaultError
 from apps.vault.forms import SearchForm
 from apps.vault.models import Category, Document, IngestRun
 from apps.vault.search.query import search as search_chunks
@@ -150,10 +150,10 @@ def import_url(request: HttpRequest) -> HttpResponse:
 
 
 def editable_document(request: HttpRequest, pk: int) -> Document:
-    document = get_object_or_404(Document.objects.visible_to(request.user), pk=pk)
-    if not Document.objects.editable_by(request.user).filter(pk=pk).exists():
-        raise PermissionDenied("Only teachers change class documents.")
-    return document
+    try:
+        return Document.objects.to_change(request.user, pk)
+    except NotEditable as refusal:
+        raise PermissionDenied(str(refusal)) from None
 
 
 @require_POST
