@@ -91,7 +91,10 @@ def test_teachers_never_see_students_personal_documents(alice, tess_client):
 def test_a_student_sees_class_documents_but_cannot_delete_them(tess, alice_client):
     document = make_document(tess, "lesson.md", scope="class")
     assert alice_client.get(f"{API}/documents/{document.pk}").status_code == 200
-    assert alice_client.delete(f"{API}/documents/{document.pk}").status_code == 403
+    refused = alice_client.delete(f"{API}/documents/{document.pk}")
+    assert refused.status_code == 403
+    assert refused.json() == {"detail": "Only teachers change class documents."}
+    assert alice_client.post(f"{API}/documents/{document.pk}/reingest").status_code == 403
     assert alice_client.post(f"/vault/documents/{document.pk}/delete/").status_code == 403
     assert Document.objects.filter(pk=document.pk).exists()
 
