@@ -6,7 +6,6 @@ site's one handler."""
 from datetime import datetime
 from typing import Literal
 
-from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 from ninja import Field, File, Form, Query, Router, Schema, Status
@@ -128,15 +127,7 @@ def list_categories(request: HttpRequest):
 )
 def create_category(request: HttpRequest, payload: CategoryIn):
     require_teacher(request, "Only teachers manage categories.")
-    name = payload.name.strip()
-    if not name:
-        raise HttpError(422, "Give the category a name.")
-    try:
-        with transaction.atomic():
-            category = Category.objects.create(name=name)
-    except IntegrityError:
-        raise HttpError(409, f"A category named {name!r} exists already.") from None
-    return Status(201, category)
+    return Status(201, Category.objects.create_named(payload.name))
 
 
 @router.delete("/categories/{category_id}", response={204: None, 403: ErrorOut, 404: ErrorOut})

@@ -14,6 +14,18 @@ class ScopeError(VaultError, LookupError):
     status = 404
 
 
+class CategoryRefused(VaultError):
+    """A new category without a name."""
+
+    status = 422
+
+
+class CategoryTaken(CategoryRefused):
+    """A new category with the name of one that exists."""
+
+    status = 409
+
+
 class NotEditable(VaultError):
     """A document the asker sees but may not change: a class document, for a student."""
 

@@ -10,22 +10,38 @@ same transaction.
 from pathlib import Path
 
 from django.conf import settings
-from django.db import models, transaction
+from django.db import IntegrityError, models, transaction
 from django.db.models import Q
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
 from apps.jobs.lifecycle import JobQuerySet
-from apps.vault.errors import NotEditable
+from apps.vault.errors import CategoryRefused, CategoryTaken, NotEditable
 from apps.vault.reading.models import Rendering, forget_drawings
 from apps.vault.search.models import IndexState
 
 __all__ = ["Rendering"]  # the reader's drawings, a model of this app
 
 
+class CategoryManager(models.Manager):
+    def create_named(self, name: str) -> "Category":
+        """A new category, for the pages and the API alike: refused without a name
+        (CategoryRefused) or with one that exists (CategoryTaken)."""
+        name = name.strip()
+        if not name:
+            raise CategoryRefused("Give the category a name.")
+        try:
+            with transaction.atomic():
+                return self.create(name=name)
+        except IntegrityError:
+            raise CategoryTaken(f"A category named {name} exists already.") from None
+
+
 class Category(models.Model):
     name = models.CharField(max_length=100, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = CategoryManager()
 
     class Meta:
         ordering = ["name"]

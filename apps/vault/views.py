@@ -6,7 +6,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
@@ -212,19 +211,11 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @teacher_required
 def create_category(request: HttpRequest) -> HttpResponse:
     name = request.POST.get("name", "").strip()[:100]
-    if not name:
-        return respond(request, errors=["Give the category a name."], status=422)
     try:
-        with transaction.atomic():
-            Category.objects.create(name=name)
-    except IntegrityError:
-        return respond(
-            request,
-            errors=[f"A category named {name} exists already."],
-            status=409,
-            category_name=name,
-        )
-    return respond(request, notices=[f"Category {name} created."], categories_changed=True)
+        category = Category.objects.create_named(name)
+    except VaultError as refusal:
+        return respond(request, errors=[str(refusal)], status=refusal.status, category_name=name)
+    return respond(request, notices=[f"Category {category.name} created."], categories_changed=True)
 
 
 @require_POST

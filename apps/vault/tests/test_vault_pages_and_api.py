@@ -150,11 +150,14 @@ def test_a_blank_category_name_is_a_clear_error(tess_client):
     assert not Category.objects.exists()
 
 
-def test_a_duplicate_category_from_the_page_is_a_clear_error(tess_client):
+def test_a_duplicate_category_is_the_same_clear_error_on_the_page_and_in_the_api(tess_client):
     make_category("Chemie")
-    response = tess_client.post("/vault/categories/", {"name": "Chemie"}, **HTMX)
-    assert response.status_code == 409
-    assert "A category named Chemie exists already." in response.content.decode()
+    page = tess_client.post("/vault/categories/", {"name": " Chemie "}, **HTMX)
+    assert page.status_code == 409
+    assert "A category named Chemie exists already." in page.content.decode()
+    api = tess_client.post(f"{API}/categories", {"name": "Chemie"}, content_type="application/json")
+    assert api.status_code == 409
+    assert api.json() == {"detail": "A category named Chemie exists already."}
     assert Category.objects.count() == 1
 
 
