@@ -302,7 +302,7 @@ def exact_dense(snapshot: Snapshot, vector: np.ndarray, allowed, n: int) -> np.n
         scoped = None if allowed is None else allowed[start:end]
         wanted = min(n, len(segment) if scoped is None else int(scoped.sum()))
         if wanted:
-            found, best = segment.scan(vector, scoped, wanted, n)
+            found, best = segment.scan(vector, segment._runs(scoped), wanted, n)
             rows.append(found + start)
             scores.append(best)
     rows, scores = np.concatenate(rows), np.concatenate(scores)
@@ -317,13 +317,14 @@ def measure_size(texts: list[str], dim: int, queries: list[str]) -> tuple[str, s
     build = time.perf_counter() - start
     # Visibility: the class documents plus one student's own (~90 % of the chunks), and a
     # narrow scope of 1 % of the documents (a few chosen for a quiz).
-    documents = np.unique(snapshot.document_ids)
+    row_documents = snapshot.document_ids()
+    documents = np.unique(row_documents)
     wide_documents = documents[documents % 10 != 3]
     narrow_documents = np.sort(
         np.random.default_rng(7).choice(documents, max(1, len(documents) // 100), replace=False)
     )
-    wide = np.isin(snapshot.document_ids, wide_documents)
-    narrow = np.isin(snapshot.document_ids, narrow_documents)
+    wide = np.isin(row_documents, wide_documents)
+    narrow = np.isin(row_documents, narrow_documents)
 
     def text_of(chunk_ids: list[int]) -> list[str]:
         return [texts[chunk_id - 1] for chunk_id in chunk_ids]

@@ -419,8 +419,9 @@ def build(variant: Variant) -> tuple[Corpus, float]:
         window_snapshot = Snapshot.empty(1, "bench", 1).changed(1, add=window_rows)
     own = all_vectors(snapshot)[vector_starts(snapshot)].astype(np.float32)
     centroids = np.zeros_like(own)
-    for document in np.unique(snapshot.document_ids):
-        mine = snapshot.document_ids == document
+    row_documents = snapshot.document_ids()
+    for document in np.unique(row_documents):
+        mine = row_documents == document
         mean = own[mine].mean(axis=0)
         centroids[mine] = mean / np.linalg.norm(mean)
     seconds += time.perf_counter() - started

@@ -116,8 +116,7 @@ def sync(
         gone, new = _compared(snapshot)
     else:
         documents = np.fromiter(changes, np.int64)
-        rows = np.isin(snapshot.document_ids, documents) & snapshot._live_rows()
-        gone = set(snapshot.ids[rows].tolist())
+        gone = set(snapshot.ids[snapshot.allowed_rows(documents)].tolist())
         new = sorted(
             live_chunks(snapshot.model).filter(document__in=changes).values_list("id", flat=True)
         )

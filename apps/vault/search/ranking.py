@@ -95,6 +95,15 @@ class Retrieval:
         order = np.argsort(-scores, kind="stable")[:n]
         return rows[order[scores[order] >= min_score]]
 
+    def documents_of(self, rows: np.ndarray) -> list[int]:
+        """The document of each of these rows."""
+        found = []
+        for row in rows.tolist():
+            at = int(np.searchsorted(self.offsets, row, side="right")) - 1
+            segment = self.segments[at]
+            found.append(int(segment.documents[segment.document_codes[row - self.offsets[at]]]))
+        return found
+
     def spans(self) -> Iterator[tuple["Segment", int, int]]:
         """Each segment with its first row and the row after its last."""
         for i, segment in enumerate(self.segments):
@@ -197,7 +206,7 @@ class Retrieval:
         terms = query_terms(query)
         for found in self.columns(terms):
             held = np.concatenate([np.zeros(0, np.int64)] + [r for r, _ in self._postings(found)])
-            if 0 < len(held) <= RARE_CHUNKS and len(np.unique(self.document_ids[held])) == 1:
+            if 0 < len(held) <= RARE_CHUNKS and len(set(self.documents_of(held))) == 1:
                 rows.append(held)
         return np.unique(np.concatenate(rows))
 

@@ -13,7 +13,6 @@ import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -195,13 +194,16 @@ class Segment:
     def vectors(self) -> np.ndarray:
         return vectors_of(self.flat)
 
-    @cached_property
-    def counts(self) -> np.ndarray:
-        """Each chunk's number of vectors (worked out once: every query reads it)."""
+    def vector_counts(self) -> np.ndarray:
+        """Each chunk's number of vectors, worked out when asked: kept, it would be a copy the
+        size of `ids` in every process that searches, while a search needs a few rows' only."""
         return np.diff(self.starts, append=self.flat.ntotal)
 
-    def vector_counts(self) -> np.ndarray:
-        return self.counts
+    def counts_of(self, rows: np.ndarray) -> np.ndarray:
+        """The number of vectors of each of these rows."""
+        following = rows + 1
+        ends = self.starts[np.minimum(following, len(self) - 1)]
+        return np.where(following < len(self), ends, self.flat.ntotal) - self.starts[rows]
 
     def dense(
         self, query: np.ndarray, allowed: np.ndarray | None, n: int
@@ -209,21 +211,21 @@ class Segment:
         """Rows of the n nearest allowed chunks (max-sim over each chunk's vectors) and their
         scores, best first. A segment with an approximate index takes its candidates, rescored
         exactly, unless the scope holds few enough vectors to scan them all exactly."""
-        counts = self.vector_counts()
-        scoped = int(counts.sum() if allowed is None else counts[allowed].sum())
+        runs = self._runs(allowed)
+        scoped = sum(end - start for start, end in runs)
         if not scoped:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         wanted = min(n, len(self) if allowed is None else int(allowed.sum()))
         if self.ann is not None and scoped > ann.EXACT_VECTORS:
-            rows = ann.candidates(self.ann, query, allowed, wanted, scoped / int(counts.sum()))
+            rows = ann.candidates(self.ann, query, allowed, wanted, scoped / self.flat.ntotal)
             return self.rescored(query, rows, n)
-        return self.scan(query, allowed, wanted, n)
+        return self.scan(query, runs, wanted, n)
 
     def rescored(
         self, query: np.ndarray, rows: np.ndarray, n: int
     ) -> tuple[np.ndarray, np.ndarray]:
         """The n best of these chunk rows by their exact max-sim, best first."""
-        counts = self.vector_counts()[rows]
+        counts = self.counts_of(rows)
         first = np.cumsum(counts) - counts
         at = np.repeat(self.starts[rows] - first, counts) + np.arange(int(counts.sum()))
         scores = self.vectors()[at].astype(np.float32) @ query.reshape(-1)
@@ -232,14 +234,13 @@ class Segment:
         return rows[order].astype(np.int64), best[order]
 
     def scan(
-        self, query: np.ndarray, allowed: np.ndarray | None, wanted: int, n: int
+        self, query: np.ndarray, runs: list[tuple[int, int]], wanted: int, n: int
     ) -> tuple[np.ndarray, np.ndarray]:
         """Exact: faiss's float16 scanner over the allowed rows' vectors, run by run (a
         document's chunks are neighbours), keeps the best DENSE_CANDIDATES × n vectors; the
         first n distinct chunks among them are the n best, and when they are fewer the scan is
         repeated for more. Costs the vectors in scope, not the segment."""
         faiss = faiss_library()
-        runs = self._runs(allowed)
         codes = faiss.rev_swig_ptr(self.flat.codes.data(), self.flat.ntotal * self.flat.code_size)
         size = self.flat.code_size
         scanner = self.flat.sq.select_InvertedListScanner(

@@ -45,7 +45,6 @@ class Snapshot(Retrieval):
         sizes = [len(segment) for segment in self.segments]
         self.offsets = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]).astype(np.int64)
         self.ids = self._joined(lambda s: s.ids, np.int64)
-        self.document_ids = self._joined(lambda s: s.documents[s.document_codes], np.int64)
         self.doc_len = self._joined(lambda s: s.doc_len, np.float32)
         self.alive = None
         if self.dead:
@@ -57,9 +56,12 @@ class Snapshot(Retrieval):
         self.avgdl = float(lengths.mean()) if len(lengths) else 1.0
 
     def _joined(self, part, dtype) -> np.ndarray:
-        return np.concatenate([np.zeros(0, dtype)] + [part(s) for s in self.segments]).astype(
-            dtype, copy=False
-        )
+        """One array of the segments' rows; with one segment its own array, so what is mapped
+        stays shared with the other processes instead of copied into each."""
+        parts = [part(s) for s in self.segments]
+        if len(parts) == 1:
+            return parts[0].astype(dtype, copy=False)
+        return np.concatenate([np.zeros(0, dtype)] + parts).astype(dtype, copy=False)
 
     @classmethod
     def empty(cls, generation: int, model: str, dim: int, folder: Path | None = None) -> "Snapshot":
@@ -89,13 +91,18 @@ class Snapshot(Retrieval):
         counts = self._joined(lambda s: s.vector_counts(), np.int64)
         return counts if self.alive is None else counts[self.alive]
 
+    def document_ids(self) -> np.ndarray:
+        """Each row's document id (worked out when asked: searching never needs all of them)."""
+        return self._joined(lambda s: s.documents[s.document_codes], np.int64)
+
     def vectors_of(self, chunk_id: int) -> np.ndarray:
         """A live chunk's float16 vectors: its own, then its windows'."""
         row = int(np.flatnonzero((self.ids == chunk_id) & self._live_rows())[0])
         segment, start, _ = next(s for s in self.spans() if s[1] <= row < s[2])
         local = row - start
-        first = segment.starts[local]
-        return segment.vectors()[first : first + segment.vector_counts()[local]]
+        first = int(segment.starts[local])
+        count = int(segment.counts_of(np.array([local]))[0])
+        return segment.vectors()[first : first + count]
 
     def _live_rows(self) -> np.ndarray:
         return np.ones(len(self.ids), bool) if self.alive is None else self.alive

@@ -41,7 +41,7 @@ def random_snapshot() -> tuple[Snapshot, np.ndarray]:
 def test_the_float16_index_finds_the_exact_float32_top_7(random_snapshot):
     snapshot, vectors = random_snapshot
     rng = np.random.default_rng(12)
-    allowed = np.isin(snapshot.document_ids, rng.choice(30, 24, replace=False))
+    allowed = np.isin(snapshot.document_ids(), rng.choice(30, 24, replace=False))
     found = expected = 0
     for query in unit_rows(rng, 200):
         for scope in (None, allowed):

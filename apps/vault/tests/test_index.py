@@ -131,13 +131,14 @@ def test_the_scope_bitmap_marks_exactly_the_rows_of_the_allowed_documents():
     snapshot = snapshot_of({cid: f"word{cid}" for cid in documents}, documents)
     for allowed in (np.array([4, 7, 7, 12]), np.array([999]), np.array([], np.int64)):
         rows = snapshot.allowed_rows(allowed)
-        assert np.array_equal(rows, np.isin(snapshot.document_ids, allowed))
+        assert np.array_equal(rows, np.isin(snapshot.document_ids(), allowed))
     assert snapshot.allowed_rows(None) is None
     smaller = snapshot.changed(2, remove=[1, 2])  # dead rows are never allowed
     rows = smaller.allowed_rows(np.array([documents[1], documents[3]]))
     assert np.array_equal(
         rows,
-        np.isin(smaller.document_ids, [documents[1], documents[3]]) & ~np.isin(smaller.ids, [1, 2]),
+        np.isin(smaller.document_ids(), [documents[1], documents[3]])
+        & ~np.isin(smaller.ids, [1, 2]),
     )
     assert np.array_equal(smaller.allowed_rows(None), ~np.isin(smaller.ids, [1, 2]))
 
@@ -170,7 +171,7 @@ def test_a_saved_index_loads_back_the_same(tmp_path):
     store.save(snapshot, tmp_path, state=7)
     loaded, state = store.load(tmp_path)
     assert (loaded.generation, loaded.model, loaded.dim, state) == (2, "test-model", DIM, 7)
-    assert loaded.chunk_ids().tolist() == [2, 3] and loaded.document_ids.tolist() == [1, 9, 1]
+    assert loaded.chunk_ids().tolist() == [2, 3] and loaded.document_ids().tolist() == [1, 9, 1]
     assert [s.name for s in loaded.segments] == [s.name for s in snapshot.segments]
     assert np.array_equal(loaded.vectors_of(3), snapshot.vectors_of(3))
     assert np.array_equal(loaded.bm25_scores("prüfung"), snapshot.bm25_scores("prüfung"))

@@ -112,12 +112,14 @@ def test_the_approximate_index_finds_the_exact_top_7_in_the_vault_a_wide_and_a_n
     rows = [(i + 1, i // 10, f"chunk {i}", vectors[i * 5 : i * 5 + 5]) for i in range(chunks)]
     snapshot = Snapshot.empty(1, "test", dim).changed(1, add=rows)
     assert snapshot.segments[0].ann is not None  # above the threshold: the approximate path
-    documents = np.unique(snapshot.document_ids)
+    documents = np.unique(snapshot.document_ids())
     narrow = documents[rng.choice(len(documents), 4, replace=False)]  # 1 % of the chunks
     wide = documents[documents % 10 != 3]  # 90 %
     found = expected = 0
     for scope in (None, wide, narrow):
-        allowed = np.ones(chunks, bool) if scope is None else np.isin(snapshot.document_ids, scope)
+        allowed = (
+            np.ones(chunks, bool) if scope is None else np.isin(snapshot.document_ids(), scope)
+        )
         rows_allowed = None if scope is None else allowed
         for _ in range(100):
             query = vectors[rng.integers(0, len(vectors))] + 0.6 * rng.standard_normal(dim)
