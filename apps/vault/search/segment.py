@@ -201,9 +201,12 @@ class Segment:
 
     def counts_of(self, rows: np.ndarray) -> np.ndarray:
         """The number of vectors of each of these rows."""
-        following = rows + 1
-        ends = self.starts[np.minimum(following, len(self) - 1)]
-        return np.where(following < len(self), ends, self.flat.ntotal) - self.starts[rows]
+        return self._first_vectors(rows + 1) - self.starts[rows]
+
+    def _first_vectors(self, rows: np.ndarray) -> np.ndarray:
+        """Where each row's vectors start; for the row after the last, the end of them all."""
+        inside = self.starts[np.minimum(rows, len(self) - 1)]
+        return np.where(rows < len(self), inside, self.flat.ntotal)
 
     def dense(
         self, query: np.ndarray, allowed: np.ndarray | None, n: int
@@ -279,5 +282,5 @@ class Segment:
         if allowed is None:
             return [(0, int(self.flat.ntotal))]
         edges = np.flatnonzero(np.diff(allowed.astype(np.int8), prepend=0, append=0))
-        ends = np.append(self.starts, self.flat.ntotal)
-        return list(zip(ends[edges[::2]].tolist(), ends[edges[1::2]].tolist(), strict=True))
+        bounds = self._first_vectors(edges).tolist()
+        return list(zip(bounds[::2], bounds[1::2], strict=True))
