@@ -44,6 +44,8 @@ def requeue_unfinished() -> list[int]:
     return queued
 
 
+# Its own start hook rather than apps.jobs.recovery's: accounts sit below the background-job
+# base in the layers (pyproject.toml), so they cannot register there.
 @worker_ready.connect
 def on_worker_ready(sender, **kwargs) -> None:
     queues = getattr(getattr(sender, "task_consumer", None), "queues", None) or []
