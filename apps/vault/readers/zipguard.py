@@ -1,5 +1,7 @@
-"""The guard before any Office parser, in the sandbox child: refuse zip bombs (an index alone
-can list millions of entries), zips that are not the document they claim, and XML with a DTD."""
+"""The guards on zips from outside, in the sandbox child: `open_zip` refuses zip bombs (an index
+alone can list millions of entries) for Office files and the files of other tools alike, each
+with its limits; `check_office_zip`, before any Office parser, also zips that are not the
+document they claim, and XML with a DTD."""
 
 import zipfile
 from pathlib import Path
