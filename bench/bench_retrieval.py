@@ -302,7 +302,7 @@ def exact_dense(snapshot: Snapshot, vector: np.ndarray, allowed, n: int) -> np.n
         scoped = None if allowed is None else allowed[start:end]
         wanted = min(n, len(segment) if scoped is None else int(scoped.sum()))
         if wanted:
-            found, best = segment.scan(vector, segment._runs(scoped), wanted, n)
+            found, best = segment.scan(vector, segment.vector_runs(scoped), wanted, n)
             rows.append(found + start)
             scores.append(best)
     rows, scores = np.concatenate(rows), np.concatenate(scores)

@@ -214,7 +214,7 @@ class Segment:
         """Rows of the n nearest allowed chunks (max-sim over each chunk's vectors) and their
         scores, best first. A segment with an approximate index takes its candidates, rescored
         exactly, unless the scope holds few enough vectors to scan them all exactly."""
-        runs = self._runs(allowed)
+        runs = self.vector_runs(allowed)
         scoped = sum(end - start for start, end in runs)
         if not scoped:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
@@ -277,7 +277,7 @@ class Segment:
         first = first[:n]
         return rows[first], scores[first]
 
-    def _runs(self, allowed: np.ndarray | None) -> list[tuple[int, int]]:
+    def vector_runs(self, allowed: np.ndarray | None) -> list[tuple[int, int]]:
         """The allowed rows' vectors as (start, end) runs of the flat index."""
         if allowed is None:
             return [(0, int(self.flat.ntotal))]
