@@ -2,6 +2,7 @@
 upload's first bytes, and the zip guard refuses a hostile archive in the reading sandbox, where
 the document is marked failed with the reason and nothing of it is stored."""
 
+import os
 import struct
 import zipfile
 
@@ -114,3 +115,28 @@ def test_any_zip_passes_the_upload_sniff_of_an_office_format(tmp_path, fmt):
 )
 def test_magic_bytes_must_match_the_extension(fmt, head, expected):
     assert looks_like(fmt, head) is expected
+
+
+def test_a_refused_zip_is_closed_and_its_limits_are_the_callers(tmp_path):
+    """The guard serves Office files and other tools' packages, each with its own limits; what
+    it refuses it does not leave open (a sandbox child reads many files in turn)."""
+    from apps.vault.readers.common import ExtractionError
+    from apps.vault.readers.zipguard import open_zip
+
+    package = files.zip_with(tmp_path / "bank.zip", {"a.xml": b"<a/>", "b.xml": b"<b/>"})
+
+    def open_on_it() -> int:
+        return sum(
+            os.path.realpath(f"/proc/self/fd/{fd}") == str(package)
+            for fd in os.listdir("/proc/self/fd")
+        )
+
+    with pytest.raises(
+        ExtractionError, match=r"^The QTI package holds too many files \(2\)"
+    ) as refused:
+        open_zip(package, "QTI package", max_entries=1)
+    # Closed by the guard, not by the collector: the error's traceback still holds its frame.
+    assert refused.tb is not None and open_on_it() == 0
+    with open_zip(package, "QTI package", max_entries=2) as archive:
+        assert archive.namelist() == ["a.xml", "b.xml"]
+        assert open_on_it() == 1
