@@ -13,10 +13,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import close_old_connections
 from django.utils import timezone
 
-from apps.chat import offline
+from apps.chat import connections, offline
 from apps.chat.models import MEMORY_BUDGET, Message
 from apps.chat.tools import SPECS, Toolbox
 from apps.llm import gateway, prompts
@@ -66,7 +65,7 @@ def answer(answer_id: int, cancel: threading.Event | None = None) -> Iterator[Ev
     toolbox = Toolbox(user, Scope(**((question.scope if question else None) or {})))
     memory = thread.memory(question)
     images, attached = attachment_parts(question)
-    close_old_connections()  # nothing is held open while the model streams
+    connections.release()  # PostgreSQL's back to its pool while the model streams
 
     status, error = Message.Status.DONE, ""
     try:
@@ -105,7 +104,7 @@ def answer(answer_id: int, cancel: threading.Event | None = None) -> Iterator[Ev
 
     save(turn, toolbox, status, error)
     after = thread.memory()
-    close_old_connections()
+    connections.release()
     yield Event("memory", {"used": after.used, "budget": MEMORY_BUDGET})
     yield Event("end", {"status": status, "message_id": message.pk})
     # After the end: the page shows the finished answer without waiting for the badges.
@@ -184,7 +183,7 @@ def opening_messages(toolbox, history, user_message, scope_text, search_first=No
         messages.append({"role": "assistant", "content": "", "tool_calls": [call]})
         result = toolbox.run("search_knowledge_base", arguments)
         messages.append({"role": "tool", "tool_name": "search_knowledge_base", "content": result})
-        close_old_connections()
+        connections.release()
     return messages
 
 
@@ -236,7 +235,7 @@ def run_agent(
             yield Event("notice", f"Using {call.name}…")
             result = toolbox.run(call.name, call.arguments)
             messages.append({"role": "tool", "tool_name": call.name, "content": result})
-        close_old_connections()
+        connections.release()
         if len(toolbox.citations) > cited:
             cited = len(toolbox.citations)
             yield Event("sources", list(toolbox.citations))  # before the answer's first token
@@ -253,7 +252,7 @@ def quote(turn: Turn, toolbox: Toolbox, question: str, cancel) -> Iterator:
     else:
         for query in offline.queries(question):
             toolbox.run("search_knowledge_base", {"query": query})
-        close_old_connections()
+        connections.release()
         if toolbox.citations:
             yield Event("sources", list(toolbox.citations))
         text = offline.quoted_answer(question, toolbox.citations)
@@ -286,7 +285,7 @@ def record_progress(user, question: Message | None, scope: Scope) -> None:
         scope_used=not scope.is_whole_vault,
         attachments=question.attachments.count() if question else 0,
     )
-    close_old_connections()
+    connections.release()
 
 
 def user_content(question: Message | None, scope_text: str, attached: list[str]) -> str:

@@ -11,13 +11,14 @@ import json
 import logging
 
 from asgiref.sync import async_to_sync
-from channels.db import database_sync_to_async
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
 from apps.accounts.ratelimits import RateLimited
 from apps.accounts.sessions import account_group
 from apps.chat import pushes, tasks, turns
+from apps.chat.connections import database_sync_to_async
 from apps.chat.conversation import (
     WHOLE_PARTS,
     fragment,
@@ -142,13 +143,16 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         return answer.pk, render_thread(thread, WHOLE_PARTS)
 
     async def dispatch(self, message: dict) -> None:
-        # Channels closes stale database connections before every handler, in the one thread
-        # the sockets share. A frame pushed by a worker is only passed on, so it skips that
-        # trip: it would wait there behind every question of a class asking at once.
-        if message["type"] == "chat.html":
-            await self.chat_html(message)
-        else:
-            await super().dispatch(message)
+        # Channels' own dispatch closes the database connections before every handler, a trip
+        # to the one thread the sockets share. Every handler here that reads the database does
+        # it through connections.database_sync_to_async, which gives the connection back around
+        # each call as the database needs, so that trip is left out: a frame pushed by a worker
+        # would wait there behind every question of a class asking at once, and SQLite's
+        # connection would be opened again for each question.
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def chat_html(self, event: dict) -> None:
         if event["html"]:
