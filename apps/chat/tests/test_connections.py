@@ -1,6 +1,6 @@
 """A chat thread that waits keeps SQLite's connection and gives PostgreSQL's back to its pool
-(apps/chat/connections.py): an answer's agent waits on the model, the sockets' shared thread
-waits between questions, and a relayed frame does not send the socket to that thread at all."""
+(apps/chat/connections.py): an answer's agent waits on the model, and the sockets' shared
+thread waits between questions."""
 
 import asyncio
 import threading
