@@ -11,6 +11,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from apps.vault.models import Chunk, Document, Extraction, IngestRun
 from apps.vault.readers import looks_like
+from apps.vault.readers.common import ExtractionError
+from apps.vault.readers.zipguard import open_zip
 from apps.vault.tests import files
 from apps.vault.tests.helpers import drive
 
@@ -120,9 +122,6 @@ def test_magic_bytes_must_match_the_extension(fmt, head, expected):
 def test_a_refused_zip_is_closed_and_its_limits_are_the_callers(tmp_path):
     """The guard serves Office files and other tools' packages, each with its own limits; what
     it refuses it does not leave open (a sandbox child reads many files in turn)."""
-    from apps.vault.readers.common import ExtractionError
-    from apps.vault.readers.zipguard import open_zip
-
     package = files.zip_with(tmp_path / "bank.zip", {"a.xml": b"<a/>", "b.xml": b"<b/>"})
 
     def open_on_it() -> int:
