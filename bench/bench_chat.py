@@ -10,7 +10,8 @@ process holds the websockets (one thread each). So what is measured is the app: 
 worker, agent loop, batching, rendering, the channel layer, the partial saves. Two paces: the
 old bench's (10 ms a part, an 8-word answer: 0.17 s of model time, which mostly measures the
 app's CPU per answer) and a model writing 20 tokens/s (the classroom bench's pace) a 58-word
-answer.
+answer. At that pace the chat workers' very first answers are measured apart, 30 at once: a
+class asking as soon as the app has started.
 """
 
 import json
@@ -33,7 +34,8 @@ from bench.processes import answers  # noqa: E402
 from tests.helpers.services import free_port, wait_until  # noqa: E402
 from tests.wsclient import WebSocket  # noqa: E402
 
-PACES = [(0.01, ANSWER), (0.05, LONG_ANSWER)]  # (seconds a part, the model's answer)
+# (seconds a part, the model's answer); the first pace's first round is the workers' first answers
+PACES = [(0.05, LONG_ANSWER), (0.01, ANSWER)]
 ROUNDS = 3
 CONCURRENCY = (1, 30)
 CHAT_PROCESSES = int(os.environ.get("CHAT_PROCESSES", "2"))  # as `make run`
@@ -160,26 +162,42 @@ def model_time_at(concurrent: int) -> float:
     return statistics.median(times)
 
 
-def measure(delay: float) -> tuple[float, list]:
+def round_of(delay: float, concurrent: int, label: str) -> tuple[list[float], list[float]]:
+    """`concurrent` new students asking at once: each one's first fragment after the model's
+    first answer token, and answer time."""
+    chats = []
+    for index in range(concurrent):
+        name = f"bench-{delay}-{label}-{index}"
+        user = User.objects.create_user(name)
+        thread = Thread.objects.create(owner=user).pk
+        client = Client()
+        client.force_login(user)
+        cookie = f"sessionid={client.cookies['sessionid'].value}"
+        chats.append((cookie, thread, f"What do mitochondria do, {name}?"))
+    firsts, totals = [], []
+    for (_, _, question), (first, total) in zip(chats, run(chats), strict=True):
+        # The model's first answer token: one part's delay after the answer call.
+        firsts.append(first - (answer_call(question) + delay))
+        totals.append(total)
+    return firsts, totals
+
+
+def measure(delay: float, fresh_workers: bool) -> tuple[float, list]:
     alone = model_time_at(1)
     rows = []
+    if fresh_workers:
+        concurrent = max(CONCURRENCY)
+        rows.append(
+            (f"{concurrent}, the workers' first", model_time_at(concurrent))
+            + round_of(delay, concurrent, "first")
+        )
     for concurrent in CONCURRENCY:
         baseline = model_time_at(concurrent)
         firsts, totals = [], []
         for round_number in range(ROUNDS):
-            chats = []
-            for index in range(concurrent):
-                name = f"bench-{delay}-{concurrent}-{round_number}-{index}"
-                user = User.objects.create_user(name)
-                thread = Thread.objects.create(owner=user).pk
-                client = Client()
-                client.force_login(user)
-                cookie = f"sessionid={client.cookies['sessionid'].value}"
-                chats.append((cookie, thread, f"What do mitochondria do, {name}?"))
-            for (_, _, question), (first, total) in zip(chats, run(chats), strict=True):
-                # The model's first answer token: one part's delay after the answer call.
-                firsts.append(first - (answer_call(question) + delay))
-                totals.append(total)
+            first, total = round_of(delay, concurrent, f"{concurrent}-{round_number}")
+            firsts += first
+            totals += total
         rows.append((concurrent, baseline, firsts, totals))
     return alone, rows
 
@@ -226,10 +244,10 @@ def main() -> None:
             )
         wait_until(workers_up, timeout=90, what="the chat workers")
         results = []
-        for delay, answer in PACES:
+        for number, (delay, answer) in enumerate(PACES):
             model = start_model(delay, answer)
             try:
-                results.append((delay, answer, *measure(delay)))
+                results.append((delay, answer, *measure(delay, fresh_workers=number == 0)))
             finally:
                 model.terminate()
                 model.wait(timeout=30)
