@@ -4,13 +4,26 @@ import gc
 import os
 
 from celery import Celery
-from celery.signals import worker_before_create_process
+from celery.signals import worker_before_create_process, worker_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cognivault_site.settings")
 
 app = Celery("cognivault_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@worker_init.connect
+def prepare(**kwargs) -> None:
+    """Before a worker takes its first task, what a web process prepares as it starts
+    (docs/deployment.md#start-up-time): the URL table and every template. A chat worker built
+    them during a class's first answers otherwise, each thread that came to a link meanwhile
+    building the table again. Then it is all frozen out of the garbage collector's way, whose
+    full collections would walk it while every answer of the worker waited."""
+    from cognivault_site import warmup  # the apps are loaded by now, not when this is imported
+
+    warmup.load_pages()
+    gc.freeze()
 
 
 @worker_before_create_process.connect

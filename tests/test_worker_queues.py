@@ -1,8 +1,8 @@
 """The queues are named once, in settings.WORKER_QUEUES: Celery's routing is made from it, and
 the worker commands that cannot import Python (the Procfile, compose.yaml) and the tests' own
 running app are checked against it here, so a queue added in one place and not the others fails
-before a question waits for a worker that never comes. And what the jobs worker does before it
-forks its children (cognivault_site/celery.py)."""
+before a question waits for a worker that never comes. And what a worker does before its first
+task, and the jobs worker before it forks its children (cognivault_site/celery.py)."""
 
 import os
 import re
@@ -25,6 +25,36 @@ print(gc.get_freeze_count())
 worker_before_create_process.send(sender=None)
 print(gc.get_freeze_count() > 0)
 """
+
+# A fresh worker as Celery starts one: its tasks imported (which sets Django up), then told that
+# it is starting, as the worker does before it takes a task or forks a child.
+STARTING = """
+import gc
+from celery.signals import worker_init
+from django.template import engines
+from django.template.base import Template
+from django.urls import get_resolver
+from cognivault_site.celery import app
+app.loader.import_default_modules()
+print(get_resolver()._populated, gc.get_freeze_count() > 0)
+worker_init.send(sender=None)
+compiled = []
+Template.compile_nodelist = lambda self: compiled.append(self.origin.name)
+engines["django"].get_template("chat/thread.html")
+print(get_resolver()._populated, gc.get_freeze_count() > 0, compiled == [])
+"""
+
+
+def run_fresh(script: str) -> list[str]:
+    """The words `script` prints, run in a fresh interpreter."""
+    ran = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "cognivault_site.settings"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return ran.stdout.split()
 
 
 def served(commands: list[str]) -> list[str]:
@@ -67,12 +97,10 @@ def test_every_task_is_routed_to_a_queue_a_worker_serves():
 
 def test_the_jobs_worker_freezes_what_it_has_made_before_it_forks_a_child():
     """So the child's garbage collector leaves the pages it shares with its parent unwritten."""
-    ran = subprocess.run(
-        [sys.executable, "-c", FORKING],
-        env={**os.environ, "DJANGO_SETTINGS_MODULE": "cognivault_site.settings"},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    assert run_fresh(FORKING) == ["0", "True"]
 
-    assert ran.stdout.split() == ["0", "True"]
+
+def test_a_worker_builds_the_url_table_and_compiles_the_templates_before_its_first_task():
+    """Else a chat worker's first answers built them, each thread that reached a link at once
+    building the whole URL table; and frozen, the collector's full collections leave it alone."""
+    assert run_fresh(STARTING) == ["False", "False", "True", "True", "True"]
