@@ -2,14 +2,12 @@
 that a class's first logins and pages do not pay for it."""
 
 import gc
-import os
-import subprocess
-import sys
 
 from django.template import engines
 from django.template.base import Template
 
 from cognivault_site.warmup import page_templates, warm_up
+from tests.helpers.fresh_python import printed
 
 
 def test_after_warming_up_no_page_template_is_compiled_again(monkeypatch):
@@ -44,18 +42,6 @@ warm_up()
 imported = "apps.study.mindmaps.views" in sys.modules
 print(before, imported, get_resolver()._populated, gc.get_freeze_count() > 0)
 """
-
-
-def printed(script: str, data_dir) -> list[str]:
-    """The words `script` prints, run in a fresh interpreter on its own data folder."""
-    ran = subprocess.run(
-        [sys.executable, "-c", script],
-        env={**os.environ, "DATA_DIR": str(data_dir)},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return ran.stdout.split()
 
 
 def test_warming_up_imports_every_view_builds_the_url_table_and_freezes_what_it_made(tmp_path):

@@ -4,15 +4,13 @@ running app are checked against it here, so a queue added in one place and not t
 before a question waits for a worker that never comes. And what a worker does before its first
 task, and the jobs worker before it forks its children (cognivault_site/celery.py)."""
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 from django.conf import settings
 
 from cognivault_site.celery import app
+from tests.helpers.fresh_python import printed
 from tests.helpers.running_app import worker_command
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,18 +41,6 @@ Template.compile_nodelist = lambda self: compiled.append(self.origin.name)
 engines["django"].get_template("chat/thread.html")
 print(get_resolver()._populated, gc.get_freeze_count() > 0, compiled == [])
 """
-
-
-def run_fresh(script: str) -> list[str]:
-    """The words `script` prints, run in a fresh interpreter."""
-    ran = subprocess.run(
-        [sys.executable, "-c", script],
-        env={**os.environ, "DJANGO_SETTINGS_MODULE": "cognivault_site.settings"},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return ran.stdout.split()
 
 
 def served(commands: list[str]) -> list[str]:
@@ -95,12 +81,12 @@ def test_every_task_is_routed_to_a_queue_a_worker_serves():
     assert queues["apps.chat.tasks.transcribe_recording"] == "celery"
 
 
-def test_the_jobs_worker_freezes_what_it_has_made_before_it_forks_a_child():
+def test_the_jobs_worker_freezes_what_it_has_made_before_it_forks_a_child(tmp_path):
     """So the child's garbage collector leaves the pages it shares with its parent unwritten."""
-    assert run_fresh(FORKING) == ["0", "True"]
+    assert printed(FORKING, tmp_path) == ["0", "True"]
 
 
-def test_a_worker_builds_the_url_table_and_compiles_the_templates_before_its_first_task():
+def test_a_worker_builds_the_url_table_and_compiles_the_templates_before_its_first_task(tmp_path):
     """Else a chat worker's first answers built them, each thread that reached a link at once
     building the whole URL table; and frozen, the collector's full collections leave it alone."""
-    assert run_fresh(STARTING) == ["False", "False", "True", "True", "True"]
+    assert printed(STARTING, tmp_path) == ["False", "False", "True", "True", "True"]
