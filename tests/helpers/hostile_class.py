@@ -207,10 +207,13 @@ def attack(attacker: Attacker, stop: threading.Event, rounds: int = 10) -> Count
     student, seen = attacker.student, Counter()
     done = 0
 
-    def refused_everywhere() -> bool:
-        return all(seen[kind, 429] for kind in LIMITED)
+    def going_on() -> bool:
+        if done < rounds or not stop.is_set():
+            return True
+        refused_everywhere = all(seen[kind, 429] for kind in LIMITED)
+        return not refused_everywhere and done < 2 * rounds
 
-    while done < rounds or not stop.is_set() or (not refused_everywhere() and done < 2 * rounds):
+    while going_on():
         done += 1
         for thread in attacker.threads:  # many chats at once
             asked = student.post(
