@@ -1,12 +1,12 @@
 """What a web process prepares as soon as it listens, so that no student's request pays for it:
 the URL table (which imports every view, the API and their libraries), every page template
-compiled and the model gateway's backend (the chat page names it); then what all that made is
-put out of the garbage collector's way.
+compiled, the model gateway's backend (the chat page names it) and what Celery builds for the
+first task it queues; then what all that made is put out of the garbage collector's way.
 
 A fresh daphne paid for these on its first requests: about 0.3 s for the URL table, 0.1 s for
-the Ollama client, 10–30 ms for a page's templates. When a class logs in at once, those first
-requests are the class's first login cards and pages, which then took half a second
-(docs/benchmarks.md#a-school-on-one-server).
+the Ollama client, 10–30 ms for a page's templates, about 20 ms for queuing the first question's
+answer. When a class logs in at once, those first requests are the class's first login cards and
+pages, which then took half a second (docs/benchmarks.md#a-school-on-one-server).
 """
 
 import gc
@@ -19,6 +19,7 @@ from django.template import engines
 from django.urls import get_resolver, reverse
 
 from apps.llm import gateway
+from cognivault_site.celery import app as celery_app
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +45,10 @@ def warm_up() -> None:
     load_pages()  # nothing left to do when the process was forked after it
     gateway.current_backend()
     gateway.speech_available()
+    # Queuing the first task (a question's answer, a document's reading) binds every task to the
+    # app and makes the result backend, which reads every installed package's entry points.
+    celery_app.finalize(auto=True)
+    celery_app.backend  # noqa: B018
     # What exists now (modules, the URL table, compiled templates) lives as long as the process.
     # Frozen, a full collection looks only at what requests made since: 7–25 ms instead of
     # 120–220 ms, during which every request of the process stood still, a few times a minute

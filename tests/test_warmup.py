@@ -36,18 +36,21 @@ FRESH_PROCESS = """
 import gc, sys, django
 django.setup()
 from django.urls import get_resolver
+from cognivault_site.celery import app
 from cognivault_site.warmup import warm_up
-before = "apps.study.mindmaps.views" in sys.modules
+before = "apps.study.mindmaps.views" in sys.modules, app.finalized
 warm_up()
 imported = "apps.study.mindmaps.views" in sys.modules
-print(before, imported, get_resolver()._populated, gc.get_freeze_count() > 0)
+queuing = app.finalized, "celery.backends.redis" in sys.modules
+print(*before, imported, get_resolver()._populated, *queuing, gc.get_freeze_count() > 0)
 """
 
 
-def test_warming_up_imports_every_view_builds_the_url_table_and_freezes_what_it_made(tmp_path):
-    # Frozen: the garbage collector's full collections no longer walk the process's
-    # long-lived objects.
-    assert printed(FRESH_PROCESS, tmp_path) == ["False", "True", "True", "True"]
+def test_warming_up_builds_the_url_table_and_what_queuing_a_task_needs_then_freezes_it(tmp_path):
+    # The URL table imports every view; Celery's app is finalized and its result backend made
+    # before a question is queued. Frozen: the garbage collector's full collections no longer
+    # walk the process's long-lived objects.
+    assert printed(FRESH_PROCESS, tmp_path) == ["False"] * 2 + ["True"] * 5
 
 
 # The web launcher as it is about to fork its daphnes (cognivault_site/serve.py).
