@@ -81,10 +81,11 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await self.close()
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
-        # Not JSON, or a binary frame: answered like any other unusable message, not a crash.
+        # Not JSON, JSON nested too deep for the parser, or a binary frame: answered like any
+        # other unusable message, not a crash.
         try:
             content = await self.decode_json(text_data or "")
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             content = None
         await self.receive_json(content)
 

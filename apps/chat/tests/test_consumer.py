@@ -232,6 +232,7 @@ async def test_an_anonymous_visitor_cannot_open_a_thread_socket(alice_thread):
     [
         ("not json", "could not be read"),
         ('["a", "list"]', "could not be read"),
+        ("[" * 100_000 + "]" * 100_000, "could not be read"),  # deeper than the parser goes
         ('{"content": "   "}', "Type a question first."),
         ('{"content": {"a": 1}}', "A question is text"),
         ('{"content": ["what", "is"]}', "A question is text"),
