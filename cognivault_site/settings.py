@@ -222,6 +222,9 @@ LOGOUT_REDIRECT_URL = "accounts:login"
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5)
 AXES_ADDRESS_FAILURE_LIMIT = env_int("AXES_ADDRESS_FAILURE_LIMIT", 20)
 AXES_COOLOFF_TIME = 0.25  # hours
+# A try while locked out does not start the 15 minutes again: a classmate's guess every few
+# minutes cannot keep an account locked, and the lockout ends when its 429 says.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_HANDLER = "apps.accounts.lockout.PairLockoutHandler"
 # A login resets only its own pair's failures (the handler's filter), never the address's others.

@@ -5,6 +5,7 @@ one address (for any accounts) lock the address too, a little later.
 A teacher lifts a student's lockout from the Classroom page (`unlock`).
 """
 
+import math
 from collections.abc import Iterable
 from datetime import datetime
 
@@ -13,7 +14,7 @@ from axes.handlers.database import AxesDatabaseHandler
 from axes.helpers import get_cool_off, get_failure_limit
 from axes.models import AccessAttempt
 from django.conf import settings
-from django.db.models import Sum
+from django.db.models import Max, Sum
 from django.utils import timezone
 
 from apps.accounts.models import User
@@ -40,6 +41,22 @@ class PairLockoutHandler(AxesDatabaseHandler):
         if from_address >= settings.AXES_ADDRESS_FAILURE_LIMIT:
             return max(pair, get_failure_limit(request, credentials))
         return pair
+
+
+def seconds_locked(ip_address: str, username: str | None) -> int:
+    """How long the lockout of this account on this address (or of the address) has to run: the
+    cool-off from the last failure that counted. Tries while locked count no more
+    (AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT), so they do not start it again."""
+    attempts = recent_attempts().filter(ip_address=ip_address)
+    locking = attempts.filter(
+        username=username, failures_since_start__gte=settings.AXES_FAILURE_LIMIT
+    )
+    total = attempts.aggregate(total=Sum("failures_since_start"))["total"] or 0
+    if total >= settings.AXES_ADDRESS_FAILURE_LIMIT:
+        locking = attempts
+    latest = locking.aggregate(latest=Max("attempt_time"))["latest"] or timezone.now()
+    left = (latest + get_cool_off() - timezone.now()).total_seconds()
+    return max(1, math.ceil(left))
 
 
 def locked_usernames(usernames: Iterable[str]) -> set[str]:

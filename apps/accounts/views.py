@@ -1,20 +1,21 @@
 """Home redirect, logging in by card, and each person's settings (API tokens, their card's
 history); the classes and their students are apps/classes."""
 
+import math
 from collections.abc import Callable
 from functools import wraps
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import BACKEND_SESSION_KEY, authenticate, login
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import pluralize
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from apps.accounts import login_cards, ratelimits, sessions
+from apps.accounts import lockout, login_cards, ratelimits, sessions
 from apps.accounts.forms import TokenForm
 from apps.accounts.middleware import SECTIONS
 from apps.accounts.models import ApiToken, CardEvent
@@ -49,13 +50,17 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 def locked_out(request: HttpRequest, response, credentials) -> HttpResponse:
-    """django-axes lockout: JSON for the API, a page for people."""
-    message = "Too many failed logins; try again in 15 minutes."
+    """django-axes lockout: JSON for the API, a page for people, both saying when it ends."""
+    username = (credentials or {}).get("username")
+    seconds = lockout.seconds_locked(request.axes_ip_address, username)
+    minutes = math.ceil(seconds / 60)
+    wait = f"{minutes} minute{pluralize(minutes)}"
     if request.path.startswith("/api/"):
+        message = f"Too many failed logins; try again in {wait}."
         refused = JsonResponse({"detail": message}, status=429)
     else:
-        refused = render(request, "accounts/locked_out.html", status=429)
-    refused["Retry-After"] = str(round(settings.AXES_COOLOFF_TIME * 3600))
+        refused = render(request, "accounts/locked_out.html", {"wait": wait}, status=429)
+    refused["Retry-After"] = str(seconds)
     return refused
 
 

@@ -51,6 +51,24 @@ def test_the_same_username_and_address_are_locked_after_the_limit(alice, setting
     assert response["Retry-After"] == "900"  # the 15 minutes the message names
 
 
+def test_tries_while_locked_do_not_start_the_lockout_again_and_it_ends_when_it_said(
+    alice, settings, midday
+):
+    """A classmate's guess every few minutes cannot keep an account locked."""
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        log_in("10.0.0.7", "alice", "guess")
+    midday.shift(14 * 60)
+
+    refused = log_in("10.0.0.7", "alice", PASSWORD)
+    log_in("10.0.0.7", "alice", "another guess")
+
+    assert refused.status_code == 429
+    assert refused["Retry-After"] == "60"
+    assert "try again in 1 minute." in refused.json()["detail"]
+    midday.shift(61)
+    assert log_in("10.0.0.7", "alice", PASSWORD).status_code == 200
+
+
 def test_a_refused_login_while_locked_hashes_no_password(alice, settings):
     hasher = counting_hashes(settings)
     for _ in range(settings.AXES_FAILURE_LIMIT):
