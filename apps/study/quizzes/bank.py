@@ -7,6 +7,7 @@ and comes back as the dict `as_dict` makes; a quiz is written out from the Bank 
 makes of it.
 """
 
+import re
 from dataclasses import asdict, dataclass, field
 
 MCQ, TRUE_FALSE = "mcq", "true_false"
@@ -17,6 +18,18 @@ MAX_TEXT, MAX_OPTION, MAX_EXPLANATION = 2000, 500, 4000
 # Elements of this class in a file's feedback quote the document a question was made from, on
 # the server that exported it; they are not the question's explanation (docs/study-hub.md).
 SOURCE_CLASS = "source"
+
+
+# Characters XML 1.0 cannot hold (C0 controls but tab and line breaks, lone surrogates, U+FFFE,
+# U+FFFF); a vertical tab or form feed (Word's line and page breaks) is a line break.
+NOT_IN_XML = re.compile("[\x00-\x08\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+BREAKS = re.compile("[\x0b\x0c]")
+
+
+def exchangeable(text: str) -> str:
+    """The text as every exchange format can carry it: one that holds a control character (a
+    passage from a Word file, a question edited through the API) is written out, not refused."""
+    return NOT_IN_XML.sub("", BREAKS.sub("\n", text))
 
 
 @dataclass
@@ -104,7 +117,9 @@ def add_choice(
 ) -> None:
     """Keep a question with one right answer among `answers` ((text, right?) each), or list
     it as skipped with the reason it cannot be asked here. `ordered`: its answers keep their
-    order (not shuffled)."""
+    order (not shuffled). Control characters are dropped first (`exchangeable`)."""
+    text, explanation = exchangeable(text).strip(), exchangeable(explanation).strip()
+    answers = [(exchangeable(option).strip(), right) for option, right in answers]
     rights = [i for i, (_option, right) in enumerate(answers) if right]
     reason = ""
     if not text:

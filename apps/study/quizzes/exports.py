@@ -8,7 +8,7 @@ from django.template.loader import render_to_string
 
 from apps.study import pdf
 from apps.study.quizzes import gift, moodle_xml, qti
-from apps.study.quizzes.bank import Bank, Item
+from apps.study.quizzes.bank import Bank, Item, exchangeable
 from apps.study.quizzes.models import Question, Quiz
 from apps.study.sources import sources_for_each
 
@@ -54,18 +54,18 @@ def bank_of(quiz: Quiz) -> Bank:
     for question, chunks in zip(questions, sources, strict=True):
         item = Item(
             question.kind,
-            question.text,
-            list(question.options),
+            exchangeable(question.text),
+            [exchangeable(option) for option in question.options],
             question.correct_index,
-            question.explanation,
+            exchangeable(question.explanation),
             list(question.pictures),
         )
         if chunks:
             page = f", p. {chunks[0].page}" if chunks[0].page else ""
-            item.source = f"{chunks[0].document.filename}{page}"
-            item.passage = chunks[0].text[:PASSAGE_CHARACTERS]
+            item.source = exchangeable(f"{chunks[0].document.filename}{page}")
+            item.passage = exchangeable(chunks[0].text[:PASSAGE_CHARACTERS])
         items.append(item)
-    return Bank(quiz.title, items)
+    return Bank(exchangeable(quiz.title), items)
 
 
 # Each format: (content type, how a quiz is made into it).

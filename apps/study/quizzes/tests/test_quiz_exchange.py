@@ -123,6 +123,31 @@ def test_an_exported_quiz_imports_back_with_the_same_questions_and_feedback(tess
     assert list(copy.questions.values_list("kind", flat=True)) == kinds
 
 
+@pytest.mark.parametrize("fmt", ["xml", "gift", "zip"])
+def test_control_characters_in_a_quiz_are_left_out_of_its_exports_not_a_500(tess, tess_client, fmt):
+    """A question edited through the API, or cut from a Word file's passage (a vertical tab is
+    its line break), may hold characters XML cannot: written out without them."""
+    quiz = make_quiz(tess, class_passages(tess))
+    quiz.questions.filter(position=0).update(text="Was \x01liefert\x0bATP?")
+
+    exported = tess_client.get(f"/api/v1/study/quizzes/{quiz.pk}/export.{fmt}")
+    body = tess_client.post(IMPORT, upload(f"quiz.{fmt}", exported.content)).json()
+
+    assert exported.status_code == 200
+    copy = Quiz.objects.get(pk=body["id"])
+    assert copy.questions.get(position=0).text == "Was liefert\nATP?"
+
+
+def test_a_question_file_with_control_characters_comes_in_without_them(alice_client):
+    gift = b"::Q1:: \x00Was liefert ATP?\x07 {=Mitochondrien ~Ribosomen\x00}"
+
+    body = alice_client.post(IMPORT, upload("bank.gift", gift)).json()
+
+    question = Quiz.objects.get(pk=body["id"]).questions.get()
+    assert question.text == "Was liefert ATP?"
+    assert sorted(question.options) == ["Mitochondrien", "Ribosomen"]
+
+
 def test_the_quiz_page_offers_the_exports_and_only_the_owner_gets_them(tess, tess_client, alice):
     quiz = make_quiz(tess)
 
