@@ -9,9 +9,12 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
+from apps.chat import attachments
+from apps.chat.errors import AttachmentError
 from apps.chat.models import Attachment, Thread
 from apps.chat.tests.test_attachments_and_voice import docx_file
-from apps.vault import imports
+from apps.vault import imports, uploads
+from apps.vault.errors import OverQuota
 from apps.vault.models import Document
 from apps.vault.tests.fakeweb import FakeWeb
 from tests.helpers.documents import make_document
@@ -73,6 +76,52 @@ def test_what_fits_is_stored_and_counted_against_the_quota(alice, alice_client, 
     assert alice.stored_bytes() == MB - 20
     response = alice_client.post("/api/v1/vault/documents", {"file": text_file("more.txt", 80)})
     assert response.status_code == 413
+
+
+def test_two_uploads_at_once_never_store_more_than_the_quota(alice, settings):
+    """The other upload ends while this one comes in: after its room was checked, before it
+    is saved."""
+    settings.STUDENT_QUOTA_MB = 1
+    text = b"Photosynthesis. " * (300 * 1024 // 16)
+
+    def arriving():
+        yield text
+        uploads.store(alice, "other.txt", [text, text])
+        yield text
+
+    with pytest.raises(OverQuota, match="storage quota"):
+        uploads.store(alice, "notes.txt", arriving())
+
+    assert list(Document.objects.values_list("filename", flat=True)) == ["other.txt"]
+    assert alice.stored_bytes() <= MB
+    assert len(stored_files(settings)) == 1
+
+
+class ArrivingSlowly(SimpleUploadedFile):
+    """A DOCX attached while another upload of the person's ends."""
+
+    def __init__(self, size: int, meanwhile):
+        super().__init__("cells.docx", b"PK\x03\x04" + b"x" * (size - 4))
+        self.meanwhile = meanwhile
+
+    def chunks(self, chunk_size=None):
+        self.seek(0)
+        yield self.read(self.size // 2)
+        self.meanwhile()
+        yield self.read()
+
+
+def test_an_attachment_and_an_upload_at_once_never_store_more_than_the_quota(alice, settings):
+    settings.STUDENT_QUOTA_MB = 1
+    other = [b"Photosynthesis. " * (900 * 1024 // 16)]
+    attachment = ArrivingSlowly(300 * 1024, lambda: uploads.store(alice, "other.txt", other))
+
+    with pytest.raises(AttachmentError, match="storage quota"):
+        attachments.accept(alice, attachment)
+
+    assert not Attachment.objects.exists()
+    assert alice.stored_bytes() <= MB
+    assert len(stored_files(settings)) == 1
 
 
 def test_a_new_version_of_a_file_only_needs_room_for_the_difference(alice, alice_client, settings):

@@ -206,6 +206,13 @@ class User(AbstractUser):
             return None
         return max(self.quota_bytes - self.stored_bytes() + freed, 0)
 
+    def lock_storage(self) -> None:
+        """Inside a transaction: uploads of this person's that end at the same moment wait for
+        each other's transaction here, so each counts what the others stored. A row lock on
+        PostgreSQL; on SQLite every write transaction already waits for the one before
+        (IMMEDIATE, docs/deployment.md)."""
+        list(type(self).objects.select_for_update().filter(pk=self.pk).values_list("pk"))
+
     def over_quota_message(self, name: str) -> str:
         return (
             f"{name}: this would go over your storage quota of "

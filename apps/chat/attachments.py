@@ -13,6 +13,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
+from django.db import transaction
 from django.utils import timezone
 
 from apps.accounts.ratelimits import check_person
@@ -94,9 +95,19 @@ def accept(user, upload: UploadedFile | None) -> Attachment:
     with (folder / stored).open("wb") as out:
         for piece in upload.chunks():
             out.write(piece)
-    return Attachment.objects.create(
-        owner=user, filename=name, kind=kind, stored_name=stored, size_bytes=upload.size
-    )
+    try:
+        with transaction.atomic():
+            if user.quota_bytes is not None:
+                # Counted again: another upload of the person's may have taken the room since.
+                user.lock_storage()
+                if upload.size > user.room_bytes():
+                    raise AttachmentError(user.over_quota_message(name))
+            return Attachment.objects.create(
+                owner=user, filename=name, kind=kind, stored_name=stored, size_bytes=upload.size
+            )
+    except BaseException:
+        (folder / stored).unlink(missing_ok=True)
+        raise
 
 
 def read(attachment_id: int, worker: str) -> None:

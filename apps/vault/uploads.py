@@ -58,9 +58,7 @@ def store(
     if scope == Document.Scope.CLASS and not owner.is_staff:
         raise UploadRefused("Only teachers add class documents.")
 
-    # What this upload replaces (same name, same scope) frees its room in the quota.
-    replaced = Document.objects.filter(owner=owner, scope=scope, filename=label)
-    room = owner.room_bytes(freed=sum(replaced.values_list("size_bytes", flat=True)))
+    room = room_for(owner, scope, label)
     limit = settings.MAX_UPLOAD_MB * 1024 * 1024
     folder = upload_dir()
     folder.mkdir(parents=True, exist_ok=True)
@@ -98,11 +96,25 @@ def store(
         raise
 
 
+def room_for(owner, scope: str, label: str) -> int | None:
+    """Bytes `owner` may still store (None: any); what the upload replaces (the same name in
+    the same scope) gives its room back."""
+    replaced = Document.objects.filter(owner=owner, scope=scope, filename=label)
+    return owner.room_bytes(freed=sum(replaced.values_list("size_bytes", flat=True)))
+
+
 def save_document(
     owner, label, fmt, stored_name, sha256, size, scope, category, source_url
 ) -> Stored:
     folder = upload_dir()
     with transaction.atomic():
+        # Counted again once the file is in: the room checked as it came in may have been
+        # taken meanwhile by another upload of the same person's.
+        if owner.quota_bytes is not None:
+            owner.lock_storage()
+            room = room_for(owner, scope, label)
+            if room is not None and size > room:
+                raise OverQuota(owner.over_quota_message(label))
         existing = Document.objects.filter(scope=scope, filename=label)
         if scope == Document.Scope.PERSONAL:
             existing = existing.filter(owner=owner)
