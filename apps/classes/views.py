@@ -11,6 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -188,7 +189,9 @@ def import_roster(request: HttpRequest) -> HttpResponse:
         response = render_list(request, 422, imported=imported, kept=kept)
         response["Cache-Control"] = "no-store"  # the page holds the file
         return response
-    left_out = f" {len(imported.errors)} rows with errors were left out." if imported.errors else ""
+    errors = len(imported.errors)
+    were = pluralize(errors, "was,were")
+    left_out = f" {errors} row{pluralize(errors)} with errors {were} left out." if errors else ""
     messages.success(
         request,
         f"Roster imported: {len(imported.created)} accounts made, {imported.updated} "

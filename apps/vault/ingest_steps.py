@@ -15,6 +15,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F
+from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
 from apps.llm import gateway
@@ -251,7 +252,7 @@ def embed(run: IngestRun, step: IngestStep) -> None:
                 )
             finished += 1
             step.report(done=finished)
-    step.report(detail=f"{len(batches)} batches with {model.name}")
+    step.report(detail=f"{len(batches)} batch{pluralize(len(batches), 'es')} with {model.name}")
 
 
 def index(run: IngestRun, step: IngestStep) -> None:
@@ -281,7 +282,7 @@ def index(run: IngestRun, step: IngestStep) -> None:
         live += 1
     # The worker writes the new chunks' segment as soon as they are live, not the first search.
     transaction.on_commit(catch_up)
-    step.report(done=live, total=live, detail=f"{live} documents searchable")
+    step.report(done=live, total=live, detail=f"{live} document{pluralize(live)} searchable")
 
 
 STEPS: dict[str, Callable[[IngestRun, IngestStep], None]] = {

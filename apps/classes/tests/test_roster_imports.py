@@ -281,6 +281,7 @@ def test_the_page_shows_the_errors_and_applies_the_good_rows_when_asked(tess_cli
     applied = tess_client.post("/classes/import/", {"kept": kept, "confirm": "1"})
 
     assert applied.status_code == 200
+    assert "2 accounts made, 0 updated. 3 rows with errors were left out." in applied.text
     assert applied.text.count('aria-label="Login QR code for') == 2
     assert class_members("7b") == ["ada.lovelace", "aturing"]
 

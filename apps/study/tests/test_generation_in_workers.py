@@ -152,6 +152,20 @@ def test_a_generation_whose_worker_went_silent_is_shown_interrupted(
     assert alive_api["status"] == "generating"
 
 
+def test_the_page_of_an_item_being_made_says_for_how_long_once_it_is_a_minute(
+    alice, alice_client, midday
+):
+    quiz = quiz_taken_by(alice, "study@alive", silent_for=0)
+
+    just_started = alice_client.get(f"/study/quizzes/{quiz.pk}/").content.decode()
+    midday.shift(150)
+    Quiz.objects.filter(pk=quiz.pk).update(heartbeat_at=timezone.now())  # its worker is alive
+    later = alice_client.get(f"/study/quizzes/{quiz.pk}/").content.decode()
+
+    assert "Being made; with a local model" in just_started
+    assert "Being made for 2\xa0minutes; with a local model" in later
+
+
 def test_a_list_shows_an_item_whose_worker_went_silent_as_failed(
     alice, alice_client, settings, midday
 ):

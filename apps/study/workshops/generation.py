@@ -6,6 +6,7 @@ fill_* does the work."""
 import re
 
 from django.db import transaction
+from django.template.defaultfilters import pluralize
 from django.utils import timezone
 from pydantic import BaseModel, StrictInt, ValidationError, field_validator
 
@@ -155,7 +156,7 @@ def from_structure(workshop: Workshop, label: str = TEXT_LABEL) -> None:
         workshop.mark_ready(
             title=f"Workshop on {title}"[:200],
             summary=f"{len(lessons)} lessons following the sections of {documents} "
-            f"document{'s' if documents != 1 else ''}, in their own words.",
+            f"document{pluralize(documents)}, cut from their text.",
             chunk_ids=[chunk_id for fields in lessons for chunk_id in fields["chunk_ids"]],
             backend=generator.EXTRACTIVE,
             model=label,
