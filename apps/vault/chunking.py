@@ -84,17 +84,27 @@ def _merge(parts: list[str], size: int, overlap: int) -> list[str]:
     return [chunk for chunk in chunks if chunk]
 
 
-def pieces_from_units(units: Iterable[Unit]) -> Iterator[Piece]:
-    """The chunks of a document in reading order; fragments below their minimum are dropped."""
+def pieces_from_units(units: Iterable[Unit]) -> list[Piece]:
+    """The chunks of a document in reading order; fragments below their minimum are dropped.
+    A document that is all short fragments (a note of a sentence or two) is kept whole, so it
+    is found like any other: what little it says is all there is to find."""
+    units = list(units)
+    pieces = []
     for unit in units:
         if unit.split:
             bodies = split_text(unit.text, CHUNK_SIZE - len(unit.prefix))
         else:
             bodies = [unit.text.strip()]
-        for body in bodies:
-            if len(body) < unit.min_chars:
-                continue
-            yield Piece(unit.prefix + body, unit.page, unit.section)
+        pieces += [
+            Piece(unit.prefix + body, unit.page, unit.section)
+            for body in bodies
+            if len(body) >= unit.min_chars
+        ]
+    if pieces:
+        return pieces
+    texts = [unit for unit in units if unit.text.strip()]
+    whole = "\n\n".join(unit.prefix + unit.text.strip() for unit in texts)
+    return [Piece(body, texts[0].page, texts[0].section) for body in split_text(whole, CHUNK_SIZE)]
 
 
 def row_batches(rows: Sequence[str], *, header: str, prefix: str, section: str) -> Iterator[Unit]:

@@ -115,6 +115,29 @@ def test_a_broken_file_fails_alone_with_its_reason(alice, model, run_ingestion, 
     assert bad.status == "failed" and "password" in bad.error
 
 
+def test_a_note_of_one_sentence_is_kept_whole_and_found(alice, model, run_ingestion, tmp_path):
+    note = tmp_path / "reminder.txt"
+    note.write_text("Bring the lab coat on Monday.\n")
+    document = upload(alice, note)
+
+    run_ingestion(alice)
+
+    document.refresh_from_db()
+    assert (document.status, document.chunk_count) == ("done", 1)
+    assert Chunk.objects.live().get(document=document).text == "Bring the lab coat on Monday."
+
+
+def test_a_file_of_white_space_fails_as_holding_no_text(alice, model, run_ingestion, tmp_path):
+    blank = tmp_path / "blank.txt"
+    blank.write_text(" \n\n \t\n")
+    document = upload(alice, blank)
+
+    run_ingestion(alice)
+
+    document.refresh_from_db()
+    assert (document.status, document.error) == ("failed", "No text was found in this file.")
+
+
 def test_reingesting_an_unchanged_file_resumes_from_its_checkpoints(
     alice, model, run_ingestion, tmp_path, monkeypatch
 ):
