@@ -53,6 +53,10 @@ NOT_A_TITLE = re.compile(r"^(?: {4}|\t|[ \t]*(?:[-*+>|]|\d{1,9}[.)])(?:[ \t]|$))
 
 
 def extract_md(path: Path, progress: Progress) -> dict:
+    return markdown_units(decode_text(path.read_bytes()), progress)
+
+
+def markdown_units(markdown: str, progress: Progress) -> dict:
     """One unit per H1-H3 section (`#` headings or underlined ones), each chunk of it prefixed
     with `[Section: A > B]`."""
     units: list[Unit] = []
@@ -80,7 +84,7 @@ def extract_md(path: Path, progress: Progress) -> dict:
             return False
         return (len(lines) == 1 or not lines[-2].strip()) and not NOT_A_TITLE.match(lines[-1])
 
-    for line in decode_text(path.read_bytes()).splitlines():
+    for line in markdown.splitlines():
         if FENCE.match(line):
             fenced = not fenced
         match = None if fenced else HEADING.match(line)
@@ -141,10 +145,37 @@ def decode_html(data: bytes) -> str:
 
 
 def extract_html(path: Path, progress: Progress) -> dict:
+    """The page's main text without its menus and footers (trafilatura), by section as Markdown
+    is: its H1-H3 headings open the sections. Recall is favoured, as a page of a few paragraphs
+    under headings (a teacher's own file) otherwise lost its headings."""
     import trafilatura
+    from lxml import etree
 
     html = decode_html(path.read_bytes())
-    text = trafilatura.extract(html, include_tables=True, include_comments=False)
-    if not text or not text.strip():
+    found = trafilatura.extract(
+        html, include_tables=True, include_comments=False, output_format="xml", favor_recall=True
+    )
+    main = etree.fromstring(found.encode()).find("main") if found else None
+    markdown = "\n\n".join(filter(None, map(as_markdown, [] if main is None else main)))
+    if not markdown.strip():
         raise ExtractionError("No readable article text was found in this page.")
-    return {"units": [Unit(text)], "pages": None}
+    return markdown_units(markdown, progress)
+
+
+def as_markdown(element) -> str:
+    """A block of trafilatura's XML (a heading, paragraph, list, table, quote, code) as the
+    Markdown lines the sections are read from; no inline marks, which would reach the chunks."""
+
+    def words(part) -> str:
+        return " ".join("".join(part.itertext()).split())
+
+    if element.tag == "head":
+        rend = element.get("rend", "")
+        level = int(rend[1]) if re.fullmatch(r"h[1-6]", rend) else 2
+        return f"{'#' * level} {words(element)}" if level <= 3 else words(element)
+    if element.tag == "list":
+        return "\n".join(f"- {words(item)}" for item in element.iter("item"))
+    if element.tag == "table":
+        rows = (" | ".join(words(cell) for cell in row.iter("cell")) for row in element.iter("row"))
+        return "\n".join(rows)
+    return words(element)
