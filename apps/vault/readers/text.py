@@ -53,19 +53,19 @@ NOT_A_TITLE = re.compile(r"^(?: {4}|\t|[ \t]*(?:[-*+>|]|\d{1,9}[.)])(?:[ \t]|$))
 
 
 def extract_md(path: Path, progress: Progress) -> dict:
-    return markdown_units(decode_text(path.read_bytes()), progress)
+    return markdown_units(decode_text(path.read_bytes()), progress, read=plain_markdown)
 
 
-def markdown_units(markdown: str, progress: Progress) -> dict:
+def markdown_units(markdown: str, progress: Progress, read=str) -> dict:
     """One unit per H1-H3 section (`#` headings or underlined ones), each chunk of it prefixed
-    with `[Section: A > B]`."""
+    with `[Section: A > B]`; `read` makes a section's text and its heading plain."""
     units: list[Unit] = []
     trail: list[tuple[int, str]] = []  # (level, title) of the headings above
     lines: list[str] = []
     fenced = False
 
     def flush() -> None:
-        text = "\n".join(lines).strip()
+        text = read("\n".join(lines)).strip()
         lines.clear()
         if not text:
             return
@@ -89,7 +89,7 @@ def markdown_units(markdown: str, progress: Progress) -> dict:
             fenced = not fenced
         match = None if fenced else HEADING.match(line)
         if match or underlined(line):
-            title = match.group(2) if match else lines.pop().strip()
+            title = read(match.group(2) if match else lines.pop()).strip()
             level = len(match.group(1)) if match else 1 if line.strip()[0] == "=" else 2
             flush()
             # A heading closes every open one of its level or deeper, whichever levels the
@@ -102,6 +102,68 @@ def markdown_units(markdown: str, progress: Progress) -> dict:
     flush()
     progress({"sections": len(units)})
     return {"units": units, "pages": None}
+
+
+# Markdown's blocks that stand apart from the one before by a blank line (outside a list).
+BLOCKS = (
+    "paragraph_open",
+    "table_open",
+    "bullet_list_open",
+    "ordered_list_open",
+    "fence",
+    "code_block",
+    "html_block",
+    "heading_open",
+)
+
+
+def plain_markdown(markdown: str) -> str:
+    """Markdown as a reader sees it, the text a chunk holds: no emphasis marks, link targets or
+    escapes; a table's rows as their cells joined by " | " (no rule row), list items as lines
+    of their own ("- ", "1. "), code as written. A study item cut from it then reads "The
+    nucleus", not "The **nucleus**"."""
+    from markdown_it import MarkdownIt
+
+    lines: list[str] = []
+    row: list[str] | None = None
+    lists = 0  # lists open around the current token
+    marker = ""  # what the next line of a list item starts with: "- ", "1. "
+    for token in MarkdownIt("commonmark").enable("table").parse(markdown):
+        if token.type in BLOCKS and not lists and lines:
+            lines.append("")
+        if token.type in ("bullet_list_open", "ordered_list_open"):
+            lists += 1
+        elif token.type in ("bullet_list_close", "ordered_list_close"):
+            lists -= 1
+        elif token.type == "list_item_open":
+            marker = f"{token.info}{token.markup} " if token.info else "- "
+        elif token.type == "tr_open":
+            row = []
+        elif token.type == "tr_close":
+            lines.append(" | ".join(row or []))
+            row = None
+        elif token.type == "inline" and row is not None:
+            row.append(inline_text(token))
+        elif token.type == "inline":
+            lines.append(marker + inline_text(token))
+            marker = ""
+        elif token.type in ("fence", "code_block", "html_block"):
+            lines.append(token.content.rstrip("\n"))
+    return "\n".join(lines)
+
+
+def inline_text(token) -> str:
+    """The words of a line of Markdown: its text, code and inline HTML as written, a picture
+    by its description, line breaks kept."""
+    parts = []
+    for child in token.children or []:
+        if child.type in ("text", "code_inline", "html_inline"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append("\n")
+        elif child.type == "image":
+            parts.append(child.content)
+    return "".join(parts)
 
 
 def extract_txt(path: Path, progress: Progress) -> dict:
@@ -164,7 +226,12 @@ def extract_html(path: Path, progress: Progress) -> dict:
 
 def as_markdown(element) -> str:
     """A block of trafilatura's XML (a heading, paragraph, list, table, quote, code) as the
-    Markdown lines the sections are read from; no inline marks, which would reach the chunks."""
+    Markdown lines the sections are read from; no inline marks, which would reach the chunks.
+    Text keeps its lines as the page wrote them, as trafilatura's plain text did."""
+
+    def lines(part) -> str:
+        written = "".join(part.itertext()).splitlines()
+        return "\n".join(" ".join(line.split()) for line in written if line.strip())
 
     def words(part) -> str:
         return " ".join("".join(part.itertext()).split())
@@ -174,8 +241,8 @@ def as_markdown(element) -> str:
         level = int(rend[1]) if re.fullmatch(r"h[1-6]", rend) else 2
         return f"{'#' * level} {words(element)}" if level <= 3 else words(element)
     if element.tag == "list":
-        return "\n".join(f"- {words(item)}" for item in element.iter("item"))
+        return "\n".join(f"- {lines(item)}" for item in element.iter("item"))
     if element.tag == "table":
         rows = (" | ".join(words(cell) for cell in row.iter("cell")) for row in element.iter("row"))
         return "\n".join(rows)
-    return words(element)
+    return lines(element)

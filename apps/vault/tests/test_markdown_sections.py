@@ -12,3 +12,25 @@ def test_markdown_sections_of_one_level_are_siblings_whichever_level_it_is(tmp_p
     units = run_isolated(path, "md", timeout=60, memory_mb=2048)["units"]
     sections = [piece.section for piece in pieces_from_units(Unit(**unit) for unit in units)]
     assert sections == ["Name", "Options", "Options > -y"]
+
+
+def test_a_chunk_holds_the_text_a_reader_of_the_markdown_sees(tmp_path):
+    """No emphasis marks, link targets or table rules reach a chunk, so neither a search hit
+    nor a quiz question cut from it shows them."""
+    path = tmp_path / "cells.md"
+    path.write_text(
+        "# Cell **biology**\n\n"
+        "The **nucleus** holds the _genetic_ material; see [the atlas](https://example.org).\n\n"
+        "| Organelle | **Function** |\n|---|---|\n| Ribosome | makes proteins |\n\n"
+        "1. Mitochondria make ATP.\n2. Chloroplasts `capture` light.\n"
+    )
+    units = run_isolated(path, "md", timeout=60, memory_mb=2048)["units"]
+    (piece,) = pieces_from_units(Unit(**unit) for unit in units)
+
+    assert piece.section == "Cell biology"
+    assert piece.text == (
+        "[Section: Cell biology]\n"
+        "The nucleus holds the genetic material; see the atlas.\n\n"
+        "Organelle | Function\nRibosome | makes proteins\n\n"
+        "1. Mitochondria make ATP.\n2. Chloroplasts capture light."
+    )
