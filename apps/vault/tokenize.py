@@ -68,9 +68,13 @@ def can_expand(term: str) -> bool:
     return len(term) >= MIN_PIECE + 1 and term.isalpha()
 
 
-def highlight(text: str, query: str) -> list[tuple[str, bool]]:
-    """The text cut into (piece, matches the query) parts, for <mark> in a template."""
+def highlight(
+    text: str, query: str, common: frozenset[str] = frozenset()
+) -> list[tuple[str, bool]]:
+    """The text cut into (piece, matches the query) parts, for <mark> in a template. Words of
+    `common` ("which", "the") are marked only when the query has nothing else."""
     wanted = set(query_terms(query))
+    wanted = (wanted - common) or wanted
     wider = [term for term in wanted if can_expand(term)]
     parts: list[tuple[str, bool]] = []
     position = 0

@@ -17,6 +17,7 @@ from apps.vault.errors import NotEditable, ScopeError, VaultError
 from apps.vault.forms import SearchForm
 from apps.vault.models import Category, Document, IngestRun
 from apps.vault.search.query import search as search_chunks
+from apps.vault.sentences import STOPWORDS, body_start
 from apps.vault.tokenize import highlight
 from apps.vault.uploads import store
 
@@ -242,6 +243,10 @@ def search(request: HttpRequest) -> HttpResponse:
         except ScopeError as error:  # deleted since the form checked it
             form.add_error(None, str(error))
             hits = []
-        results = [{"hit": hit, "parts": highlight(hit.text, query)} for hit in hits]
+        # The section stands above the text, not as the chunk's `[Section: …]` line in it.
+        results = [
+            {"hit": hit, "parts": highlight(hit.text[body_start(hit.text) :], query, STOPWORDS)}
+            for hit in hits
+        ]
     template = "vault/search.html#search-results" if request.htmx else "vault/search.html"
     return render(request, template, {"form": form, "results": results})

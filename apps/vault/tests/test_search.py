@@ -156,6 +156,22 @@ def test_the_search_page_shows_hits_with_highlights_and_ranks(vault, alice_clien
     assert "meaning #" in html and "keywords #1" in html
 
 
+def test_a_hit_shows_its_section_above_its_text_not_the_chunks_section_line(
+    vault, alice, alice_client
+):
+    notes = make_document(alice, "notizen.md")
+    add_chunks(notes, ["[Section: Zelle > Kern]\nDer Zellkern enthält die Chromosomen."])
+
+    html = alice_client.get(PAGE, {"q": "Chromosomen"}).content.decode()
+
+    assert "[Section:" not in html
+    assert '<p class="search-text">Der Zellkern enthält die <mark>Chromosomen</mark>.' in html
+
+    # Words any sentence has ("die", "the") are not marked beside the ones looked for.
+    html = alice_client.get(PAGE, {"q": "die Chromosomen"}).content.decode()
+    assert '<p class="search-text">Der Zellkern enthält die <mark>Chromosomen</mark>.' in html
+
+
 def test_an_htmx_search_renders_only_the_results_partial(vault, alice_client):
     response = alice_client.get(PAGE, {"q": "Ribosomen"}, HTTP_HX_REQUEST="true")
     html = response.content.decode()
