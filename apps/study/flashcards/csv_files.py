@@ -34,6 +34,26 @@ def export_csv(deck: Deck) -> str:
     return out.getvalue()
 
 
+# A first row that names the two columns (ours, Quizlet's and Anki's words, in the languages a
+# class writes in) is a header, not a card.
+HEADERS = {
+    ("front", "back"),
+    ("question", "answer"),
+    ("term", "definition"),
+    ("word", "meaning"),
+    ("vorderseite", "rückseite"),
+    ("frage", "antwort"),
+    ("begriff", "erklärung"),
+    ("begriff", "definition"),
+    ("wort", "bedeutung"),
+    ("recto", "verso"),
+    ("question", "réponse"),
+    ("terme", "définition"),
+    ("pregunta", "respuesta"),
+    ("término", "definición"),
+}
+
+
 def parse_csv(data: bytes) -> list[dict]:
     """Two columns, front and back (a header row is optional); comma, semicolon or tab."""
     if len(data) > MAX_CSV_BYTES:
@@ -50,7 +70,7 @@ def parse_csv(data: bytes) -> list[dict]:
         rows = list(csv.reader(io.StringIO(text), delimiter=delimiter))
     except csv.Error as error:
         raise DeckError(f"The CSV file cannot be read: {error}.") from error
-    if rows and [cell.strip().lower() for cell in rows[0][:2]] == ["front", "back"]:
+    if rows and tuple(cell.strip().casefold() for cell in rows[0][:2]) in HEADERS:
         rows = rows[1:]
     items = [
         {"front": unprotect_cell(row[0]), "back": unprotect_cell(row[1])}

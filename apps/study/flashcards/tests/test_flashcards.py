@@ -144,6 +144,18 @@ def test_a_bad_csv_gets_a_clear_message(data, message):
         csv_files.parse_csv(data)
 
 
+@pytest.mark.parametrize(
+    "names", [("Begriff", "Erklärung"), ("Term", "Definition"), ("Question", "Answer")]
+)
+@pytest.mark.parametrize("delimiter", [",", ";", "\t"])
+def test_a_first_row_naming_the_two_columns_is_no_card(names, delimiter):
+    text = f"{delimiter.join(names)}\nMitose{delimiter}Kernteilung\n"
+
+    cards = csv_files.parse_csv(text.encode())
+
+    assert [(card["front"], card["back"]) for card in cards] == [("Mitose", "Kernteilung")]
+
+
 def test_csv_import_takes_semicolons_tabs_and_a_bom():
     assert csv_files.parse_csv("\ufeffFront;Back\nHund;dog\n".encode())[0]["back"] == "dog"
     assert csv_files.parse_csv(b"Katze\tcat\n")[0] == {
