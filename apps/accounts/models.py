@@ -4,6 +4,7 @@ batches a class is created in, and everyone's personal API tokens."""
 import base64
 import hashlib
 import json
+import re
 import secrets
 from typing import NamedTuple
 
@@ -34,8 +35,16 @@ class NoCardForTeachers(Exception):
     account."""
 
 
+# Words of a person's name: letters, with hyphens, apostrophes and full stops between them.
+NAME_PART = re.compile(r"[^\W\d_][\w'’.\- ]*", re.UNICODE)
+
+
 def split_name(name: str) -> tuple[str, str]:
-    """First and last name of a name on one line: "Ada King Lovelace" is Ada, King Lovelace."""
+    """First and last name of a name on one line: "Ada King Lovelace" is Ada, King Lovelace;
+    "Lovelace, Ada King" (family name first, as a school's lists sort) is the same person."""
+    last, comma, first = name.partition(",")
+    if comma and all(NAME_PART.fullmatch(part.strip()) for part in (first, last)):
+        return " ".join(first.split()), " ".join(last.split())
     first, _, last = name.strip().partition(" ")
     return first, last.strip()
 

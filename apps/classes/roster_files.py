@@ -38,12 +38,23 @@ ZIP_STARTS = (b"PK\x03\x04", b"PK\x05\x06")  # a zip's first member, or an empty
 ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError,
               EOFError, zlib.error)  # fmt: skip
 COLUMNS = {
-    "": "A roster CSV has the columns name, class and, where known, username.",
+    "": "A roster CSV has the columns name (or first name and last name), class and, where "
+    "known, username.",
     USERS: "OneRoster's users.csv has sourcedId, givenName, familyName and, where known, "
     "username, role and status.",
     CLASSES: "OneRoster's classes.csv has sourcedId, title and, where known, status.",
     ENROLLMENTS: "OneRoster's enrollments.csv has classSourcedId, userSourcedId, role and, "
     "where known, status.",
+}
+
+
+# Other names a school's export gives the plain roster's columns: a student information
+# system's "First Name", "Last Name" and "Homeroom", a German one's "Vorname", "Nachname" and
+# "Klasse".
+ALSO_CALLED = {
+    "class": ("homeroom", "klasse", "form"),
+    "first name": ("firstname", "first_name", "given name", "givenname", "vorname"),
+    "last name": ("lastname", "last_name", "surname", "family name", "familyname", "nachname"),
 }
 
 
@@ -139,6 +150,13 @@ class Table:
         for index, name in enumerate(header):
             self.columns.setdefault(name.lower(), index)
 
+    def also_called(self, names: dict[str, tuple[str, ...]]) -> None:
+        """A column found under another of its names is read under this one too."""
+        for name, others in names.items():
+            found = [other for other in others if other in self.columns]
+            if name not in self.columns and found:
+                self.columns[name] = self.columns[found[0]]
+
     def require(self, *names: str) -> None:
         missing = [name for name in names if name.lower() not in self.columns]
         if missing:
@@ -192,15 +210,23 @@ def plain(text: str) -> Roster:
             f"{Where('', table.header_line).heading}: this looks like OneRoster's users.csv: "
             "send the zip with users.csv, classes.csv and enrollments.csv."
         )
-    table.require("name", "class")
+    table.also_called(ALSO_CALLED)
+    # A name in two columns (given and family name) or in one.
+    in_two = "name" not in table.columns and {"first name", "last name"} <= table.columns.keys()
+    table.require(*(["class"] if in_two else ["name", "class"]))
     table.at_most(MAX_PEOPLE)
     roster = Roster(rows=len(table.records))
     people: dict[tuple, Person] = {}
     classes: dict[str, RosterClass] = {}
     seen: dict[tuple, Where] = {}
     for where, value in table.rows():
-        name, class_name = " ".join(value("name").split()), value("class")
-        username = value("username")
+        if in_two:
+            first, last = (" ".join(value(part).split()) for part in ("first name", "last name"))
+            name = f"{first} {last}".strip()
+        else:
+            name = " ".join(value("name").split())
+            first, last = split_name(name)
+        class_name, username = value("class"), value("username")
         problem = (
             length_problem(name, "name", MAX_NAME_LENGTH)
             or length_problem(class_name, "class", MAX_CLASS_NAME)
@@ -221,7 +247,6 @@ def plain(text: str) -> Roster:
             continue
         seen[key, class_name.lower()] = where
         if person is None:
-            first, last = split_name(name)
             person = people[key] = Person(
                 where=where, first_name=first, last_name=last, username=username, role="student"
             )

@@ -50,6 +50,31 @@ def test_a_plain_csv_makes_its_students_and_the_classes_the_teacher_lacks(tess, 
     assert SchoolClass.objects.filter(name="7b").get() == seventh  # the class she teaches
 
 
+def test_an_information_systems_export_with_names_in_two_columns_and_a_homeroom(tess_client):
+    """As a student information system exports it: given and family names apart, the class
+    as a homeroom, and columns the roster does not need."""
+    export = (
+        "Student ID,First Name,Last Name,Homeroom,Grade\n"
+        "10001,Siobhán,O'Brien,7B,7\n"
+        "10002,Văn An,Nguyễn,7B,7\n"
+    )
+
+    answer = send(tess_client, export)
+
+    assert answer.status_code == 200 and answer.json()["errors"] == []
+    names = User.objects.students().order_by("last_name").values_list("first_name", "last_name")
+    assert list(names) == [("Văn An", "Nguyễn"), ("Siobhán", "O'Brien")]
+    assert len(class_members("7B")) == 2
+
+
+def test_a_name_written_family_name_first_is_read_as_such(tess_client):
+    send(tess_client, 'name,class\n"O\'Brien, Siobhán",7b\nAda King Lovelace,7b\n')
+
+    names = User.objects.students().order_by("first_name").values_list("first_name", "last_name")
+
+    assert list(names) == [("Ada", "King Lovelace"), ("Siobhán", "O'Brien")]
+
+
 def test_importing_the_same_csv_again_updates_and_makes_no_one_twice(tess_client):
     send(tess_client, PLAIN)
     before = state()
