@@ -43,8 +43,11 @@ mine, _ = quiz.submit([1, 1])  # in the quiz's own order: "Kern" (right), "Nein"
 sams, _ = quiz.submit([1, 1], quiz.seat_for(sam))
 threads = [Thread.objects.create(owner=tess, title=title, titled=True).pk
            for title in {LONG_TITLES!r}]
+from tests.helpers.documents import make_document
+make_document(tess, "Zusammenfassung der Zellbiologie für die Klasse 7b, Kapitel 1 bis 4.pdf",
+              status="done", chunk_count=12)
 print(json.dumps({{"quiz": quiz.pk, "reviews": {{"tess": mine.pk, "sam": sams.pk}},
-                  "thread": threads[-1]}}))
+                  "thread": threads[-1], "class": seventh.pk}}))
 """
 
 # The colours of the chosen answers ("your answer") and of the theme's text, ok and danger.
@@ -91,6 +94,26 @@ def test_chosen_answers_are_green_or_red_with_the_key_and_plain_without(browser,
         else:
             assert set(chosen.values()) == {theme["text"]}, found
         page.context.close()
+
+
+# The buttons of each row of the page's table (documents, students) that lie outside the screen.
+ACTIONS_OFF_SCREEN = """() => [...document.querySelectorAll("table.stack td button")]
+  .map(button => [button.textContent.trim(), button.getBoundingClientRect()])
+  .filter(([, box]) => box.x < 0 || box.x + box.width > 390)
+  .map(([name]) => name)"""
+
+
+@pytest.mark.parametrize("address", ["/vault/", "/classes/{class}/"])
+def test_a_rows_actions_are_on_a_phones_screen(browser, class_app, address):
+    app, ids = class_app
+    page = log_in(browser, app, *TEACHER, viewport={"width": 390, "height": 844})
+    page.goto(address.format(**ids))
+    buttons = page.locator("table.stack td button")
+
+    assert buttons.count() >= 2
+    assert page.evaluate(ACTIONS_OFF_SCREEN) == []
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+    page.context.close()
 
 
 def test_the_teachers_chat_with_long_titles_fits_a_phone(browser, class_app):
