@@ -167,8 +167,11 @@ def extract_pptx(path: Path, progress: Progress) -> dict:
                 if shape.shape_id != title_id
                 for text in shape_texts(shape)
             ]
+            # The title a paragraph of its own: run into the body's first line, a lesson or a
+            # card cut from the slide read "Napoleon Napoleon Bonaparte seized power".
             # python-pptx gives a line break inside a paragraph (Shift+Enter) as "\v".
-            text = "\n".join([title, *body]).strip().replace("\v", "\n")
+            text = "\n\n".join(filter(None, [title, "\n".join(body).strip()]))
+            text = text.replace("\v", "\n")
             section = " ".join(title.split())
             units.append(
                 Unit(

@@ -87,7 +87,7 @@ def test_docx_keeps_content_controls_tracked_insertions_and_text_boxes(tmp_path)
 def test_pptx_gives_one_chunk_per_slide(tmp_path):
     chunks = pieces(isolated(files.pptx_file(tmp_path / "slides.pptx", slides=3), "pptx"))
     assert [chunk.page for chunk in chunks] == [1, 2, 3]
-    assert chunks[0].text.startswith("Slide title 1\nBody of slide 1")
+    assert chunks[0].text.startswith("Slide title 1\n\nBody of slide 1")  # the title apart
     assert "An extra text box" in chunks[0].text
 
 
@@ -100,7 +100,7 @@ def test_a_line_break_inside_a_slide_paragraph_is_a_line_break(tmp_path):
     path = tmp_path / "copyleft.pptx"
     presentation.save(path)
     [chunk] = pieces(isolated(path, "pptx"))
-    assert chunk.text == "Copyleft\nStrong copyleft: GPL\nWeak copyleft: LGPL, MPL"
+    assert chunk.text == "Copyleft\n\nStrong copyleft: GPL\nWeak copyleft: LGPL, MPL"
 
 
 def test_xlsx_batches_rows_with_the_header_and_sheet_name(tmp_path):
