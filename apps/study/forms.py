@@ -6,6 +6,7 @@ from django import forms
 from django.forms.renderers import Jinja2
 
 from apps.classes.models import SchoolClass
+from apps.llm import gateway
 from apps.study.generator import Scope
 from apps.vault.forms import DocumentCheckboxes, KeyChoices, pickable
 from apps.vault.models import Category, Document
@@ -52,6 +53,13 @@ class ScopeForm(forms.Form):
         super().__init__(*args, **kwargs)
         if not self.is_bound:
             self.initial["token"] = uuid.uuid4().hex
+        if not gateway.current_backend().faithful:
+            # Only the small embedded model answers now: what it writes may be false.
+            model = "The small embedded model (what it writes may be wrong: check each item)"
+            self.fields["method"].choices = [
+                (value, model if value == "model" else label)
+                for value, label in self.fields["method"].choices
+            ]
         self.fields["categories"].queryset = Category.objects.all()
         self.fields["documents"].queryset = pickable(Document.objects.visible_to(user))
         self.taught = {c.pk: c for c in SchoolClass.objects.taught_by(user)}

@@ -74,6 +74,7 @@ def fill_generated_deck(deck: Deck, *, now: datetime) -> list:
         sources, items, label = material.passages(user, scope, count), [], TEXT_LABEL
     else:
         sources, items, label = _from_model(user, scope, count)
+        label = label if items else TEXT_LABEL  # the model wrote none of the cards
     items += _from_text(user, scope, sources, have=items, count=count)
     if not items:
         raise NothingValid(

@@ -130,6 +130,9 @@ def fill_quiz(quiz: Quiz, sources: list[retrieval.Source] | None = None) -> None
             "with key terms. Pick more documents, or another scope."
         )
     made = [(item, False) for item in result.items] + [(item, True) for item in filled]
+    backend, model = result.backend, result.model
+    if not result.items:  # the model wrote none of them: the quiz says they were cut from text
+        backend, model = generator.EXTRACTIVE, TEXT_LABEL
     placed = place_answers([item.value for item, _ in made], random.Random(quiz.pk))
     with transaction.atomic():
         Question.objects.bulk_create(
@@ -148,7 +151,7 @@ def fill_quiz(quiz: Quiz, sources: list[retrieval.Source] | None = None) -> None
                 zip(made, placed, strict=True)
             )
         )
-        quiz.mark_ready(chunk_ids=result.chunk_ids, backend=result.backend, model=result.model)
+        quiz.mark_ready(chunk_ids=result.chunk_ids, backend=backend, model=model)
 
 
 def place_answers(

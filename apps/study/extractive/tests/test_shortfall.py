@@ -35,6 +35,16 @@ def test_a_quiz_the_model_falls_short_on_is_filled_from_the_text(alice_client, m
     assert Quiz.objects.get().backend == "ollama"
 
 
+def test_a_quiz_the_model_wrote_nothing_of_says_it_was_cut_from_the_text(
+    alice_client, model, notes
+):
+    model.answer("I cannot make a quiz today.")
+    made = generate(alice_client, "/api/v1/study/quizzes", {"num_questions": 5, "method": "model"})
+    assert made["status"] == "ready"
+    assert all(question["extractive"] for question in made["questions"])
+    assert (Quiz.objects.get().backend, made["model"]) == ("extractive", "from the documents' text")
+
+
 def test_asking_for_extractive_never_calls_the_model(alice_client, model, notes):
     made = generate(
         alice_client, "/api/v1/study/quizzes", {"num_questions": 5, "method": "extractive"}
@@ -62,6 +72,19 @@ def test_the_embedded_backend_makes_extractive_the_default(alice_client, notes, 
     made = generate(alice_client, "/api/v1/study/decks", {"num_cards": 10})
     assert made["status"] == "ready"
     assert all(card["extractive"] for card in made["cards"])
+
+
+def test_with_only_the_embedded_model_the_form_says_what_choosing_it_means(
+    alice_client, model, notes, settings
+):
+    with_a_server = alice_client.get("/study/decks/").content.decode()
+    settings.LLM_BACKEND = "embedded"
+    embedded_only = alice_client.get("/study/decks/").content.decode()
+
+    assert ">The language model<" in with_a_server
+    assert ">The small embedded model (what it writes may be wrong: check each item)<" in (
+        embedded_only
+    )
 
 
 def test_an_unknown_method_is_refused(alice_client, notes):

@@ -2,6 +2,7 @@
 
 import pytest
 
+from apps.study.flashcards.generation import TEXT_LABEL
 from apps.study.models import Deck
 from apps.study.tests.helpers import add_chunks, generate, make_studied_document, run_worker
 from tests.helpers.documents import make_document
@@ -64,6 +65,8 @@ def test_a_model_answer_with_no_card_is_filled_from_the_text(alice, alice_client
     cards = list(Deck.objects.get().cards.all())
     assert cards and all(card.extractive and card.chunk_id for card in cards)
     assert all(card.back in card.chunk.text for card in cards)
+    # No model wrote any of them, and the deck says so.
+    assert Deck.objects.get().model_label == TEXT_LABEL
 
 
 def test_the_api_generates_a_deck_and_maps_errors_to_json(alice, alice_client, model):
