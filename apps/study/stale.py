@@ -49,6 +49,12 @@ def counts(user) -> dict[str, int]:
 # --- The passage that answers it now ------------------------------------------------------------
 
 
+def says(text: str, said: str) -> bool:
+    """`said` is in `text` word for word, whatever the line breaks between its words (a card's
+    back is on one line; the PDF it was cut from wrapped it)."""
+    return " ".join(said.split()) in " ".join(text.split())
+
+
 def scope_for(made) -> generator.Scope:
     """The scope a quiz, deck, workshop or mindmap was made from (its `scope`, or its chosen
     `category_ids` and `document_ids`), or the whole vault when a chosen document or category

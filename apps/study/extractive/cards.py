@@ -124,7 +124,8 @@ def _in_turn(sources: Sequence[Source], make, per_chunk: int | None):
 def _card(source: Source, front: str, back: Span, kind: str) -> dict:
     return {
         "front": " ".join(front.split()),
-        "back": source.text[back.start : back.end],
+        # One line, as the front: a PDF's line wraps are no line breaks on a card.
+        "back": " ".join(source.text[back.start : back.end].split()),
         "chunk_id": source.chunk_id,
         "kind": kind,
     }

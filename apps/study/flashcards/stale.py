@@ -3,7 +3,7 @@
 from apps.study.extractive import cards as extractive_cards
 from apps.study.extractive import material
 from apps.study.flashcards.models import Card, Deck
-from apps.study.stale import candidates, live, scope_for
+from apps.study.stale import candidates, live, says, scope_for
 
 
 def stale_cards(deck: Deck) -> list[Card]:
@@ -23,7 +23,7 @@ def refresh_deck(deck: Deck) -> int:
     fronts = {card.front.casefold() for card in deck.cards.all()}
     for card in stale_cards(deck):
         for passage in candidates(deck.owner, card_text(card), scope):
-            if card.back not in passage.text:
+            if not says(passage.text, card.back):
                 vocabulary = material.vocabulary(deck.owner, scope, [passage])
                 made = next(
                     (

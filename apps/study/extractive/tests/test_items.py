@@ -4,6 +4,7 @@ import pytest
 
 from apps.study.extractive import cards, lessons, quizzes
 from apps.study.retrieval import Source
+from apps.study.tests.helpers import stands_in
 from apps.vault.keyterms import Vocabulary, same_family
 
 TEXTS = [
@@ -71,8 +72,20 @@ def test_cards_define_terms_in_english_and_german_with_a_verbatim_back(vocabular
     assert pairs["Index"] == "eine Tabelle aller Begriffe"
     assert "Stemming" not in pairs  # "is not": no definition
     for card in made:
-        assert card["back"] in text_of(card["chunk_id"])
+        assert stands_in(card["back"], text_of(card["chunk_id"]))
     assert len({card["front"].casefold() for card in made}) == len(made)
+
+
+def test_a_cards_back_is_one_line_where_the_pdf_wrapped_its_sentence():
+    wrapped = Source(1, 1, "desert.pdf", 1, "", "The Atacama is a desert in Chile that gets\n"
+                     "less than one millimetre of rain\nper year in many places.")  # fmt: skip
+    vocabulary = Vocabulary({1: wrapped.text})
+
+    made = {card["front"]: card["back"] for card in cards.cards([wrapped], vocabulary, count=5)}
+
+    assert made["Atacama"] == (
+        "a desert in Chile that gets less than one millimetre of rain per year in many places"
+    )
 
 
 def cards_of(text: str, weighted: str) -> list[dict]:
@@ -134,7 +147,7 @@ def test_cloze_cards_fill_up_after_the_definitions(vocabulary):
     assert "cloze" in kinds and kinds.index("cloze") > kinds.index("definition")
     for card in made:
         if card["kind"] == "cloze":
-            assert "_____" in card["front"] and card["back"] in text_of(card["chunk_id"])
+            assert "_____" in card["front"] and stands_in(card["back"], text_of(card["chunk_id"]))
 
 
 def test_a_lesson_is_the_passages_with_key_terms_marked_and_a_check(vocabulary):
