@@ -10,7 +10,7 @@ from django.utils.safestring import mark_safe
 from apps.accounts import login_cards, tls
 from apps.accounts.lan import bases
 from apps.accounts.models import StudentBatch, User
-from apps.classes.models import SchoolClass
+from apps.classes.models import Enrolment, SchoolClass
 
 # A QR code's mask chosen once rather than the best of eight per code: a class of 200 codes
 # is drawn in a fraction of the time, and any mask scans (ISO/IEC 18004 allows each).
@@ -20,6 +20,25 @@ QR_MASK = 0
 def card_qr(url: str) -> str:
     """The card's QR code as inline SVG; segno writes it from the URL alone."""
     return mark_safe(segno.make(url, mask=QR_MASK).svg_inline(scale=4, omitsize=True))
+
+
+def class_names(teacher: User, students: list[User]) -> dict[int, str]:
+    """Each student's classes that `teacher` teaches, by name ("7B, Chess club")."""
+    found: dict[int, list[str]] = {}
+    enrolled = Enrolment.objects.filter(
+        user__in=students,
+        role=Enrolment.Role.STUDENT,
+        school_class__in=SchoolClass.objects.taught_by(teacher),
+    ).order_by("school_class__name")
+    for user_id, name in enrolled.values_list("user_id", "school_class__name"):
+        found.setdefault(user_id, []).append(name)
+    return {user_id: ", ".join(names) for user_id, names in found.items()}
+
+
+def heading(person: User, classes: str) -> str:
+    """A card's first line: whose it is, and their classes when the sheet holds several."""
+    name = person.get_full_name() or person.username
+    return f"{name} · {classes}" if classes else name
 
 
 def issue_missing(students, by: User) -> list[User]:
@@ -40,6 +59,13 @@ def sheet(
     of None is unchanged (a new card only). A teacher's (from a roster) has no QR code; a
     roster's new teachers may be in no class."""
     base = bases(request)[0]
+    classes = class_names(request.user, [person for person, _ in credentials])
+    if len(set(classes.values())) > 1:  # a roster's classes: by class, each card naming its own
+        credentials = sorted(
+            credentials, key=lambda card: (classes.get(card[0].pk, ""), card[0].last_name)
+        )
+    else:  # one class, which the page names
+        classes = {}
     printed = [
         (
             person,
@@ -47,6 +73,7 @@ def sheet(
             card_qr(login_cards.badge_url(base, person.printed_card))
             if person.may_have_card
             else None,
+            heading(person, classes.get(person.pk, "")),
         )
         for person, password in credentials
     ]

@@ -23,12 +23,12 @@ def test_a_teacher_creates_students_from_a_list_of_names(tess, tess_client):
 
     assert response.status_code == 200
     credentials = response.context["credentials"]
-    assert [user.username for user, _, _ in credentials] == [
+    assert [user.username for user, *_ in credentials] == [
         "ada.lovelace",
         "alan.turing",
         "ada.lovelace2",
     ]
-    for user, password, _ in credentials:
+    for user, password, *_ in credentials:
         assert password in response.text
         # Three names: hashed in the request (batches.HASHED_IN_REQUEST), working at once.
         assert User.objects.get(pk=user.pk).check_password(password)
@@ -78,7 +78,7 @@ def test_the_old_classroom_address_leads_to_the_classes(tess_client):
 
 def test_a_teacher_resets_a_students_password(tess_class, tess_client, alice):
     response = tess_client.post(f"/classes/{tess_class.pk}/students/{alice.pk}/reset/")
-    [(user, password, _)] = response.context["credentials"]
+    [(user, password, *_)] = response.context["credentials"]
     alice.refresh_from_db()
     assert alice.check_password(password)
 

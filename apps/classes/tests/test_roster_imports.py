@@ -5,6 +5,7 @@ changes nothing unless the teacher confirms its good rows (OneRoster's zips:
 test_oneroster_imports.py)."""
 
 import io
+import re
 import zipfile
 
 import pytest
@@ -65,6 +66,22 @@ def test_an_information_systems_export_with_names_in_two_columns_and_a_homeroom(
     names = User.objects.students().order_by("last_name").values_list("first_name", "last_name")
     assert list(names) == [("Văn An", "Nguyễn"), ("Siobhán", "O'Brien")]
     assert len(class_members("7B")) == 2
+
+
+def test_the_cards_of_a_roster_of_several_classes_come_by_class_each_naming_its_own(tess_client):
+    roster = "name,class\nZoe Adams,7C\nAda Lovelace,7B\nAlan Turing,7C\nBea Young,7B\n"
+
+    page = tess_client.post(
+        "/classes/import/", {"file": SimpleUploadedFile("r.csv", roster.encode())}
+    )
+
+    headings = re.findall(r'<h2 style="--chars: \d+">(.*?)</h2>', page.text)
+    assert headings == [
+        "Ada Lovelace · 7B",
+        "Bea Young · 7B",
+        "Zoe Adams · 7C",
+        "Alan Turing · 7C",
+    ]
 
 
 def test_a_name_written_family_name_first_is_read_as_such(tess_client):
