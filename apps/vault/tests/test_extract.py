@@ -361,32 +361,6 @@ def test_binary_content_posing_as_text_fails(tmp_path):
         extract(path, "txt")
 
 
-def test_a_plain_html_page_keeps_its_headings_as_sections(tmp_path):
-    """A teacher's own page: headings and paragraphs in the body, no article around them."""
-    path = tmp_path / "plates.html"
-    path.write_text(
-        "<html><head><title>Plates</title></head><body><h1>Plate Tectonics</h1>"
-        "<p>The outer shell of the Earth is cut into <b>large</b> plates that move slowly.</p>"
-        "<h2>Continental drift</h2>"
-        "<p>Alfred Wegener proposed in 1912 that the continents were once joined together.</p>"
-        "<h2>Plate boundaries</h2><ul><li>divergent boundaries</li><li>convergent ones</li></ul>"
-        "</body></html>"
-    )
-
-    chunks = pieces(isolated(path, "html"))
-
-    assert [chunk.section for chunk in chunks] == [
-        "Plate Tectonics",
-        "Plate Tectonics > Continental drift",
-        "Plate Tectonics > Plate boundaries",
-    ]
-    assert chunks[0].text == (
-        "[Section: Plate Tectonics]\n"
-        "The outer shell of the Earth is cut into large plates that move slowly."
-    )
-    assert chunks[2].text.endswith("- divergent boundaries\n- convergent ones")
-
-
 def test_html_without_readable_text_fails_with_a_reason(tmp_path):
     path = tmp_path / "empty.html"
     path.write_text("<html><body><script>x()</script></body></html>")

@@ -1,4 +1,5 @@
-"""Markdown headings open sections by their level, whichever levels a file skips."""
+"""Markdown headings open sections by their level, whichever levels a file skips, and an HTML
+page's headings do too; a section holds the text a reader sees, without markup."""
 
 from apps.vault.chunking import Unit, pieces_from_units
 from apps.vault.readers.sandbox import run_isolated
@@ -34,3 +35,30 @@ def test_a_chunk_holds_the_text_a_reader_of_the_markdown_sees(tmp_path):
         "Organelle | Function\nRibosome | makes proteins\n\n"
         "1. Mitochondria make ATP.\n2. Chloroplasts capture light."
     )
+
+
+def test_a_plain_html_page_keeps_its_headings_as_sections(tmp_path):
+    """A teacher's own page: headings and paragraphs in the body, no article around them."""
+    path = tmp_path / "plates.html"
+    path.write_text(
+        "<html><head><title>Plates</title></head><body><h1>Plate Tectonics</h1>"
+        "<p>The outer shell of the Earth is cut into <b>large</b> plates that move slowly.</p>"
+        "<h2>Continental drift</h2>"
+        "<p>Alfred Wegener proposed in 1912 that the continents were once joined together.</p>"
+        "<h2>Plate boundaries</h2><ul><li>divergent boundaries</li><li>convergent ones</li></ul>"
+        "</body></html>"
+    )
+
+    units = run_isolated(path, "html", timeout=60, memory_mb=2048)["units"]
+    chunks = pieces_from_units(Unit(**unit) for unit in units)
+
+    assert [chunk.section for chunk in chunks] == [
+        "Plate Tectonics",
+        "Plate Tectonics > Continental drift",
+        "Plate Tectonics > Plate boundaries",
+    ]
+    assert chunks[0].text == (
+        "[Section: Plate Tectonics]\n"
+        "The outer shell of the Earth is cut into large plates that move slowly."
+    )
+    assert chunks[2].text.endswith("- divergent boundaries\n- convergent ones")

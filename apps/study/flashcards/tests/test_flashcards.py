@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from apps.study.errors import DeckError
-from apps.study.flashcards import anki, csv_files, scheduling
+from apps.study.flashcards import anki, scheduling
 from apps.study.flashcards import decks as deck_making
 from apps.study.models import Card, CardReview, Deck
 from tests.helpers.isolation import assert_only_owner_can_reach
@@ -113,56 +112,6 @@ def test_deck_mastery_counts_cards_whose_last_answer_was_got_it(alice):
 
 
 # --- CSV and Anki ---------------------------------------------------------------------------
-
-
-def test_csv_export_and_import_round_trip_with_quotes_newlines_and_formulas(alice):
-    items = [
-        {"front": 'Was ist "ATP"?', "back": "Energie,\nWährung der Zelle"},
-        {"front": "=1+1", "back": "-2 ist kein Ergebnis"},
-        {"front": "'quoted", "back": "@home 🌱"},
-    ]
-    deck, _badges = deck_making.create_deck(alice, "CSV", items, now=NOW)
-    exported = csv_files.export_csv(deck)
-    assert "\n'=1+1," in exported  # a spreadsheet shows it as text, never runs it
-    parsed = csv_files.parse_csv(exported.encode())
-    assert [(c["front"], c["back"]) for c in parsed] == [(i["front"], i["back"]) for i in items]
-
-
-@pytest.mark.parametrize(
-    ("data", "message"),
-    [
-        (b"", "No cards found"),
-        (b"front,back\n", "No cards found"),
-        (b"only one column\n", "No cards found"),
-        (b"\xff\xfe\x00bad", "not UTF-8"),
-        (b"a,b\x00\n", "not a CSV"),
-        (b"x" * (csv_files.MAX_CSV_BYTES + 1), "larger than 1 MB"),
-    ],
-)
-def test_a_bad_csv_gets_a_clear_message(data, message):
-    with pytest.raises(DeckError, match=message):
-        csv_files.parse_csv(data)
-
-
-@pytest.mark.parametrize(
-    "names", [("Begriff", "Erklärung"), ("Term", "Definition"), ("Question", "Answer")]
-)
-@pytest.mark.parametrize("delimiter", [",", ";", "\t"])
-def test_a_first_row_naming_the_two_columns_is_no_card(names, delimiter):
-    text = f"{delimiter.join(names)}\nMitose{delimiter}Kernteilung\n"
-
-    cards = csv_files.parse_csv(text.encode())
-
-    assert [(card["front"], card["back"]) for card in cards] == [("Mitose", "Kernteilung")]
-
-
-def test_csv_import_takes_semicolons_tabs_and_a_bom():
-    assert csv_files.parse_csv("\ufeffFront;Back\nHund;dog\n".encode())[0]["back"] == "dog"
-    assert csv_files.parse_csv(b"Katze\tcat\n")[0] == {
-        "front": "Katze",
-        "back": "cat",
-        "chunk_id": None,
-    }
 
 
 def test_the_anki_package_opens_as_a_collection_with_every_card(alice):
