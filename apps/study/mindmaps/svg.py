@@ -15,9 +15,12 @@ def drawing_for(mindmap) -> Drawing:
     return draw(mindmap.tree, mindmap.layout, positions, mindmap.collapsed)
 
 
-def render_svg(mindmap, drawing: Drawing | None = None, changed: Collection[str] = ()) -> str:
+def render_svg(
+    mindmap, drawing: Drawing | None = None, changed: Collection[str] = (), controls: bool = True
+) -> str:
     """The mindmap as a standalone SVG document (the page shows the very same markup); the
-    nodes in `changed` (ids whose source changed) are outlined as such, never in an export."""
+    nodes in `changed` (ids whose source changed) are outlined as such, never in an export, nor
+    the buttons that fold a branch (`controls`)."""
     drawing = drawing or drawing_for(mindmap)
     rows = []
     for box in drawing.boxes:
@@ -39,7 +42,7 @@ def render_svg(mindmap, drawing: Drawing | None = None, changed: Collection[str]
                 ],
                 "folded": box.hidden_children > 0,
                 "changed": box.id in changed,
-                "foldable": box.hidden_children > 0 or bool(box.children),
+                "foldable": controls and (box.hidden_children > 0 or bool(box.children)),
             }
         )
     left, top, width, height = drawing.view_box
@@ -58,6 +61,9 @@ def render_svg(mindmap, drawing: Drawing | None = None, changed: Collection[str]
     )
 
 
+A4_POINTS = (595.28, 841.89)  # width, height
+
+
 def num(value: float) -> str:
     """Numbers for SVG attributes: one decimal, never a locale's comma."""
     return f"{value:.1f}".removesuffix(".0")
@@ -73,7 +79,7 @@ def to_png(mindmap) -> bytes:
     import cairosvg
 
     drawing = drawing_for(mindmap)
-    svg = render_svg(mindmap, drawing).encode()
+    svg = render_svg(mindmap, drawing, controls=False).encode()
     return cairosvg.svg2png(bytestring=svg, scale=export_scale(drawing, MAX_EXPORT_PIXELS))
 
 
@@ -81,7 +87,8 @@ def to_pdf(mindmap) -> bytes:
     import cairosvg
 
     drawing = drawing_for(mindmap)
-    svg = render_svg(mindmap, drawing).encode()
-    # PDF viewers refuse pages past 200 inches (14,400 pt); 1 px is 0.75 pt.
-    scale = min(1.0, export_scale(drawing, 14_400 / 0.75))
-    return cairosvg.svg2pdf(bytestring=svg, scale=scale)
+    svg = render_svg(mindmap, drawing, controls=False).encode()
+    # One A4 page, across when the map is wider than tall, the map fitted inside (its viewBox
+    # keeps its proportions), as a teacher prints it. Cairo's pixel is 0.75 pt.
+    width, height = A4_POINTS if drawing.view_box[2] <= drawing.view_box[3] else A4_POINTS[::-1]
+    return cairosvg.svg2pdf(bytestring=svg, output_width=width / 0.75, output_height=height / 0.75)

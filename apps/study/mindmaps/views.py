@@ -18,7 +18,7 @@ from apps.study.ownership import get_visible
 from apps.study.views import MARKDOWN, announce, download, generate, render_generating, study_tab
 
 EXPORTS = {
-    "svg": ("image/svg+xml", lambda m: svg.render_svg(m).encode()),
+    "svg": ("image/svg+xml", lambda m: svg.render_svg(m, controls=False).encode()),
     "png": ("image/png", svg.to_png),
     "pdf": ("application/pdf", svg.to_pdf),
     "md": (MARKDOWN, lambda m: tree.outline(m.tree).encode()),

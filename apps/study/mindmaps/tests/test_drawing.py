@@ -4,6 +4,7 @@ SVG, PNG and PDF drawn from it are well formed."""
 import xml.etree.ElementTree as ET
 from types import SimpleNamespace
 
+import pymupdf
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -193,7 +194,13 @@ def test_png_and_pdf_exports_are_real_files(tmp_path):
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
     width = int.from_bytes(png[16:20], "big")
     assert width == pytest.approx(2 * layouts.draw(tree, "tb").view_box[2], abs=2)
-    assert svgs.to_pdf(mindmap).startswith(b"%PDF")
+    pdf = pymupdf.open(stream=svgs.to_pdf(mindmap), filetype="pdf")
+    # One A4 page, across for a map wider than tall, without the buttons that fold a branch.
+    assert pdf.page_count == 1
+    assert (round(pdf[0].rect.width), round(pdf[0].rect.height)) == (842, 595)
+    assert "Thema 1.0" in pdf[0].get_text() and "−" not in pdf[0].get_text()
+    assert "mm-toggle" in svgs.render_svg(mindmap)  # on the page
+    assert 'class="mm-toggle"' not in svgs.render_svg(mindmap, controls=False)
 
 
 def test_a_huge_radial_map_exports_a_bounded_png():
