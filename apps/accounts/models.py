@@ -57,6 +57,7 @@ class NewPerson(NamedTuple):
     username: str = ""
     roster_id: str = ""  # its OneRoster sourcedId
     teacher: bool = False
+    email: str = ""  # from a roster: what a gradebook matches marks by
 
 
 class StudentManager(UserManager):
@@ -102,6 +103,7 @@ class StudentManager(UserManager):
                     first_name=person.first_name,
                     last_name=person.last_name,
                     roster_id=person.roster_id,
+                    email=person.email,
                     is_staff=person.teacher,
                     password=make_password(None),  # unusable until its hash is stored
                     card_printed_at=None if person.teacher else timezone.now(),

@@ -10,10 +10,8 @@ import zipfile
 import zlib
 from pathlib import PurePosixPath
 
-from django.core.exceptions import ValidationError
-
 from apps.accounts.forms import MAX_NAME_LENGTH
-from apps.accounts.models import User, split_name
+from apps.accounts.models import split_name
 from apps.classes.errors import ClassError
 from apps.classes.models import MAX_NAME_LENGTH as MAX_CLASS_NAME
 from apps.classes.roster_rows import (
@@ -26,6 +24,9 @@ from apps.classes.roster_rows import (
     Roster,
     RosterClass,
     Where,
+    email_problem,
+    length_problem,
+    username_problem,
 )
 
 MAX_BYTES = 1024 * 1024  # a file, and each CSV of a zip once unzipped
@@ -53,6 +54,7 @@ COLUMNS = {
 # "Klasse".
 ALSO_CALLED = {
     "class": ("homeroom", "klasse", "form"),
+    "email": ("e-mail", "mail", "email address"),
     "first name": ("firstname", "first_name", "given name", "givenname", "vorname"),
     "last name": ("lastname", "last_name", "surname", "family name", "familyname", "nachname"),
 }
@@ -181,28 +183,10 @@ class Table:
             yield Where(self.file, line), value
 
 
-def length_problem(text: str, what: str, limit: int) -> str:
-    """What is wrong with a cell that must not be blank nor longer than `limit`, or ""."""
-    if not text:
-        return f"no {what}."
-    if len(text) > limit:
-        return f"a {what} may have at most {limit} characters."
-    return ""
-
-
-def username_problem(username: str) -> str:
-    if len(username) > MAX_NAME_LENGTH:
-        return f"a username may have at most {MAX_NAME_LENGTH} characters."
-    try:
-        User.username_validator(username)
-    except ValidationError:
-        return f"{username!r} is not a username: letters, digits and @ . + - _ only."
-    return ""
-
-
-def plain(text: str) -> Roster:
-    """A CSV of `name`, `class` and, optionally, `username`, one row per student and class;
-    Excel's semicolons and tabs are read too."""
+def plain_table(text: str) -> tuple[Table, bool]:
+    """The plain CSV's rows, its columns read under their other names too; and whether a name
+    is in two columns (given and family name) rather than one. Excel's semicolons and tabs are
+    read too."""
     header = text.lstrip().split("\n", 1)[0]
     table = Table(text, "", delimiter=max(",;\t", key=header.count))
     if "name" not in table.columns and "sourcedid" in table.columns:
@@ -211,26 +195,37 @@ def plain(text: str) -> Roster:
             "send the zip with users.csv, classes.csv and enrollments.csv."
         )
     table.also_called(ALSO_CALLED)
-    # A name in two columns (given and family name) or in one.
     in_two = "name" not in table.columns and {"first name", "last name"} <= table.columns.keys()
     table.require(*(["class"] if in_two else ["name", "class"]))
     table.at_most(MAX_PEOPLE)
+    return table, in_two
+
+
+def name_of(value, in_two: bool) -> tuple[str, str, str]:
+    """A row's whole name, first name and last name."""
+    if in_two:
+        first, last = (" ".join(value(part).split()) for part in ("first name", "last name"))
+        return f"{first} {last}".strip(), first, last
+    name = " ".join(value("name").split())
+    return (name, *split_name(name))
+
+
+def plain(text: str) -> Roster:
+    """A CSV of `name` (or first and last names), `class` and, optionally, `username` and
+    `email`, one row per student and class."""
+    table, in_two = plain_table(text)
     roster = Roster(rows=len(table.records))
     people: dict[tuple, Person] = {}
     classes: dict[str, RosterClass] = {}
     seen: dict[tuple, Where] = {}
     for where, value in table.rows():
-        if in_two:
-            first, last = (" ".join(value(part).split()) for part in ("first name", "last name"))
-            name = f"{first} {last}".strip()
-        else:
-            name = " ".join(value("name").split())
-            first, last = split_name(name)
-        class_name, username = value("class"), value("username")
+        name, first, last = name_of(value, in_two)
+        class_name, username, email = value("class"), value("username"), value("email")
         problem = (
             length_problem(name, "name", MAX_NAME_LENGTH)
             or length_problem(class_name, "class", MAX_CLASS_NAME)
             or (username_problem(username) if username else "")
+            or (email_problem(email) if email else "")
         )
         key = (
             ("username", username.lower())
@@ -248,7 +243,12 @@ def plain(text: str) -> Roster:
         seen[key, class_name.lower()] = where
         if person is None:
             person = people[key] = Person(
-                where=where, first_name=first, last_name=last, username=username, role="student"
+                where=where,
+                first_name=first,
+                last_name=last,
+                username=username,
+                email=email,
+                role="student",
             )
             roster.people.append(person)
         school_class = classes.get(class_name.lower())
@@ -308,6 +308,7 @@ def oneroster_users(roster: Roster, table: Table) -> dict[str, Person]:
             first_name=value("givenName"),
             last_name=value("familyName"),
             username=value("username"),
+            email=value("email"),
             role=value("role").lower(),
             leaving=value("status").lower() == LEAVING,
         )
@@ -325,6 +326,8 @@ def user_problem(person: Person, usernames: dict[str, Where]) -> str:
         return f"a givenName or familyName may have at most {MAX_NAME_LENGTH} characters."
     if person.role not in ("", *ROLES):
         return f"the role {person.role}: only students and teachers are imported."
+    if person.email and email_problem(person.email):
+        return email_problem(person.email)
     if not person.username:
         return ""
     if person.username.lower() in usernames:

@@ -1,13 +1,19 @@
 """What a roster file names, as read (apps/classes/roster_files.py): its people, classes and
-enrolments, each with the line it came from and, once checked, what is wrong with it. The
-rosters apply the rows without an error (apps/classes/rosters.py)."""
+enrolments, each with the line it came from and, once checked, what is wrong with it (and
+what can be wrong with a cell). The rosters apply the rows without an error
+(apps/classes/rosters.py)."""
 
 from dataclasses import dataclass, field
 
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+
+from apps.accounts.forms import MAX_NAME_LENGTH
 from apps.accounts.models import User
 from apps.classes.models import SchoolClass
 
 USERS, CLASSES, ENROLLMENTS = "users.csv", "classes.csv", "enrollments.csv"
+MAX_EMAIL_LENGTH = 254  # the account's field
 ONEROSTER_FILES = (USERS, CLASSES, ENROLLMENTS)
 
 
@@ -50,6 +56,7 @@ class Person(Row):
     first_name: str = ""
     last_name: str = ""
     username: str = ""
+    email: str = ""
     roster_id: str = ""
     role: str = ""  # "student" or "teacher"; "" until the enrolments say (OneRoster 1.2)
     leaving: bool = False
@@ -112,3 +119,32 @@ class Roster:
     @property
     def good_rows(self) -> int:
         return self.rows - len(self.errors())
+
+
+def length_problem(text: str, what: str, limit: int) -> str:
+    """What is wrong with a cell that must not be blank nor longer than `limit`, or ""."""
+    if not text:
+        return f"no {what}."
+    if len(text) > limit:
+        return f"a {what} may have at most {limit} characters."
+    return ""
+
+
+def email_problem(email: str) -> str:
+    if len(email) > MAX_EMAIL_LENGTH:
+        return f"an e-mail address may have at most {MAX_EMAIL_LENGTH} characters."
+    try:
+        validate_email(email)
+    except ValidationError:
+        return f"{email!r} is not an e-mail address."
+    return ""
+
+
+def username_problem(username: str) -> str:
+    if len(username) > MAX_NAME_LENGTH:
+        return f"a username may have at most {MAX_NAME_LENGTH} characters."
+    try:
+        User.username_validator(username)
+    except ValidationError:
+        return f"{username!r} is not a username: letters, digits and @ . + - _ only."
+    return ""

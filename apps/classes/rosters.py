@@ -217,7 +217,9 @@ def apply(importer: User, roster: Roster) -> dict:
     batch, created = None, []
     if new:
         made = [
-            NewPerson(p.first_name, p.last_name, p.username, p.roster_id, p.role == "teacher")
+            NewPerson(
+                p.first_name, p.last_name, p.username, p.roster_id, p.role == "teacher", p.email
+            )
             for p in new
         ]
         batch, created = User.objects.create_people(made, by=importer)
@@ -239,16 +241,19 @@ def apply(importer: User, roster: Roster) -> dict:
 
 
 def update_accounts(people: list[Person]) -> None:
-    """The names the roster gives; an account without a sourcedId takes the roster's."""
+    """The names (and e-mail addresses, where it has them) the roster gives; an account without
+    a sourcedId takes the roster's."""
+    fields = ["first_name", "last_name", "email", "roster_id"]
     changed = []
     for person in people:
         account = person.account
-        before = (account.first_name, account.last_name, account.roster_id)
+        before = [getattr(account, field) for field in fields]
         account.first_name, account.last_name = person.first_name, person.last_name
+        account.email = person.email or account.email
         account.roster_id = account.roster_id or person.roster_id
-        if (account.first_name, account.last_name, account.roster_id) != before:
+        if [getattr(account, field) for field in fields] != before:
             changed.append(account)
-    User.objects.bulk_update(changed, ["first_name", "last_name", "roster_id"])
+    User.objects.bulk_update(changed, fields)
 
 
 def keep_class(school_class: RosterClass, owner: User) -> None:

@@ -44,6 +44,9 @@ def test_the_admin_makes_teachers_classes_and_students_from_a_oneroster_zip(admi
     assert class_members("7b Science") == ["ljohansson", "mvarga", "sokafor"]
     assert class_members("8a Mathematics") == ["rmehta", "sokafor", "tbrennan"]
     assert User.objects.get(username="mvarga").get_full_name() == "Máté Varga"
+    # The e-mail addresses the information system has, what a gradebook matches marks by.
+    assert User.objects.get(username="onkemdirim").email == "o.nkemdirim@hillside.example"
+    assert User.objects.get(username="mvarga").email == ""
     cards = {card["username"]: card["badge_url"] for card in answer["credentials"]}
     assert cards["onkemdirim"] == "" and cards["mvarga"]  # teachers get no login card
 

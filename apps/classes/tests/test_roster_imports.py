@@ -84,6 +84,22 @@ def test_the_cards_of_a_roster_of_several_classes_come_by_class_each_naming_its_
     ]
 
 
+def test_a_plain_csv_gives_its_students_e_mail_addresses_and_refuses_one_that_is_none(
+    tess_client,
+):
+    roster = "name,class,E-Mail\nAda Lovelace,7b,ada@school.example\nAlan Turing,7b,alan(at)\n"
+
+    shown = send(tess_client, roster)
+    applied = send(tess_client, roster, confirm="true")
+    again = send(tess_client, roster.replace("ada@", "ada.lovelace@"), confirm="true")
+
+    assert shown.json()["errors"] == [{"line": 3, "detail": "'alan(at)' is not an e-mail address."}]
+    assert applied.status_code == again.status_code == 200
+    assert list(User.objects.students().values_list("email", flat=True)) == [
+        "ada.lovelace@school.example"
+    ]
+
+
 def test_a_name_written_family_name_first_is_read_as_such(tess_client):
     send(tess_client, 'name,class\n"O\'Brien, Siobhán",7b\nAda King Lovelace,7b\n')
 
