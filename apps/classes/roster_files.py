@@ -40,7 +40,7 @@ ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, Run
               EOFError, zlib.error)  # fmt: skip
 COLUMNS = {
     "": "A roster CSV has the columns name (or first name and last name), class and, where "
-    "known, username.",
+    "known, username and email.",
     USERS: "OneRoster's users.csv has sourcedId, givenName, familyName and, where known, "
     "username, role and status.",
     CLASSES: "OneRoster's classes.csv has sourcedId, title and, where known, status.",
@@ -50,8 +50,8 @@ COLUMNS = {
 
 
 # Other names a school's export gives the plain roster's columns: a student information
-# system's "First Name", "Last Name" and "Homeroom", a German one's "Vorname", "Nachname" and
-# "Klasse".
+# system's "First Name", "Last Name", "Homeroom" and "E-Mail", a German one's "Vorname",
+# "Nachname" and "Klasse".
 ALSO_CALLED = {
     "class": ("homeroom", "klasse", "form"),
     "email": ("e-mail", "mail", "email address"),

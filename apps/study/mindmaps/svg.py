@@ -7,6 +7,7 @@ from django.template.loader import render_to_string
 from apps.study.mindmaps.layout import LINE_HEIGHT, Drawing, draw
 
 MAX_EXPORT_PIXELS = 4000
+A4_POINTS = (595.28, 841.89)  # width, height of the PDF export's page
 
 
 def drawing_for(mindmap) -> Drawing:
@@ -59,9 +60,6 @@ def render_svg(
             "height": num(height),
         },
     )
-
-
-A4_POINTS = (595.28, 841.89)  # width, height
 
 
 def num(value: float) -> str:

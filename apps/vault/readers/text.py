@@ -228,6 +228,8 @@ def as_markdown(element) -> str:
     """A block of trafilatura's XML (a heading, paragraph, list, table, quote, code) as the
     Markdown lines the sections are read from; no inline marks, which would reach the chunks.
     Text keeps its lines as the page wrote them, as trafilatura's plain text did."""
+    for line_break in element.iter("lb"):  # a <br>: what follows it starts a line
+        line_break.tail = "\n" + (line_break.tail or "")
 
     def lines(part) -> str:
         written = "".join(part.itertext()).splitlines()

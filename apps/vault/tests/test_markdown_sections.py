@@ -46,6 +46,7 @@ def test_a_plain_html_page_keeps_its_headings_as_sections(tmp_path):
         "<h2>Continental drift</h2>"
         "<p>Alfred Wegener proposed in 1912 that the continents were once joined together.</p>"
         "<h2>Plate boundaries</h2><ul><li>divergent boundaries</li><li>convergent ones</li></ul>"
+        "<p>Plates meet at three kinds of boundary.<br>Most earthquakes happen along them.</p>"
         "</body></html>"
     )
 
@@ -61,4 +62,7 @@ def test_a_plain_html_page_keeps_its_headings_as_sections(tmp_path):
         "[Section: Plate Tectonics]\n"
         "The outer shell of the Earth is cut into large plates that move slowly."
     )
-    assert chunks[2].text.endswith("- divergent boundaries\n- convergent ones")
+    assert chunks[2].text.endswith(
+        "- divergent boundaries\n- convergent ones\n\n"
+        "Plates meet at three kinds of boundary.\nMost earthquakes happen along them."
+    )
