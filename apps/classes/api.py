@@ -172,7 +172,8 @@ def join_class(request: HttpRequest, payload: JoinIn):
     "/classes/import", response={200: RosterImportOut, 403: ErrorOut, 413: ErrorOut, 422: ErrorOut}
 )
 def import_roster(request: HttpRequest, file: File[UploadedFile], confirm: Form[bool] = False):
-    """A roster: a CSV of `name`, `class` and `username` (optional), or a OneRoster 1.2 CSV zip
+    """A roster: a CSV of `name` (or `first name` and `last name`), `class`, and `username` and
+    `email` (both optional), or a OneRoster 1.2 CSV zip
     (users.csv, classes.csv, enrollments.csv). Importing again updates, never duplicates. A
     file with a bad row changes nothing and answers its `errors` with `created` and `updated`
     0, unless `confirm` is true: then its good rows are applied and the bad ones listed.
