@@ -4,7 +4,7 @@ run in this process, and the questions a model answers with."""
 import json
 
 from apps.llm.tests.fake_ollama import FakeOllama, part
-from apps.study import kinds, stale, tasks
+from apps.study import kinds, tasks
 from apps.study.errors import GenerationError, StudyError
 from apps.study.workshops.generation import fill_lesson, fill_workshop, start_lesson, start_workshop
 from apps.study.workshops.models import Lesson
@@ -173,9 +173,3 @@ class Notes:
         made = generate(client, f"/api/v1/study/{route}", {"method": "extractive", **body})
         assert made["status"] == "ready", made
         return made["id"]
-
-
-def stands_in(said: str, text: str) -> bool:
-    """`said` is in `text` word for word, whatever the line breaks between its words (a card's
-    back is on one line; the PDF it was cut from wrapped it)."""
-    return stale.says(text, said)

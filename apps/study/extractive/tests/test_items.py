@@ -4,7 +4,7 @@ import pytest
 
 from apps.study.extractive import cards, lessons, quizzes
 from apps.study.retrieval import Source
-from apps.study.tests.helpers import stands_in
+from apps.study.stale import says
 from apps.vault.keyterms import Vocabulary, same_family
 
 TEXTS = [
@@ -72,7 +72,7 @@ def test_cards_define_terms_in_english_and_german_with_a_verbatim_back(vocabular
     assert pairs["Index"] == "eine Tabelle aller Begriffe"
     assert "Stemming" not in pairs  # "is not": no definition
     for card in made:
-        assert stands_in(card["back"], text_of(card["chunk_id"]))
+        assert says(text_of(card["chunk_id"]), card["back"])
     assert len({card["front"].casefold() for card in made}) == len(made)
 
 
@@ -147,7 +147,7 @@ def test_cloze_cards_fill_up_after_the_definitions(vocabulary):
     assert "cloze" in kinds and kinds.index("cloze") > kinds.index("definition")
     for card in made:
         if card["kind"] == "cloze":
-            assert "_____" in card["front"] and stands_in(card["back"], text_of(card["chunk_id"]))
+            assert "_____" in card["front"] and says(text_of(card["chunk_id"]), card["back"])
 
 
 def test_a_lesson_is_the_passages_with_key_terms_marked_and_a_check(vocabulary):

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from apps.study.extractive import cards, structure
-from apps.study.tests.helpers import stands_in
+from apps.study.stale import says
 from apps.vault.cloze import BLANK
 from apps.vault.keyterms import Vocabulary
 from apps.vault.sentences import fold, sentences
@@ -65,7 +65,7 @@ def test_every_card_stands_in_one_sentence_of_the_chunk_it_cites(documents):
         for card in made:
             text, front, back = texts[card["chunk_id"]], card["front"], card["back"]
             where = f"{paper.filename}: {front} → {back}"
-            assert stands_in(back, text), where
+            assert says(text, back), where
             if card["kind"] == "cloze":
                 said = front.replace(BLANK, back)
                 assert sentence_holding(text, said) and not INNER_END.search(said), where

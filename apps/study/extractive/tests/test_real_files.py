@@ -8,7 +8,8 @@ from apps.study.flashcards.models import Deck
 from apps.study.mindmaps.models import Mindmap
 from apps.study.mindmaps.tree import walk
 from apps.study.quizzes.models import Quiz
-from apps.study.tests.helpers import generate, stands_in
+from apps.study.stale import says
+from apps.study.tests.helpers import generate
 from apps.study.workshops.models import Workshop
 from apps.vault.cloze import BLANK
 from apps.vault.keyterms import same_family
@@ -65,7 +66,7 @@ def test_a_deck_of_10_has_every_back_in_its_chunk(vault, alice_client):
     assert len(cards) == 10
     assert len({" ".join(card.front.casefold().split()) for card in cards}) == 10
     for card in cards:
-        assert card.chunk is not None and stands_in(card.back, card.chunk.text)
+        assert card.chunk is not None and says(card.chunk.text, card.back)
     fronts = {card.front for card in cards}
     assert {"BM25", "FAISS"} & fronts  # definitions from the PDF
     assert "Chunk" in fronts or "Scope" in fronts  # glossary lines

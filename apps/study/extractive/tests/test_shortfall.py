@@ -5,7 +5,8 @@ import pytest
 
 from apps.study.flashcards.models import Deck
 from apps.study.quizzes.models import Quiz
-from apps.study.tests.helpers import add_chunks, generate, mcq, run_worker, stands_in
+from apps.study.stale import says
+from apps.study.tests.helpers import add_chunks, generate, mcq, run_worker
 from tests.helpers.documents import make_document
 
 from .test_items import TEXTS
@@ -64,7 +65,7 @@ def test_a_deck_the_model_falls_short_on_is_filled_from_the_text(alice_client, m
     assert len(cards) == 10 and [c["extractive"] for c in cards].count(True) == 9
     deck = Deck.objects.get()
     for card in deck.cards.filter(extractive=True).select_related("chunk"):
-        assert stands_in(card.back, card.chunk.text)
+        assert says(card.chunk.text, card.back)
 
 
 def test_the_embedded_backend_makes_extractive_the_default(alice_client, notes, settings):

@@ -11,7 +11,8 @@ from apps.study.flashcards.models import Card, CardReview, Deck
 from apps.study.mindmaps import stale as mindmaps_stale
 from apps.study.mindmaps.models import Mindmap
 from apps.study.quizzes.models import Quiz
-from apps.study.tests.helpers import generate, stands_in
+from apps.study.stale import says
+from apps.study.tests.helpers import generate
 from apps.study.workshops import stale as workshops_stale
 from apps.study.workshops.models import Workshop
 from apps.vault.tests.helpers import ingest, upload
@@ -103,7 +104,7 @@ def test_refreshing_a_deck_keeps_its_reviews(alice, alice_client, studied):
     assert flashcards_stale.stale_cards(deck) == []
     assert CardReview.objects.filter(card=card).count() == 1
     for refreshed in Card.objects.filter(deck=deck).select_related("chunk"):
-        assert stands_in(refreshed.back, refreshed.chunk.text)
+        assert says(refreshed.chunk.text, refreshed.back)
 
 
 def test_workshops_and_mindmaps_refresh_only_their_stale_parts(alice, alice_client, studied):

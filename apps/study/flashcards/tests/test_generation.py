@@ -4,12 +4,12 @@ import pytest
 
 from apps.study.flashcards.generation import TEXT_LABEL
 from apps.study.models import Deck
+from apps.study.stale import says
 from apps.study.tests.helpers import (
     add_chunks,
     generate,
     make_studied_document,
     run_worker,
-    stands_in,
 )
 from tests.helpers.documents import make_document
 
@@ -70,7 +70,7 @@ def test_a_model_answer_with_no_card_is_filled_from_the_text(alice, alice_client
     assert filled.status_code == 302
     cards = list(Deck.objects.get().cards.all())
     assert cards and all(card.extractive and card.chunk_id for card in cards)
-    assert all(stands_in(card.back, card.chunk.text) for card in cards)
+    assert all(says(card.chunk.text, card.back) for card in cards)
     # No model wrote any of them, and the deck says so.
     assert Deck.objects.get().model_label == TEXT_LABEL
 

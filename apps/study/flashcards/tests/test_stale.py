@@ -8,7 +8,8 @@ from apps.study import stale
 from apps.study.flashcards import scheduling
 from apps.study.flashcards import stale as flashcards_stale
 from apps.study.flashcards.models import CardReview, Deck
-from apps.study.tests.helpers import CELL_NOTES, stands_in
+from apps.study.stale import says
+from apps.study.tests.helpers import CELL_NOTES
 
 pytestmark = pytest.mark.django_db
 
@@ -58,7 +59,7 @@ def test_refreshing_a_deck_changes_only_its_changed_cards_and_keeps_reviews(alic
             assert (card.front, card.back, card.source_chunk_id, card.due_at) == before[card.pk]
         else:
             assert card.due_at == before[card.pk][3]  # the schedule stays
-            assert stands_in(card.back, card.chunk.text)
+            assert says(card.chunk.text, card.back)
     assert CardReview.objects.filter(card__deck=deck).count() == reviews
     page = alice_client.get(f"/study/decks/{deck.pk}/").content.decode()
     assert "Source changed" not in page
