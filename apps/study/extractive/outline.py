@@ -107,7 +107,10 @@ def _tree(
     stack: list[tuple[int, Section]] = []
     starts = [start for _, _, start in headings] + [len(rows)]
     for number, (level, title, start) in enumerate(headings):
-        own = [row.chunk_id for row in rows[start : starts[number + 1]]]
+        end = starts[number + 1]
+        if end == start and not (number + 1 < len(headings) and headings[number + 1][0] > level):
+            end += 1  # the next section opens in this row too: the row holds the end of this one
+        own = [row.chunk_id for row in rows[start:end]]
         if number == 0 and leading:
             own = [row.chunk_id for row in rows[:start]] + own
         section = Section(title, rows[start].chunk_id, own)
@@ -145,13 +148,33 @@ def _pdf_headings(document: Document, rows: list[Row]) -> list[tuple[int, str, i
             toc = pdf.get_toc(simple=True)
     except (OSError, RuntimeError, ValueError):  # gone, unreadable or locked: no outline
         return []
-    headings = []
+    headings, index = [], 0
     for level, title, page in toc:
         title = " ".join(str(title).split())
-        index = next((i for i, row in enumerate(rows) if (row.page or 0) >= page), None)
-        if title and index is not None:
-            headings.append((level, title, index))
+        found = _on_page(rows, title, page, index)
+        if title and found is not None:
+            headings.append((level, title, found))
+            index = found
     return headings
+
+
+def _on_page(rows: list[Row], title: str, page: int, after: int) -> int | None:
+    """The row an outline entry of `page` starts in: the first (from row `after` on) of the rows
+    that start on that page which holds its title, else the first row to show the page. Two
+    sections of one page so start in the rows holding their titles, not both in the page's
+    first."""
+    first = next((i for i, row in enumerate(rows) if (row.page or 0) >= page), None)
+    if first is None:
+        return None
+    if (rows[first].page or 0) > page and first > after:  # the page lies inside the row before
+        first -= 1
+    folded = title.casefold()
+    for i in range(max(after, first), len(rows)):
+        if (rows[i].page or 0) > page:
+            break
+        if folded in " ".join(rows[i].text.split()).casefold():
+            return i
+    return max(first, after)
 
 
 class _Headings(HTMLParser):
