@@ -13,7 +13,8 @@ from django.conf import settings
 from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import AbstractUser, UserManager
 from django.db import models, transaction
-from django.db.models import Sum
+from django.db.models import Sum, TextField, Value
+from django.db.models.functions import Cast, Coalesce, Length
 from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
@@ -197,7 +198,7 @@ class User(AbstractUser):
         CardEvent.objects.create(user=self, kind=kind, by=by)
         end_sessions(self, by_badge=True)
 
-    # --- Storage quota: a student's vault documents and chat attachments together ----------
+    # --- Storage quota: a student's vault documents, chat attachments and study items -------
 
     @property
     def quota_bytes(self) -> int | None:
@@ -209,7 +210,26 @@ class User(AbstractUser):
     def stored_bytes(self) -> int:
         documents = self.documents.aggregate(total=Sum("size_bytes"))["total"] or 0
         attachments = self.chat_attachments.aggregate(total=Sum("size_bytes"))["total"] or 0
-        return documents + attachments
+        return documents + attachments + self.study_bytes()
+
+    def study_bytes(self) -> int:
+        """The characters of this person's decks, mindmaps and quizzes (apps/study/quota.py)."""
+        parts = (
+            (self.decks, ("cards__front", "cards__back", "cards__pictures")),
+            (self.mindmaps, ("tree",)),
+            (
+                self.quizzes,
+                (
+                    "questions__text",
+                    "questions__options",
+                    "questions__explanation",
+                    "questions__pictures",
+                ),
+            ),
+        )
+        return sum(
+            items.aggregate(total=_characters(fields))["total"] or 0 for items, fields in parts
+        )
 
     def room_bytes(self, freed: int = 0) -> int | None:
         """Bytes this person may still store (after `freed` bytes are replaced), None: any."""
@@ -228,7 +248,7 @@ class User(AbstractUser):
         return (
             f"{name}: this would go over your storage quota of "
             f"{filesizeformat(self.quota_bytes)} ({filesizeformat(self.stored_bytes())} used). "
-            "Delete documents you no longer need, or ask your teacher."
+            "Delete documents or study items you no longer need, or ask your teacher."
         )
 
     def save(self, *args, **kwargs) -> None:
@@ -249,6 +269,13 @@ class User(AbstractUser):
         if self.may_have_card:
             self.new_card(by=by)
         return password
+
+
+def _characters(fields: tuple[str, ...]) -> Sum:
+    total = Value(0)
+    for field in fields:
+        total += Coalesce(Length(Cast(field, TextField())), 0)
+    return Sum(total)
 
 
 def batch_cipher() -> Fernet:

@@ -47,6 +47,12 @@ class MindmapError(InvalidInput):
     """A tree we cannot draw, or a change a mindmap cannot take."""
 
 
+class OverQuota(StudyError):
+    """A student's storage quota (User.room_bytes) cannot take what they are making."""
+
+    status = 413
+
+
 class ImportRefused(StudyError):
     """A file from another tool that cannot be taken (too large, damaged, hostile, nothing in it
     that can be asked here); nothing of it is kept."""

@@ -137,7 +137,10 @@ def list_decks(request: HttpRequest):
     return Deck.objects.visible_to(request.auth).settled().with_counts(timezone.now())
 
 
-@router.post("/decks", response={201: DeckOut, 202: StartedOut, 422: ErrorOut, **STARTING_ERRORS})
+@router.post(
+    "/decks",
+    response={201: DeckOut, 202: StartedOut, 413: ErrorOut, 422: ErrorOut, **STARTING_ERRORS},
+)
 def create_deck(request: HttpRequest, payload: DeckIn, key: IdempotencyKey = ""):
     """Cards you bring make the deck at once (201); a deck from the vault is started (202) and
     a worker makes it: GET it until `status` is ready."""
@@ -188,7 +191,8 @@ class DeckImportOut(Schema):
 
 
 @router.post(
-    "/decks/import", response={201: DeckImportOut, 400: ErrorOut, 422: ErrorOut, 429: ErrorOut}
+    "/decks/import",
+    response={201: DeckImportOut, 400: ErrorOut, 413: ErrorOut, 422: ErrorOut, 429: ErrorOut},
 )
 def import_deck(request: HttpRequest, file: File[UploadedFile]):
     """A deck of an Anki package (.apkg: each note's first two fields, a reversed card too,
@@ -220,7 +224,9 @@ def delete_deck(request: HttpRequest, deck_id: Id):
     return Status(204, None)
 
 
-@router.post("/decks/{deck_id}/cards", response={201: CardOut, 404: ErrorOut, 422: ErrorOut})
+@router.post(
+    "/decks/{deck_id}/cards", response={201: CardOut, 404: ErrorOut, 413: ErrorOut, 422: ErrorOut}
+)
 def add_card(request: HttpRequest, deck_id: Id, payload: CardIn):
     deck = get_visible(Deck.objects.visible_to, request.auth, pk=deck_id)
     card = deck.add_card(payload.front, payload.back, now=timezone.now())
@@ -228,7 +234,8 @@ def add_card(request: HttpRequest, deck_id: Id, payload: CardIn):
 
 
 @router.patch(
-    "/decks/{deck_id}/cards/{card_id}", response={200: CardOut, 404: ErrorOut, 422: ErrorOut}
+    "/decks/{deck_id}/cards/{card_id}",
+    response={200: CardOut, 404: ErrorOut, 413: ErrorOut, 422: ErrorOut},
 )
 def edit_card(request: HttpRequest, deck_id: Id, card_id: Id, payload: CardPatch = NO_CARD_CHANGE):
     card = get_visible(Card.objects.visible_to, request.auth, deck_id=deck_id, pk=card_id)

@@ -7,6 +7,7 @@ from django.db import transaction
 from apps.progress import tracking
 from apps.study.errors import DeckError, DeckFull
 from apps.study.flashcards.models import Card, Deck, clean_side
+from apps.study.quota import make_room, size_of
 
 
 def clean_cards(items: list) -> list[dict]:
@@ -53,6 +54,10 @@ def checked_cards(items: list) -> list[dict]:
     return cards
 
 
+def cards_size(cards: list[dict]) -> int:
+    return sum(size_of(card["front"], card["back"], card.get("pictures") or {}) for card in cards)
+
+
 def add_cards(deck: Deck, cards: list[dict], *, now: datetime) -> None:
     Card.objects.bulk_create(
         Card(deck=deck, position=i, due_at=now, source_chunk_id=card["chunk_id"], **card)
@@ -64,8 +69,10 @@ def create_deck(owner, title: str, items: list, *, now: datetime, **fields) -> t
     """A deck of the items with a front and a back, recorded for progress; (the deck, badges
     just earned). Nothing is made from no cards or from more than a deck holds."""
     cards = checked_cards(items)
+    title = title.strip()[:200] or "Deck"
     with transaction.atomic():
-        deck = Deck.objects.create(owner=owner, title=title.strip()[:200] or "Deck", **fields)
+        make_room(owner, cards_size(cards), title)
+        deck = Deck.objects.create(owner=owner, title=title, **fields)
         add_cards(deck, cards, now=now)
     return deck, tracking.record_deck_created(owner)
 

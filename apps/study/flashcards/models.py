@@ -1,12 +1,13 @@
 """Flashcard decks, their cards with each card's FSRS memory state, and the log of answers."""
 
 from django.conf import settings
-from django.db import models
+from django.db import models, transaction
 from django.db.models.functions import Coalesce
 
 from apps.study.errors import DeckError, DeckFull
 from apps.study.generation_job import Generated, GenerationQuerySet, one_per_request
 from apps.study.ownership import ReadableQuerySet
+from apps.study.quota import make_room, size_of
 
 MAX_SIDE = 2000
 
@@ -75,14 +76,16 @@ class Deck(Generated):
             raise DeckError("A card needs a front and a back.")
         if self.cards.count() >= self.MAX_CARDS:
             raise DeckFull(f"A deck holds at most {self.MAX_CARDS} cards.")
-        last = self.cards.order_by("-position").values_list("position", flat=True).first()
-        return Card.objects.create(
-            deck=self,
-            position=(last + 1) if last is not None else 0,
-            front=front,
-            back=back,
-            due_at=now,
-        )
+        with transaction.atomic():
+            make_room(self.owner, size_of(front, back), self.title)
+            last = self.cards.order_by("-position").values_list("position", flat=True).first()
+            return Card.objects.create(
+                deck=self,
+                position=(last + 1) if last is not None else 0,
+                front=front,
+                back=back,
+                due_at=now,
+            )
 
 
 class CardQuerySet(ReadableQuerySet):
@@ -186,13 +189,16 @@ class Card(Memory):
 
     def edit(self, front: str | None = None, back: str | None = None) -> None:
         """Change the sides given; neither may end up empty."""
+        before = size_of(self.front, self.back)
         sides = {"front": front, "back": back}
         for side, value in sides.items():
             if value is not None:
                 if not clean_side(value):
                     raise DeckError("A card needs a front and a back.")
                 setattr(self, side, clean_side(value))
-        self.save(update_fields=["front", "back"])
+        with transaction.atomic():
+            make_room(self.deck.owner, size_of(self.front, self.back) - before, self.deck.title)
+            self.save(update_fields=["front", "back"])
 
 
 class CardSchedule(Memory):

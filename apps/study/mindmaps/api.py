@@ -102,7 +102,8 @@ def list_mindmaps(request: HttpRequest):
 
 
 @router.post(
-    "/mindmaps", response={201: MindmapOut, 202: StartedOut, 422: ErrorOut, **STARTING_ERRORS}
+    "/mindmaps",
+    response={201: MindmapOut, 202: StartedOut, 413: ErrorOut, 422: ErrorOut, **STARTING_ERRORS},
 )
 def create_mindmap(request: HttpRequest, payload: MindmapIn, key: IdempotencyKey = ""):
     """A tree you bring is drawn at once (201); a mindmap from the vault is started (202) and

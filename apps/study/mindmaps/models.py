@@ -3,13 +3,14 @@
 import math
 
 from django.conf import settings
-from django.db import models
+from django.db import models, transaction
 
 from apps.progress import tracking
 from apps.study.errors import MindmapError
 from apps.study.generation_job import Generated, GenerationQuerySet, one_per_request
 from apps.study.mindmaps.tree import clean_tree, node_ids
 from apps.study.ownership import get_visible
+from apps.study.quota import make_room, size_of
 
 
 class MindmapQuerySet(GenerationQuerySet):
@@ -18,7 +19,9 @@ class MindmapQuerySet(GenerationQuerySet):
         (the mindmap, badges just earned)."""
         tree = clean_tree(raw_tree)
         title = (title or tree["title"])[:200]
-        mindmap = self.create(owner=owner, title=title, tree=tree, **fields)
+        with transaction.atomic():
+            make_room(owner, size_of(tree), title)
+            mindmap = self.create(owner=owner, title=title, tree=tree, **fields)
         return mindmap, tracking.record_mindmap_created(owner)
 
     def arranged(self, user, pk: int) -> "Mindmap":

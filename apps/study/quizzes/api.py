@@ -232,7 +232,9 @@ class QuizImportOut(Schema):
     skipped: list[SkippedOut]
 
 
-@router.post("/quizzes/import", response={201: QuizImportOut, 400: ErrorOut, 429: ErrorOut})
+@router.post(
+    "/quizzes/import", response={201: QuizImportOut, 400: ErrorOut, 413: ErrorOut, 429: ErrorOut}
+)
 def import_quiz(request: HttpRequest, file: File[UploadedFile]):
     """A quiz of the multiple choice (one right answer) and true/false questions of a Moodle
     XML, GIFT or QTI 2.1 file, told apart by its content; the other questions are listed as
@@ -310,7 +312,7 @@ class QuestionEditOut(Schema):
 
 @router.patch(
     "/quizzes/{quiz_id}/questions/{position}",
-    response={200: QuestionEditOut, 404: ErrorOut, 422: ErrorOut},
+    response={200: QuestionEditOut, 404: ErrorOut, 413: ErrorOut, 422: ErrorOut},
 )
 def edit_question(
     request: HttpRequest,

@@ -13,6 +13,7 @@ from apps.study.errors import ImportRefused
 from apps.study.quizzes.bank import Bank, Skipped
 from apps.study.quizzes.bank_files import FORMATS
 from apps.study.quizzes.models import Difficulty, Question, Quiz
+from apps.study.quota import make_room, size_of
 
 READER = "apps.study.quizzes.bank_files:read_bank"
 
@@ -44,7 +45,9 @@ def import_quiz(owner, upload: UploadedFile) -> tuple[Quiz, list[Skipped]]:
             "that can be asked here. Split the bank and import each part."
         )
     title = bank.title or PurePath(upload.name or "").stem or "Imported quiz"
+    size = sum(size_of(i.text, i.options, i.explanation, i.pictures) for i in items)
     with transaction.atomic():
+        make_room(owner, size, title[:200])
         quiz = Quiz.objects.create(
             owner=owner,
             title=title[:200],

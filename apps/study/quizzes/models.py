@@ -12,6 +12,7 @@ from apps.study.generation_job import Generated, GenerationQuerySet, one_per_req
 from apps.study.quizzes.bank import MAX_OPTIONS
 from apps.study.quizzes.seat import Seat
 from apps.study.quizzes.typos import is_typo_fix
+from apps.study.quota import make_room, size_of
 from apps.study.sources import sources_for_each
 from apps.vault.reading.links import source_url
 
@@ -245,12 +246,19 @@ class Question(models.Model):
         typo = is_typo_fix(self, text, options, correct_index)
         if not typo:
             self.version += 1
+        before = size_of(self.text, self.options, self.explanation)
         self.text, self.options, self.correct_index = text, options, correct_index
         if explanation is not None:
             self.explanation = explanation.strip()
         fields = ["text", "options", "correct_index", "explanation", "version"]
-        # An update that finds no row: the question was removed since it was read.
-        if not Question.objects.filter(pk=self.pk).update(**{f: getattr(self, f) for f in fields}):
+        grown = size_of(self.text, self.options, self.explanation) - before
+        with transaction.atomic():
+            make_room(self.quiz.owner, grown, self.quiz.title)
+            # An update that finds no row: the question was removed since it was read.
+            updated = Question.objects.filter(pk=self.pk).update(
+                **{f: getattr(self, f) for f in fields}
+            )
+        if not updated:
             raise QuestionRemoved("This question was removed meanwhile: reload the quiz.")
         return typo
 
