@@ -61,12 +61,21 @@ class NewPerson(NamedTuple):
     email: str = ""  # from a roster: what a gradebook matches marks by
 
 
+# Letters a username spells out as their language writes them without accents: "Müller" is
+# "mueller" (not "muller"), "Søren" is "soeren" (slugify drops the "ø"). Other accents go.
+SPELLED_OUT = str.maketrans(
+    {"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss", "æ": "ae", "ø": "oe", "œ": "oe", "å": "aa"}
+    | {"Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "Æ": "Ae", "Ø": "Oe", "Œ": "Oe", "Å": "Aa", "ł": "l"}
+    | {"Ł": "L", "đ": "d", "Đ": "D", "þ": "th", "Þ": "Th", "ð": "d", "Ð": "D"}
+)
+
+
 class StudentManager(UserManager):
     def students(self):
         return self.filter(is_staff=False, is_superuser=False).order_by("username")
 
     def unique_username(self, name: str) -> str:
-        base = slugify(name).replace("-", ".")[:140] or "student"
+        base = slugify(name.translate(SPELLED_OUT)).replace("-", ".")[:140] or "student"
         # One query for the names taken, not one per try: a class of "Max"es stays fast.
         taken = {
             username.lower()

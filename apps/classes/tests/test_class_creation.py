@@ -192,3 +192,19 @@ def test_a_worker_that_starts_queues_the_unfinished_classes_again(
     monkeypatch.setattr(tasks.hash_passwords, "delay", queued.append)
 
     assert tasks.requeue_unfinished() == queued == [StudentBatch.objects.get(total=10).pk]
+
+
+def test_usernames_spell_out_umlauts_and_nordic_letters_as_those_languages_do(tess_client):
+    names = ["Lena Müller", "Emre Özdemir", "Jörg Weiß", "Søren Ærø", "Zoë Brontë", "Łukasz Nowak"]
+    response = tess_client.post(
+        "/api/v1/accounts/students", {"usernames": names}, content_type="application/json"
+    )
+
+    assert [row["username"] for row in response.json()] == [
+        "lena.mueller",
+        "emre.oezdemir",
+        "joerg.weiss",
+        "soeren.aeroe",
+        "zoe.bronte",
+        "lukasz.nowak",
+    ]
