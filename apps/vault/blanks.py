@@ -38,6 +38,12 @@ NOUN_BEFORE = frozenset(
 QUANTITIES = frozenset(
     "number lot couple variety bit kind sort way case fact point thing deal amount part".split()  # noqa: SIM905
 )
+# "mit Hilfe von", "im Rahmen", "zum Beispiel": German nouns of a set phrase that say how or
+# where, not what; asked for only when the word before them is no preposition.
+PHRASE_NOUNS = frozenset(
+    "hilfe rahmen laufe beispiel regel grund ausnahme gegensatz vergleich bezug teil".split()  # noqa: SIM905
+)
+PHRASE_BEFORE = frozenset("mit im in zum zur auf unter durch vom beim aus".split())  # noqa: SIM905
 NOT_NOUN_ENDINGS = ("ly", "ing", "ed")
 MIN_WORD_CHUNKS = 3
 # Characters that glue a term to a larger token: "/usr/share", "Dir::Cache", "0.1pl2".
@@ -64,12 +70,19 @@ def askable(
     german = _german(vocabulary, term)
     if german and term.kind in (Kind.WORD, Kind.NAME) and occurrence.surface[:1].islower():
         return False  # German nouns are capitalised: a lower-case word ("entfernen") is none
+    if german and _set_phrase(text, span, occurrence):
+        return False
     if term.kind is Kind.WORD:
         if german:
             return False
         # A plain English word is a key term when the document keeps coming back to it.
         return repeated(vocabulary, term, MIN_WORD_CHUNKS) and _english_noun(text, occurrence, span)
     return True
+
+
+def _set_phrase(text: str, span: Span, occurrence: Occurrence) -> bool:
+    before = re.findall(r"\w+", text[span.start : occurrence.start])[-1:]
+    return fold(occurrence.surface) in PHRASE_NOUNS and fold("".join(before)) in PHRASE_BEFORE
 
 
 def _part_of_a_name(text: str, span: Span, occurrence: Occurrence, term: Term) -> bool:

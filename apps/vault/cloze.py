@@ -41,8 +41,12 @@ ELSEWHERE = re.compile(
     r"\bfinden sie (?:unter|in)\b|\blesen sie\b|\bsee (?:also )?\w+\(\d\)|\brefer to\b",
     re.IGNORECASE,
 )
-# "Von der Logik her ähnelt sie …": a pronoun early on stands for something named before.
-PRONOUN = re.compile(r"\b(?:sie|er|es|ihn|ihm|it|they|them)\b")
+# "Von der Logik her ähnelt sie …", "In ihnen findet …", "Dabei wird …": a pronoun (or a
+# pronominal adverb) early on stands for something named before.
+PRONOUN = re.compile(
+    r"\b(?:sie|er|es|ihn|ihm|ihnen|it|they|them)\b"
+    r"|\b(?:[Dd]abei|[Dd]arin|[Dd]araus|[Dd]avon|[Dd]adurch|[Dd]ort|[Hh]ierbei)\b"
+)
 # "architecture: Verarbeitet … bad-path: Im PATH …": the entries of a list read as one.
 LIST = re.compile(r"(?:^|\s)[\w-]+:\s.*\s[\w-]+:\s", re.DOTALL)
 # A prototype or a line of code ("int BZ2_bzCompress ( bz_stream *strm, int action );").

@@ -94,3 +94,18 @@ def test_a_chunk_begun_or_cut_mid_sentence_offers_no_half_sentence_to_ask_about(
         "Regardless of what server hosts the Corresponding\nSource, you remain obligated to "
         "ensure that it is available for as long\nas needed to satisfy the requirements."
     ]
+
+
+def test_no_blank_in_a_sentence_that_points_back_or_in_a_set_phrase():
+    earlier = "Die Mitochondrien sind die Kraftwerke der Zelle. "
+    pointing = "In ihnen findet die Zellatmung statt, die den Zellen Energie liefert."
+    phrase = "Rote Blutzellen transportieren Sauerstoff mit Hilfe von Hämoglobin im Blut."
+    text = earlier + pointing + " " + phrase
+    others = "Die Zellatmung braucht Sauerstoff und die Hilfe der Enzyme im Blut."
+    vocabulary = Vocabulary({1: text, 2: others, 3: others})
+
+    asked = {text[span.start : span.end] for span, _ in key_sentences(1, text, vocabulary)}
+    blanks = {cloze.answer.surface for cloze in clozes(1, text, vocabulary)}
+
+    assert pointing not in asked
+    assert "Hilfe" not in blanks
