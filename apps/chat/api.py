@@ -130,7 +130,7 @@ def delete_session(request: HttpRequest, session_id: Id):
 
 @router.post(
     "/sessions/{session_id}/messages",
-    response={200: None, 400: ErrorOut, 404: ErrorOut, 429: ErrorOut},
+    response={200: None, 400: ErrorOut, 404: ErrorOut, 409: ErrorOut, 429: ErrorOut},
 )
 def ask(request: HttpRequest, session_id: Id, payload: AskIn):
     """Streams NDJSON lines {"type": thinking|metadata|text|memory|error, "data": ...}. 429

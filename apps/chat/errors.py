@@ -10,6 +10,12 @@ class AskError(ChatError):
     """A question that cannot be asked: empty, too long, a bad scope, a missing attachment."""
 
 
+class ThreadBusy(AskError):
+    """A question to a thread whose last answer is still being written: it waits for that one."""
+
+    status = 409
+
+
 class AttachmentError(ChatError):
     """An attachment that is refused or cannot be read."""
 

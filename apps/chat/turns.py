@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import transaction
 
 from apps.accounts.ratelimits import RateLimited, check_person
-from apps.chat.errors import AskError
+from apps.chat.errors import AskError, ThreadBusy
 from apps.chat.models import Attachment, Message, Thread
 from apps.vault.errors import ScopeError
 from apps.vault.scope import MAX_ID, Scope
@@ -56,7 +56,7 @@ def clean_question(content) -> str:
 
 def check_idle(thread: Thread) -> None:
     if thread.busy():
-        raise AskError("An answer is still being written; stop it or wait for it.")
+        raise ThreadBusy("An answer is still being written; stop it or wait for it.")
 
 
 def check_fair_share(user) -> None:

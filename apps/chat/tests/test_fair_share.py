@@ -120,3 +120,13 @@ async def test_the_socket_says_why_under_the_composer_and_keeps_the_question(set
     assert 'id="composer-error"' in frame and "1 answer being written" in frame
     assert 'id="question-box"' not in frame  # the typed question stays in the box
     assert not await thread.messages.aexists()
+
+
+def test_a_second_question_to_a_thread_still_answering_is_a_conflict(alice, alice_client):
+    [thread] = writing(alice, 1)
+
+    response = ask_api(alice_client, thread)
+
+    assert response.status_code == 409
+    assert response.json()["detail"].startswith("An answer is still being written")
+    assert thread.messages.count() == 2  # the first question and its answer, nothing more
