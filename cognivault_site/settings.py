@@ -384,12 +384,14 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "filters": {"refusals": {"()": "cognivault_site.logs.RefusalsInOneLine"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     # faiss announces at INFO which CPU build it loaded, in every process.
     "loggers": {
         "axes": {"level": "WARNING"},
         "faiss": {"level": "WARNING"},
+        "django.request": {"filters": ["refusals"]},
     },
 }
 
@@ -405,7 +407,8 @@ CLASS_SET_GRACE_MINUTES = env_int("CLASS_SET_GRACE_MINUTES", 10)
 
 # --- Quotas and rate limits ---------------------------------------------------------------------
 
-# Bytes a student may keep in vault documents and chat attachments together; teachers have none.
+# Bytes a student may keep in vault documents, chat attachments and study items together (the
+# items' text counted in characters); teachers have none.
 STUDENT_QUOTA_MB = env_int("STUDENT_QUOTA_MB", 1024)
 # django-ratelimit rates per person ("30/m", "100/h"); an empty value turns the limit off.
 RATE_LIMIT_UPLOADS = env_str("RATE_LIMIT_UPLOADS", "30/m")

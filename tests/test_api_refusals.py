@@ -81,3 +81,13 @@ def test_a_failed_csrf_check_is_a_json_403_under_the_api_and_the_page_elsewhere(
     detail = assert_json_refusal(failed(RequestFactory().post("/api/v1/auth/tokens")), 403)
     assert "X-CSRFToken" in detail
     assert_page(failed(RequestFactory().post("/accounts/settings/"), reason="no token"), 403)
+
+
+def test_a_student_refused_a_teachers_page_is_one_line_of_the_log(alice_client, tess_class, caplog):
+    with caplog.at_level("WARNING", logger="django.request"):
+        response = alice_client.get(f"/classes/{tess_class.pk}/")
+
+    assert response.status_code == 403
+    [record] = [r for r in caplog.records if r.name == "django.request"]
+    assert record.getMessage() == f"Forbidden (Permission denied): /classes/{tess_class.pk}/"
+    assert record.exc_info is None and "Traceback" not in caplog.text
