@@ -1,6 +1,8 @@
 """Wrong passwords, counted by django-axes per username and address together, so a student's
 guesses at `teacher` lock only that student's machine out of that account; many failures from
-one address (for any accounts) lock the address too, a little later.
+one address (for any accounts) lock the address's passwords too, a little later, but not its
+login cards: a card's key cannot be guessed, and a class behind one address (a school's NAT)
+logs in by card while one student's guesses keep the address locked.
 
 A teacher lifts a student's lockout from the Classroom page (`unlock`).
 """
@@ -27,10 +29,13 @@ def recent_attempts(since: datetime | None = None):
 
 
 class PairLockoutHandler(AxesDatabaseHandler):
-    """AXES_LOCKOUT_PARAMETERS count the pair; this adds the address's own, higher bound."""
+    """AXES_LOCKOUT_PARAMETERS count the pair; this adds the address's own, higher bound for
+    passwords."""
 
     def get_failures(self, request, credentials: dict | None = None) -> int:
         pair = super().get_failures(request, credentials)
+        if (credentials or {}).get("badge"):
+            return pair
         threshold = get_cool_off_threshold(request)
         from_address = (
             recent_attempts(threshold)

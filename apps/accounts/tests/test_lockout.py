@@ -6,6 +6,7 @@ import pytest
 from django.test import Client
 
 from apps.accounts.tests.counting_hasher import counting_hashes
+from apps.accounts.tests.test_password_ends_access import LanBrowser
 from tests.helpers.users import PASSWORD, client_for
 
 pytestmark = pytest.mark.django_db
@@ -143,3 +144,17 @@ def test_a_student_cannot_unlock_anyone(tess_class, alice, bob, bob_client, sett
 
     assert response.status_code == 403
     assert log_in("10.0.1.1", "alice", PASSWORD).status_code == 429
+
+
+def test_an_address_locked_for_guessing_still_logs_its_class_in_by_card(alice, bob, settings):
+    bob.new_card()
+    for attempt in range(settings.AXES_ADDRESS_FAILURE_LIMIT):
+        log_in("10.0.0.9", f"someone{attempt}", "guess")
+    assert log_in("10.0.0.9", "alice", PASSWORD).status_code == 429
+
+    card = LanBrowser(REMOTE_ADDR="10.0.0.9")
+    asked = card.get(f"/accounts/badge/?badge={bob.printed_card}")
+    card.post("/accounts/badge/", {"badge": bob.printed_card})
+
+    assert asked.status_code == 200
+    assert card.get("/accounts/settings/").context["user"].username == "bob"
