@@ -202,3 +202,16 @@ def test_with_ollama_the_model_still_writes_the_answer(fake_model, cell_notes, a
     answer = Message.objects.get(pk=events[0].data["message_id"])
     assert answer.content == ANSWER and answer.model == "gemma4:e4b"
     assert len(fake_model.chats) == 3  # thinking, the search call, the answer
+
+
+def test_the_chat_page_says_answers_are_quoted_when_only_the_embedded_model_is_here(
+    settings, alice, alice_client
+):
+    settings.LLM_BACKEND = "embedded"
+    settings.OLLAMA_HOST = closed_port_url()
+    thread = Thread.objects.create(owner=alice)
+
+    head = alice_client.get(f"/chat/{thread.pk}/").text
+
+    assert "Answers are quoted from your documents: the embedded model" in head
+    assert "Answers by" not in head and "English only" not in head
