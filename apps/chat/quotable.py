@@ -1,13 +1,15 @@
 """What of a passage can be quoted as it stands (docs/chat.md): its whole sentences, a term line
 with the sentence that defines it ("-k --keep" / "Keep (don't delete) input files…"), and a
 sentence with the commands it introduces ("…führen Sie einen dieser Befehle aus:" /
-"dpkg --search foo"). A question heading is never quoted; it is kept as the heading of the
-sentence that follows it, which answers it.
+"dpkg --search foo"), and a sentence that points back ("In ihnen findet …") with the sentence
+before it, which names what it speaks of. A question heading is never quoted; it is kept as the
+heading of the sentence that follows it, which answers it.
 """
 
 import re
 from dataclasses import dataclass
 
+from apps.vault.cloze import points_back
 from apps.vault.sentences import STOPWORDS, Span, blocks, fold, is_table_row, sentences
 
 MIN_WORDS = 4  # shorter "sentences" are headings, option names or list stubs
@@ -67,12 +69,26 @@ def units(text: str, before: str | None = None) -> list[Unit]:
             last = index + 1  # the term line and the sentence that defines it
         commands = _commands_after(text, spans, last, lines)
         end = spans[commands if commands is not None else last].end
-        unit = Unit(span.start, end, flat(text[span.start : end]), heading, commands is not None)
+        start = _named_before(text, spans, index) if points_back(piece) else span.start
+        unit = Unit(start, end, flat(text[start:end]), heading, commands is not None)
         if _quotable(text, unit, before) and unit.text.casefold() not in seen:
             seen.add(unit.text.casefold())
+            if found and found[-1].start == unit.start:  # the sentence it points back to
+                found.pop()
             found.append(unit)
         heading, index = "", (commands if commands is not None else last) + 1
     return found
+
+
+def _named_before(text: str, spans: list[Span], index: int) -> int:
+    """Where the quote of a sentence that points back starts: at the whole sentence before it,
+    where there is one (not a heading, a question or a command line)."""
+    if index == 0:
+        return spans[index].start
+    before = flat(text[spans[index - 1].start : spans[index - 1].end])
+    if _CLOSED.search(before) and not _QUESTION.search(before):
+        return spans[index - 1].start
+    return spans[index].start
 
 
 def _commands_after(text: str, spans: list[Span], last: int, lines: set) -> int | None:

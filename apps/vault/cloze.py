@@ -131,9 +131,7 @@ def statement(text: str, span: Span, *, first: bool = False, last: bool = False)
         return False
     if _cut_off(text, span, first=first, last=last):
         return False
-    if fold(words[0].strip("(\"'„“»,;:")) in LEANING or POINTING.search(sentence):
-        return False
-    if PRONOUN.search(" ".join(words[:6])) or LIST.search(sentence) or ELSEWHERE.search(sentence):
+    if points_back(sentence) or LIST.search(sentence) or ELSEWHERE.search(sentence):
         return False
     if CODE.search(sentence) or INNER_END.search(sentence):
         return False
@@ -146,6 +144,16 @@ def statement(text: str, span: Span, *, first: bool = False, last: bool = False)
     return not (
         furniture.legal(sentence) or furniture.credits(sentence) or furniture.only_a_date(sentence)
     )
+
+
+def points_back(sentence: str) -> bool:
+    """The sentence leans on the one before it: "It …", "Similarly …", "this parameter", "In
+    ihnen …" — what it speaks of was named there."""
+    words = sentence.split()
+    if not words:
+        return False
+    opening = fold(words[0].strip("(\"'„“»,;:")) in LEANING
+    return opening or bool(POINTING.search(sentence) or PRONOUN.search(" ".join(words[:6])))
 
 
 def _cut_off(text: str, span: Span, *, first: bool, last: bool) -> bool:

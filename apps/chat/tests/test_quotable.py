@@ -115,3 +115,17 @@ def test_what_an_option_does_is_answered_by_its_definition_without_embeddings(se
     assert quotes[0].text.startswith("-k --keep Keep (don't delete) input files")
     quotes = best_sentences("Wie spricht man Debian aus?", [citation(1, FAQ)])
     assert quotes[0].text.startswith("Der Projektname wird im Englischen Deb'-ii-en")
+
+
+def test_a_sentence_that_points_back_is_quoted_with_the_sentence_it_points_to():
+    cell = (
+        "Die Mitochondrien sind die Kraftwerke der Zelle.\n"
+        "In ihnen findet die Zellatmung statt, bei der Energie frei wird.\n"
+        "Ribosomen bauen aus Aminosäuren Proteine auf."
+    )
+
+    assert texts(cell) == [
+        "Die Mitochondrien sind die Kraftwerke der Zelle. In ihnen findet die Zellatmung statt, "
+        "bei der Energie frei wird.",
+        "Ribosomen bauen aus Aminosäuren Proteine auf.",
+    ]
