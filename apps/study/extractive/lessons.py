@@ -105,25 +105,27 @@ def lesson(sources: Sequence[Source], vocabulary: Vocabulary, heads: Set[str] = 
 
 
 def _checks(sources: Sequence[Source], vocabulary: Vocabulary) -> list[Cloze]:
-    """One cloze per passage (its heaviest sentence), up to three, each a different answer."""
+    """Up to three clozes, each a different answer and sentence: the heaviest sentence of each
+    passage first, then the next ones, so a lesson of one or two passages has three too."""
+    found = [key_sentences(s.chunk_id, s.text, vocabulary) for s in sources]
     checks: list[Cloze] = []
     answers: set[str] = set()
-    for source in sources:
-        for span, terms in key_sentences(source.chunk_id, source.text, vocabulary):
+    for depth in range(max(map(len, found), default=0)):
+        for source, sentences in zip(sources, found, strict=True):
+            if depth >= len(sentences) or len(checks) == CHECKS:
+                continue
+            span, terms = sentences[depth]
             term, occurrence = terms[0]
             if term.key not in answers:
                 answers.add(term.key)
                 checks.append(Cloze(source.chunk_id, source.text, span, term, occurrence))
-                break
-        if len(checks) == CHECKS:
-            break
     return checks
 
 
 def cut(documents: list[tuple], count: int) -> list[dict]:
     """Up to `count` lessons `{title, also, chunk_ids, content}` following the sections of the
     documents (each `(document, rows)`, see structure.lesson_plan). A section's first chunk is
-    read from its title on, its last up to the next section's title."""
+    read from after its title (the lesson's own), its last up to the next section's title."""
     rows = {row.chunk_id: (document, row) for document, own in documents for row in own}
     vocabulary = Vocabulary({chunk_id: row.text for chunk_id, (_, row) in rows.items()})
     heads = furniture.running_heads(row.text for _, row in rows.values())
@@ -152,14 +154,16 @@ def _source(document, row) -> Source:
 
 
 def _trimmed(source: Source, *, start: str = "", end: str = "") -> Source:
-    """The chunk's text from the line that ends with the title `start` on, and before the line
-    that ends with `end` (a section's title, "2.5. MEMORY MANAGEMENT"), where it holds them."""
+    """The chunk's text after the line that ends with the title `start` (the lesson shows it as
+    its title: kept, "2. Die Zellorganellen" ran into the first sentence as a list item), and
+    before the line that ends with `end` (a section's title, "2.5. MEMORY MANAGEMENT"), where it
+    holds them."""
     text, body = source.text, body_start(source.text)
     first, last = body, len(text)
     for line in re.finditer(r"[^\n]+", text[body:]):
         stripped = line.group().strip()
         if start and stripped.endswith(start) and first == body:
-            first = body + line.start()
+            first = body + line.end()
         elif end and stripped.endswith(end) and body + line.start() > first:
             last = body + line.start()
             break

@@ -158,6 +158,12 @@ def test_a_lesson_is_the_passages_with_key_terms_marked_and_a_check(vocabulary):
     assert content.count("*— f0.txt*") == 2
 
 
+def test_a_lesson_of_two_passages_checks_three_sentences(vocabulary):
+    content = lessons.lesson(SOURCES[:2], vocabulary)
+    answers = content.rsplit("Answers: ", 1)[1]
+    assert [part.split(". ", 1)[0] for part in answers.split(" · ")] == ["1", "2", "3"]
+
+
 def test_overlapping_chunks_are_not_repeated():
     previous = "x" * 50 + "the shared tail of twenty-five chars"
     assert lessons.without_overlap(previous, "the shared tail of twenty-five chars and more") == (

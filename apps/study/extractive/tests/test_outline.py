@@ -1,10 +1,12 @@
 """A document's sections as the outline draws them (apps/study/extractive/outline.py): every
-section of a PDF's outline keeps the text under it, however the chunks fall on its pages."""
+section of a PDF's outline keeps the text under it, however the chunks fall on its pages, and
+its lesson reads from below its title."""
 
 from types import SimpleNamespace
 
 import pymupdf
 
+from apps.study.extractive import lessons
 from apps.study.extractive.outline import Row, outline
 
 PAGES = [
@@ -46,7 +48,7 @@ def pdf_with_outline(path):
             y += 200
     pdf.set_toc(toc)
     pdf.save(path)
-    return SimpleNamespace(format="pdf", path=path)
+    return SimpleNamespace(pk=1, filename=path.name, format="pdf", path=path)
 
 
 def row(chunk_id, page, *parts):
@@ -87,3 +89,15 @@ def test_a_page_inside_a_long_chunk_starts_its_section_in_that_chunk(tmp_path):
     chunks = {section.title: section.all_chunk_ids() for section in outline(document, rows)}
 
     assert chunks[title_3] == [1] and chunks[title_5] == [2]
+
+
+def test_a_lesson_starts_below_its_sections_title(tmp_path):
+    document = pdf_with_outline(tmp_path / "zellen.pdf")
+    (title_1, text_1), (title_2, text_2) = PAGES[0]
+    rows = [row(1, 1, title_1, text_1), row(2, 1, title_2, text_2)]
+
+    made = lessons.cut([(document, rows)], 5)
+
+    assert [lesson["title"] for lesson in made] == [title_1, title_2]
+    for lesson, text in zip(made, (text_1, text_2), strict=True):
+        assert lesson["content"].replace("**", "").startswith(text.split(". ")[0])
