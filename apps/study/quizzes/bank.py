@@ -163,6 +163,26 @@ def category_title(paths: list[str]) -> str:
     return (shared or split[0])[-1].strip()
 
 
+# Feedback that only says the choice was right ("Richtig!", "Well done :)") explains nothing.
+PRAISE = frozenset(
+    """
+    richtig korrekt genau super prima toll perfekt bravo sehr gut gut gemacht ja stimmt
+    correct right yes exactly great well done good job excellent perfect nice
+    """.split()  # noqa: SIM905
+)
+
+
+def explained(*feedback: str) -> str:
+    """What an imported question's feedback explains, as its explanation: `joined`, without a
+    text that only praises the right choice."""
+    return joined(*(text for text in feedback if not _praise(text)))
+
+
+def _praise(text: str) -> bool:
+    words = re.findall(r"\w+", text.casefold())
+    return 0 < len(words) <= 3 and all(word in PRAISE for word in words)
+
+
 def joined(*texts: str) -> str:
     """Feedback texts as one explanation: each once, in order, blank ones left out."""
     kept: list[str] = []

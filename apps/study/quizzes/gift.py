@@ -8,7 +8,14 @@ Django-free: `read` runs in the reading sandbox.
 import html
 import re
 
-from apps.study.quizzes.bank import Bank, Item, add_choice, category_title, joined, true_or_false
+from apps.study.quizzes.bank import (
+    Bank,
+    Item,
+    add_choice,
+    category_title,
+    explained,
+    true_or_false,
+)
 from apps.study.quizzes.moodle_xml import NOT_ASKED
 from apps.study.untrusted_files import decoded, html_text, plain
 
@@ -152,12 +159,12 @@ def read_question(block: str, bank: Bank, categories: list[str]) -> None:
         bank.skip(index, kind, "several answers may be chosen")
     elif kind == "multichoice":
         choices, right_feedback = read_choices(answers, fmt)
-        feedback = joined(right_feedback, as_text(general, fmt))
+        feedback = explained(right_feedback, as_text(general, fmt))
         add_choice(bank, index, kind, as_text(question, fmt), choices, feedback)
     elif kind == "truefalse":
         answer, wrong_feedback, right_feedback = (answers.split("#", 2) + ["", ""])[:3]
         is_true = answer.strip() in ("T", "TRUE")
-        feedback = joined(as_text(right_feedback, fmt), as_text(general, fmt))
+        feedback = explained(as_text(right_feedback, fmt), as_text(general, fmt))
         choices = [("True", is_true), ("False", not is_true)]
         add_choice(bank, index, kind, as_text(question, fmt), choices, feedback)
     else:

@@ -19,7 +19,7 @@ from apps.study.quizzes.bank import (
     Item,
     add_choice,
     category_title,
-    joined,
+    explained,
     true_or_false,
 )
 from apps.study.untrusted_files import (
@@ -174,7 +174,7 @@ def read_choice(question: Element, index: int, bank: Bank, pictures: Pictures) -
             right_feedback = rich_text(answer.find("feedback"), Pictures())[0]
         answers.append((option, right))
     ordered = (question.findtext("shuffleanswers") or "").strip() in ("0", "false")
-    feedback = joined(right_feedback, general)
+    feedback = explained(right_feedback, general)
     add_choice(bank, index, kind, text, answers, feedback, shown, ordered=ordered)
 
 

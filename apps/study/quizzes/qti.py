@@ -16,7 +16,15 @@ from lxml.etree import Element as XmlElement
 from lxml.etree import SubElement
 from lxml.etree import tostring as xml_bytes
 
-from apps.study.quizzes.bank import SOURCE_CLASS, TRUE_FALSE, Bank, Item, add_choice, joined
+from apps.study.quizzes.bank import (
+    SOURCE_CLASS,
+    TRUE_FALSE,
+    Bank,
+    Item,
+    add_choice,
+    explained,
+    joined,
+)
 from apps.study.untrusted_files import (
     MAX_PICTURE_BYTES,
     MAX_XML_BYTES,
@@ -254,7 +262,7 @@ def read_choice(root: Element, interaction: Element, index: int, bank: Bank, sho
         for element in root.findall("modalFeedback")
         if element.get("identifier") != SOURCE
     ]
-    explanation = joined(right_feedback, *general)
+    explanation = explained(right_feedback, *general)
     text, ordered = joined(body, prompt), interaction.get("shuffle") == "false"
     add_choice(bank, index, "choiceInteraction", text, answers, explanation, shown, ordered=ordered)
 

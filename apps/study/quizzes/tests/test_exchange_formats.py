@@ -70,14 +70,15 @@ def test_a_moodle_bank_keeps_single_answer_and_true_false_questions_with_their_f
     assert first.text == "Which organelle is the powerhouse of the cell?"  # no script, no tags
     assert first.options == ["The nucleus", "The mitochondrion", "The ribosome"]
     assert first.correct_index == 1
-    assert first.explanation == "Yes, well done!\n\nMitochondria turn food into ATP."
+    # The right answer's "Yes, well done!" only praises; the general feedback explains.
+    assert first.explanation == "Mitochondria turn food into ATP."
     assert first.pictures == [picture_uri(PNG)]  # the embedded file the text shows
     assert (second.kind, second.options, second.correct_index) == (
         "true_false",
         ["True", "False"],
         1,
     )
-    assert second.explanation == "Right: the wall is made of cellulose."
+    assert second.explanation == "Right: the wall is made of cellulose."  # praise and a reason
 
 
 def test_a_moodle_bank_lists_the_questions_it_cannot_ask_with_their_type_and_why():
@@ -259,3 +260,14 @@ def test_other_xml_and_qti_1_2_packages_are_refused_with_what_to_do(tmp_path):
         )
     with pytest.raises(UnreadableFile, match="QTI 1.2"):
         qti.read(canvas)
+
+
+def test_feedback_that_only_praises_the_right_answer_is_no_explanation():
+    data = (
+        "::Zelle:: Wo findet die Zellatmung statt? {=In den Mitochondrien#Richtig! ~Im Kern"
+        "#Leider nein. ~In der Vakuole####Die Mitochondrien sind die Kraftwerke der Zelle.}\n"
+    )
+
+    [item] = gift.read(data.encode()).items
+
+    assert item.explanation == "Die Mitochondrien sind die Kraftwerke der Zelle."
