@@ -36,7 +36,7 @@ def as_prompt_sources(chunks: Iterable[Chunk]) -> list[retrieval.Source]:
 
 def scope_title(user, scope: generator.Scope) -> str:
     names = [category.name for category in scope.categories()]
-    names += [document.filename for document in scope.chosen_documents(user)]
+    names += [document.title for document in scope.chosen_documents(user)]
     if not names:
         return "your vault"
     title = ", ".join(names[:3])

@@ -46,5 +46,5 @@ def outlined(user, scope: generator.Scope) -> tuple[list[tuple], str]:
         rows = outline.rows_of(document)
         if rows:
             documents.append((document, rows))
-    name = documents[0][0].filename if len(documents) == 1 else scope_title(user, scope)
+    name = documents[0][0].title if len(documents) == 1 else scope_title(user, scope)
     return documents, name

@@ -48,7 +48,7 @@ def mindmap(title: str, documents: list[tuple[Document, list[Row]]]) -> dict:
         if len(documents) == 1:
             nodes = children
             break
-        node = {"title": document.filename, "source": rows[0].chunk_id, "children": children}
+        node = {"title": document.title, "source": rows[0].chunk_id, "children": children}
         nodes.append(node)
     # The root cites where the material begins: the first document's first chunk.
     root = {"title": title, "source": documents[0][1][0].chunk_id, "children": []}

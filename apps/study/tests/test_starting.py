@@ -138,3 +138,13 @@ def test_an_empty_scope_and_the_rate_limit_are_refused_before_anything_is_queued
     assert empty.status_code == 400 and "Knowledge Base" in empty.json()["detail"]
     assert limited.status_code == 429
     assert queued == [] and not Quiz.objects.exists()
+
+
+def test_an_items_title_names_its_documents_without_their_file_extensions(alice, alice_client):
+    one = make_studied_document(alice, "Zellbiologie_Klasse7.pdf")
+    two = make_studied_document(alice, "Romans.html")
+
+    started = post(alice_client, "/api/v1/study/quizzes", QUIZ | {"document_ids": [one.pk, two.pk]})
+
+    quiz = Quiz.objects.get(pk=started.json()["id"])
+    assert quiz.title == "Quiz on Romans, Zellbiologie Klasse7"
