@@ -2,6 +2,8 @@
 (docs/classroom.md#login-cards). A card's key is stored as a hash, so no later page can show
 the card again: printing anew makes a new card."""
 
+import unicodedata
+
 import segno
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -35,6 +37,17 @@ def class_names(teacher: User, students: list[User]) -> dict[int, str]:
     return {user_id: ", ".join(names) for user_id, names in found.items()}
 
 
+def register_order(person: User) -> tuple[str, str]:
+    """Family name, then given name, as a register sorts them: "Özdemir" with the O's (DIN 5007),
+    not after "Schmidt"."""
+    return tuple(
+        "".join(
+            c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c)
+        ).casefold()
+        for name in (person.last_name, person.first_name)
+    )
+
+
 def heading(person: User, classes: str) -> str:
     """A card's first line: whose it is, and their classes when the sheet holds several."""
     name = person.get_full_name() or person.username
@@ -62,10 +75,10 @@ def sheet(
     classes = class_names(request.user, [person for person, _ in credentials])
     if len(set(classes.values())) > 1:  # a roster's classes: by class, each card naming its own
         credentials = sorted(
-            credentials, key=lambda card: (classes.get(card[0].pk, ""), card[0].last_name)
+            credentials, key=lambda card: (classes.get(card[0].pk, ""), register_order(card[0]))
         )
-    else:  # one class, which the page names
-        classes = {}
+    elif school_class is not None:  # one class: each card names it too, cut out of the sheet
+        classes = {person.pk: school_class.name for person, _ in credentials}
     printed = [
         (
             person,

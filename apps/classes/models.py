@@ -6,6 +6,8 @@ reaches the classes they teach and the students enrolled in them, the admin ever
 import secrets
 
 from django.db import IntegrityError, models, transaction
+from django.db.models import Value
+from django.db.models.functions import Coalesce, Lower, NullIf
 
 from apps.accounts.models import StudentBatch, User
 
@@ -94,8 +96,11 @@ class SchoolClass(models.Model):
         return self.members(Enrolment.Role.TEACHER)
 
     def members(self, role: str):
+        """The class's students or teachers, by family name as a register lists them (an
+        account without one by its username)."""
         enrolled = Enrolment.objects.filter(school_class=self, role=role).values("user")
-        return User.objects.filter(pk__in=enrolled).order_by("username")
+        family = Lower(Coalesce(NullIf("last_name", Value("")), "username"))
+        return User.objects.filter(pk__in=enrolled).order_by(family, "first_name", "username")
 
     def enrol(self, users, role: str, batch: StudentBatch | None = None) -> None:
         """Add `users` with `role`; one already in the class keeps their place."""

@@ -1,6 +1,8 @@
 """The Classes pages and their API: a teacher's classes, each with its students, a join code a
 student types, and co-teachers; a teacher reaches only the classes they teach."""
 
+import re
+
 import pytest
 from django.core.management import call_command
 
@@ -37,6 +39,13 @@ def test_a_teacher_creates_students_from_a_list_of_names(tess, tess_client):
         "ada.lovelace",
         "ada.lovelace2",
         "alan.turing",
+    ]
+    # Each card names the class, so a card cut out of the sheet still says where it belongs.
+    headings = re.findall(r'<h2 style="--chars: \d+">(.*?)</h2>', response.text)
+    assert headings == [
+        f"Ada Lovelace · {seventh.name}",
+        f"Alan Turing · {seventh.name}",
+        f"Ada Lovelace · {seventh.name}",
     ]
 
 

@@ -69,15 +69,20 @@ def test_an_information_systems_export_with_names_in_two_columns_and_a_homeroom(
 
 
 def test_the_cards_of_a_roster_of_several_classes_come_by_class_each_naming_its_own(tess_client):
-    roster = "name,class\nZoe Adams,7C\nAda Lovelace,7B\nAlan Turing,7C\nBea Young,7B\n"
+    roster = (
+        "name,class\nZoe Adams,7C\nAda Lovelace,7B\nAlan Turing,7C\nBea Young,7B\n"
+        "Emre Özdemir,7B\nLena Schmidt,7B\n"
+    )
 
     page = tess_client.post(
         "/classes/import/", {"file": SimpleUploadedFile("r.csv", roster.encode())}
     )
 
     headings = re.findall(r'<h2 style="--chars: \d+">(.*?)</h2>', page.text)
-    assert headings == [
+    assert headings == [  # by family name within a class, Ö with the O's
         "Ada Lovelace · 7B",
+        "Emre Özdemir · 7B",
+        "Lena Schmidt · 7B",
         "Bea Young · 7B",
         "Zoe Adams · 7C",
         "Alan Turing · 7C",
