@@ -51,7 +51,9 @@ def home(request: HttpRequest) -> HttpResponse:
 
 def locked_out(request: HttpRequest, response, credentials) -> HttpResponse:
     """django-axes lockout: JSON for the API, a page for people, both saying when it ends."""
-    username = (credentials or {}).get("username")
+    # Read off the request: served over ASGI, django-axes' middleware passes the credentials in
+    # the response's place and None as `credentials`, and the lockout would never count down.
+    username = (getattr(request, "axes_credentials", None) or {}).get("username")
     seconds = lockout.seconds_locked(request.axes_ip_address, username)
     minutes = math.ceil(seconds / 60)
     wait = f"{minutes} minute{pluralize(minutes)}"

@@ -3,7 +3,8 @@ the teacher out; one address guessing at many accounts is locked too; a teacher 
 """
 
 import pytest
-from django.test import Client
+from asgiref.sync import async_to_sync
+from django.test import AsyncClient, Client
 
 from apps.accounts.tests.counting_hasher import counting_hashes
 from apps.accounts.tests.test_password_ends_access import LanBrowser
@@ -27,6 +28,18 @@ def log_in_page(address: str, username: str, password: str):
     return Client(REMOTE_ADDR=address).post(
         "/accounts/login/", {"username": username, "password": password}, secure=True
     )
+
+
+def log_in_served(address: str, path: str, username: str, password: str):
+    """A login as the app is served, through the ASGI handler (daphne), whose middleware runs
+    asynchronously."""
+    client = AsyncClient(REMOTE_ADDR=address)
+    credentials = {"username": username, "password": password}
+    if path.startswith("/api/"):
+        return async_to_sync(client.post)(
+            path, credentials, content_type="application/json", secure=True
+        )
+    return async_to_sync(client.post)(path, credentials, secure=True)
 
 
 def test_a_students_guesses_at_the_teacher_leave_the_teacher_logging_in_from_their_own_address(
@@ -68,6 +81,19 @@ def test_tries_while_locked_do_not_start_the_lockout_again_and_it_ends_when_it_s
     assert "try again in 1 minute." in refused.json()["detail"]
     midday.shift(61)
     assert log_in("10.0.0.7", "alice", PASSWORD).status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/api/v1/auth/token", "/accounts/login/"])
+def test_a_lockout_served_over_asgi_counts_down_too(alice, settings, midday, path):
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        log_in_served("10.0.0.7", path, "alice", "guess")
+    midday.shift(6 * 60)
+
+    refused = log_in_served("10.0.0.7", path, "alice", PASSWORD)
+
+    assert refused.status_code == 429
+    assert refused["Retry-After"] == "540"
+    assert "again in 9 minutes" in refused.text
 
 
 def test_a_refused_login_while_locked_hashes_no_password(alice, settings):
