@@ -100,10 +100,12 @@ class RunOut(Schema):
 
 
 # What storing a file or a web page answers: 201 a new document or version, 200 the same file
-# again; 404 an unknown category, 413 over the storage quota, 429 past the rate limit.
+# again; 403 a student's class document, 404 an unknown category, 413 over the storage quota,
+# 429 past the rate limit.
 STORED = {
     201: DocumentOut,
     200: DocumentOut,
+    403: ErrorOut,
     404: ErrorOut,
     413: ErrorOut,
     422: ErrorOut,
@@ -151,7 +153,7 @@ def upload_document(
 ):
     """Store the file (validated) as a new document or a new version of the same filename;
     start ingestion with POST /ingest. Without `scope`, a teacher's file goes to the class and
-    a student's is personal, as on the Knowledge Base page."""
+    a student's is personal, as on the Knowledge Base page; `class` is the teachers' (403)."""
     ratelimits.check(request, "RATE_LIMIT_UPLOADS", "uploads")
     chosen = category_or_404(category)
     stored = store(request.auth, file.name, file.chunks(), scope=scope, category=chosen)

@@ -38,6 +38,13 @@ class UploadRefused(VaultError):
     status = 422
 
 
+class ClassDocumentRefused(VaultError):
+    """A class document added by someone who is not a teacher: the class's documents are the
+    teacher's (docs/api.md, who sees what)."""
+
+    status = 403
+
+
 class OverQuota(UploadRefused):
     """A student's storage quota (User.room_bytes) is used up."""
 

@@ -11,7 +11,7 @@ from apps.llm import egress
 from apps.vault import fetch
 from apps.vault.models import Category
 from apps.vault.readers import decode_declared
-from apps.vault.uploads import Stored, store
+from apps.vault.uploads import Stored, scope_for, store
 
 # The resolver and connector the guard uses; tests swap them for fakes that stay on loopback.
 resolver = fetch.system_resolver
@@ -28,6 +28,8 @@ def import_url(
     owner, url: str, *, scope: str | None = None, category: Category | None = None
 ) -> Stored:
     url = url.strip()
+    # Who may keep it where is settled before the page's host is so much as looked up.
+    scope = scope_for(owner, scope)
     # The privacy audit shows it as asked for (not flagged), and only to this person.
     with egress.user_requested(url, owner.pk):
         page = fetch.fetch(url, resolver=resolver, connector=connector)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import transaction
 
-from apps.vault.errors import OverQuota, UploadRefused
+from apps.vault.errors import ClassDocumentRefused, OverQuota, UploadRefused
 from apps.vault.models import Category, Document, upload_dir
 from apps.vault.readers import EXTENSIONS, format_for, looks_like, mismatch
 from apps.vault.search.models import IndexState
@@ -38,6 +38,17 @@ def default_scope(owner) -> str:
     return Document.Scope.CLASS if owner.is_staff else Document.Scope.PERSONAL
 
 
+def scope_for(owner, scope: str | None) -> str:
+    """Where `owner` may put a document: the scope asked for, else the default; the class is
+    the teachers'."""
+    scope = scope or default_scope(owner)
+    if scope not in Document.Scope.values:
+        raise UploadRefused("The scope must be 'class' or 'personal'.")
+    if scope == Document.Scope.CLASS and not owner.is_staff:
+        raise ClassDocumentRefused("Only teachers add class documents.")
+    return scope
+
+
 def store(
     owner,
     filename: str,
@@ -47,16 +58,12 @@ def store(
     category: Category | None = None,
     source_url: str = "",
 ) -> Stored:
-    scope = scope or default_scope(owner)
     label = clean_label(filename)
     fmt = format_for(label)
     if not label or fmt is None:
         allowed = ", ".join(sorted({f".{ext}" for ext in EXTENSIONS}))
         raise UploadRefused(f"{label or 'This file'}: this file type is not accepted ({allowed}).")
-    if scope not in Document.Scope.values:
-        raise UploadRefused("The scope must be 'class' or 'personal'.")
-    if scope == Document.Scope.CLASS and not owner.is_staff:
-        raise UploadRefused("Only teachers add class documents.")
+    scope = scope_for(owner, scope)
 
     room = room_for(owner, scope, label)
     limit = settings.MAX_UPLOAD_MB * 1024 * 1024

@@ -87,11 +87,23 @@ def test_more_than_100_files_at_once_are_refused(alice_client):
 
 
 def test_a_student_cannot_add_class_documents(alice_client, tmp_path):
+    """A teacher-only action: 403 to a student (docs/api.md, who sees what)."""
     path = tmp_path / "a.md"
     path.write_text("# A\n\ntext text text text text")
     response = alice_client.post(f"{API}/documents", {"file": as_file(path), "scope": "class"})
-    assert response.status_code == 422
+    assert response.status_code == 403
     assert "teachers" in response.json()["detail"]
+    assert not Document.objects.exists()
+
+
+def test_a_student_files_a_personal_document_under_a_category(alice_client):
+    """Categories are the teacher's to make; a student may file their own documents under one,
+    as the Knowledge Base page offers."""
+    category = make_category()
+    upload = SimpleUploadedFile("n.txt", b"Mitochondria make ATP. " * 10)
+    response = alice_client.post(f"{API}/documents", {"file": upload, "category": category.pk})
+    assert response.status_code == 201
+    assert (response.json()["scope"], response.json()["category_id"]) == ("personal", category.pk)
 
 
 def test_the_api_uploads_and_answers_with_the_document(tess_client, tmp_path):

@@ -59,6 +59,21 @@ def test_url_import_refuses_private_and_odd_addresses(alice_client, web, url):
     assert web.connections == [] and not Document.objects.exists()
 
 
+def test_a_student_importing_a_page_for_the_class_is_refused_before_its_host_is_looked_up(
+    alice_client, web
+):
+    web.page("/enzymes", files.HTML)
+    response = alice_client.post(
+        f"{API}/urls",
+        {"url": "http://public.test/enzymes", "scope": "class"},
+        content_type="application/json",
+    )
+    assert response.status_code == 403
+    assert "teachers" in response.json()["detail"]
+    assert web.resolved == [] and web.connections == []
+    assert not Document.objects.exists()
+
+
 def test_url_import_from_the_page_shows_the_reason(alice_client, web):
     response = alice_client.post("/vault/urls/", {"url": "http://[::ffff:127.0.0.1]/"}, **HTMX)
     assert response.status_code == 422
