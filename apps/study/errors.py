@@ -31,6 +31,11 @@ class QuestionRemoved(InvalidInput):
     status = 404
 
 
+class KeyReused(InvalidInput):
+    """A request key (an Idempotency-Key, a form's token) sent again with another request: it
+    answers only the request it was first sent with."""
+
+
 class InvalidAnswers(InvalidInput):
     """Quiz answers that do not fit the quiz: one per question, each one of its options."""
 

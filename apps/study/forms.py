@@ -78,6 +78,11 @@ class ScopeForm(forms.Form):
     def key(self) -> str:
         return self.cleaned_data.get("token") or ""
 
+    def renew_token(self) -> None:
+        """Shown again with a fresh token: sent, it is a new request."""
+        self.data = self.data.copy()
+        self.data["token"] = uuid.uuid4().hex
+
     @property
     def chosen_method(self) -> str | None:
         return self.cleaned_data.get("method") or None

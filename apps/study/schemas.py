@@ -21,14 +21,16 @@ STARTING_ERRORS = {400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 422: ErrorOut, 4
 GenerationStatus = Literal["generating", "ready", "failed"]
 
 # Optional on every generating POST: a call retried with the same key (per person and kind)
-# answers with the item the first call started instead of starting another.
+# answers with the item the first call started instead of starting another; the key sent with
+# another request is a 422 (apps/study/starting.py).
 IdempotencyKey = Annotated[
     str,
     Header(
         "",
         alias="Idempotency-Key",
         max_length=100,
-        description="Repeat it on a retry: the item the first call started comes back.",
+        description="Repeat it on a retry: the item the first call started comes back. "
+        "Sent with a different request, it is refused (422).",
     ),
 ]
 

@@ -1,8 +1,11 @@
 """How a generation starts, the same for every kind and for a page or the API: the same request
-key finds the item it made before, the rate limit counts, the feature checks what is asked and
+key finds the item it made before (and only for the same request, even past the rate limit),
+the rate limit counts, the feature checks what is asked and
 stores the item in "generating", one asked for the class is handed out, and a worker is queued
 once the transaction commits."""
 
+import hashlib
+import json
 from collections.abc import Callable
 
 from django.db import IntegrityError, transaction
@@ -13,6 +16,7 @@ from apps.classes import reach
 from apps.classes.models import SchoolClass
 from apps.study import kinds, tasks
 from apps.study.classsets.models import ClassSet
+from apps.study.errors import KeyReused
 from apps.study.generation_job import GENERATING
 
 
@@ -39,15 +43,48 @@ def start(
     """The item `make(owner, key=key, **asked)` starts (a feature's start_quiz, start_deck, ...),
     or the one this request key made before; handed out to `for_class` (see `class_for`).
     Raises the feature's StudyError (what is asked is not something it makes) or RateLimited."""
+    digest = request_digest(for_class, asked) if key else ""
     sent = asked_before(kinds.get(kind).model, owner, key)  # the same form or call, sent again
     if sent is not None:
-        return sent
+        return same_request(sent, digest)
     ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
     item, new = make(owner, key=key, **asked)
-    if new:
-        if for_class:  # its students see it when a worker has made it ready
-            ClassSet.objects.hand_out(owner, item, for_class)
-        tasks.enqueue(kind, item.pk)
+    if not new:  # sent twice at the same instant
+        return same_request(item, digest)
+    if key:
+        item.asked = {**item.asked, "request": digest}
+        item.save(update_fields=["asked"])
+    if for_class:  # its students see it when a worker has made it ready
+        ClassSet.objects.hand_out(owner, item, for_class)
+    tasks.enqueue(kind, item.pk)
+    return item
+
+
+def request_digest(for_class: SchoolClass | None, asked: dict) -> str:
+    """What a request asked for, as a hash: the same whatever order its lists were sent in."""
+
+    def plain(value: object) -> object:
+        if hasattr(value, "as_dict"):  # a scope
+            return value.as_dict()
+        if isinstance(value, list | tuple | set):
+            return sorted(value, key=str)
+        return value
+
+    fields = {name: plain(value) for name, value in asked.items()}
+    fields["for_class"] = for_class.pk if for_class else None
+    text = json.dumps(fields, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def same_request(item, digest: str):
+    """`item`, which this request key started, if it was started by the same request (one
+    started before keys remembered their request counts as the same)."""
+    started_by = item.asked.get("request")
+    if started_by and started_by != digest:
+        raise KeyReused(
+            "This Idempotency-Key was used for a different request: "
+            "send a new key to ask for something else."
+        )
     return item
 
 

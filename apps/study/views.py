@@ -56,6 +56,11 @@ def generate(
             method=form.chosen_method,
             **{name: form.cleaned_data[name] for name in asked},
         )
+    except errors.KeyReused:
+        # The back button: this form's token went with other choices before.
+        form.renew_token()
+        form.add_error(None, "This form was sent before with other choices: send it again.")
+        return None
     except StudyError as error:
         errors.show(request, error, form)
         return None

@@ -80,6 +80,49 @@ def test_a_call_retried_with_the_same_idempotency_key_starts_nothing_new(
     assert post(alice_client, path, body, HTTP_IDEMPOTENCY_KEY="try-3").status_code == 429
 
 
+@pytest.mark.usefixtures("midday")  # a minute's rate window must not turn mid-test
+def test_a_retried_call_finds_its_item_even_once_the_limit_is_reached(
+    alice, alice_client, model, settings
+):
+    settings.RATE_LIMIT_GENERATION = "1/m"
+    make_studied_document(alice)
+    first = post(alice_client, "/api/v1/study/quizzes", QUIZ, HTTP_IDEMPOTENCY_KEY="try-1")
+    limited = post(alice_client, "/api/v1/study/quizzes", QUIZ, HTTP_IDEMPOTENCY_KEY="try-2")
+    retried = post(alice_client, "/api/v1/study/quizzes", QUIZ, HTTP_IDEMPOTENCY_KEY="try-1")
+
+    assert (first.status_code, limited.status_code, retried.status_code) == (202, 429, 202)
+    assert retried.json() == first.json()
+
+
+@pytest.mark.usefixtures("midday")  # a minute's rate window must not turn mid-test
+def test_a_key_sent_again_with_another_request_is_refused(
+    alice, alice_client, model, settings, django_capture_on_commit_callbacks
+):
+    settings.RATE_LIMIT_GENERATION = "1/m"
+    make_studied_document(alice)
+    harder = {**QUIZ, "difficulty": "advanced"}
+    with django_capture_on_commit_callbacks() as queued:
+        first = post(alice_client, "/api/v1/study/quizzes", QUIZ, HTTP_IDEMPOTENCY_KEY="try-1")
+        other = post(alice_client, "/api/v1/study/quizzes", harder, HTTP_IDEMPOTENCY_KEY="try-1")
+        # The same request in another spelling (the types in another order) is the same one.
+        same = post(
+            alice_client,
+            "/api/v1/study/quizzes",
+            {**QUIZ, "types": ["true_false", "mcq"]},
+            HTTP_IDEMPOTENCY_KEY="try-1",
+        )
+
+    assert first.status_code == 202
+    # Refused for what it is, not for the limit the first call reached.
+    assert other.status_code == 422
+    assert other.json() == {
+        "detail": "This Idempotency-Key was used for a different request: "
+        "send a new key to ask for something else."
+    }
+    assert same.status_code == 202 and same.json() == first.json()
+    assert len(queued) == 1 and Quiz.objects.get().difficulty == "beginner"
+
+
 def test_the_same_key_of_another_person_is_theirs_alone(
     alice, bob, alice_client, bob_client, model
 ):
@@ -123,6 +166,26 @@ def test_a_form_sent_twice_makes_one_item(
     assert first["Location"] == second["Location"]
     assert len(queued) == 1 and model_class.objects.count() == 1
     assert f'value="{token}"' not in fresh  # the next form shown is a new request
+
+
+def test_a_form_sent_again_with_other_choices_says_so_and_can_be_sent_as_a_new_request(
+    alice, alice_client, model
+):
+    """The back button: the form's token went with other choices before."""
+    make_studied_document(alice)
+    html = alice_client.get("/study/quizzes/").content.decode()
+    token = html.split('name="token" value="', 1)[1].split('"', 1)[0]
+    first = alice_client.post("/study/quizzes/", {**QUIZ, "token": token})
+    other = alice_client.post("/study/quizzes/", {**QUIZ, "difficulty": "advanced", "token": token})
+    shown = other.content.decode()
+    fresh = shown.split('name="token" value="', 1)[1].split('"', 1)[0]
+    again = alice_client.post("/study/quizzes/", {**QUIZ, "difficulty": "advanced", "token": fresh})
+
+    assert first.status_code == 302 and other.status_code == 400
+    assert "This form was sent before with other choices" in shown
+    assert fresh != token
+    assert again.status_code == 302 and again["Location"] != first["Location"]
+    assert sorted(Quiz.objects.values_list("difficulty", flat=True)) == ["advanced", "beginner"]
 
 
 @pytest.mark.usefixtures("midday")  # a minute's rate window must not turn mid-test
