@@ -7,7 +7,7 @@ from csp.decorators import csp_replace
 from django.http import HttpRequest, HttpResponse
 from ninja import Field, Router, Schema, Status
 
-from apps.accounts.api import ErrorOut, Id
+from apps.accounts.api import NOT_BLANK, ErrorOut, Id
 from apps.study import starting
 from apps.study.classsets.models import ClassSet
 from apps.study.mindmaps import generation, svg
@@ -43,10 +43,15 @@ svg_policy = csp_replace(
 )
 
 
+# A title that says something (docs/api.md); the mindmap's rule refuses a blank one with its
+# own message, the same when it is made as when it is renamed (and on the page).
+Title = Annotated[str, checked_by_the_rule(pattern=NOT_BLANK)]
+
+
 class MindmapIn(ScopeIn):
     """Generate from the vault (a scope), or bring the `tree` yourself."""
 
-    title: str | None = Field(None, max_length=200)
+    title: Title | None = Field(None, max_length=200)
     tree: dict | None = None
 
 
@@ -57,7 +62,7 @@ ON_CANVAS = {"minimum": -Mindmap.POSITION_LIMIT, "maximum": Mindmap.POSITION_LIM
 # A PATCH without a body changes nothing, so someone else's mindmap answers 404 to it (see the
 # decks' API). The mindmap checks the values too, as for the page.
 class MindmapPatch(Schema):
-    title: str | None = Field(None, max_length=200)
+    title: Title | None = Field(None, max_length=200)
     layout: Layout | None = None
 
 
@@ -109,7 +114,7 @@ def create_mindmap(request: HttpRequest, payload: MindmapIn, key: IdempotencyKey
     """A tree you bring is drawn at once (201); a mindmap from the vault is started (202) and
     a worker draws it: GET it until `status` is ready."""
     school_class = starting.class_for(request.auth, payload.for_class, payload.class_id)
-    title = (payload.title or "").strip()
+    title = "" if payload.title is None else Mindmap.said_title(payload.title)
     if payload.tree is not None:
         mindmap, _badges = Mindmap.objects.create_from(request.auth, payload.tree, title)
         if school_class:

@@ -101,12 +101,17 @@ class Mindmap(Generated):
     def change(self, *, title: str | None = None, layout: str | None = None) -> None:
         """Rename it or draw it in another layout; what is not given stays."""
         if title is not None:
-            if not title.strip():
-                raise MindmapError("Give the mindmap a name.")
-            self.title = title.strip()[:200]
+            self.title = self.said_title(title)
         if layout is not None:
             self.layout = self.known_layout(layout)
         self.save_arrangement(["title", "layout"])
+
+    @staticmethod
+    def said_title(title: str) -> str:
+        """A title given for a mindmap, made or renamed, must say something."""
+        if not title.strip():
+            raise MindmapError("Give the mindmap a name.")
+        return title.strip()[:200]
 
     def known_layout(self, layout: str) -> str:
         if layout not in self.Layout.values:

@@ -3,8 +3,10 @@ three layouts, within the canvas; and a new mindmap is recorded once."""
 
 import pytest
 
+from apps.accounts.api import NOT_BLANK
 from apps.progress.models import Event
 from apps.study.models import Mindmap
+from apps.study.tests.helpers import make_studied_document
 
 pytestmark = pytest.mark.django_db
 
@@ -81,6 +83,25 @@ def test_an_empty_name_is_refused_by_page_and_api(alices_map, alice_client):
     assert api.status_code == 422 and api.json() == {"detail": "Give the mindmap a name."}
     alices_map.refresh_from_db()
     assert alices_map.title == "Zelle"
+
+
+@pytest.mark.parametrize("body", [{"title": "  "}, {"title": "", "tree": TREE}])
+def test_a_blank_title_is_refused_when_a_mindmap_is_made_as_when_it_is_renamed(
+    alice, alice_client, model, body
+):
+    make_studied_document(alice)
+    response = alice_client.post("/api/v1/study/mindmaps", body, content_type="application/json")
+
+    assert response.status_code == 422
+    assert response.json() == {"detail": "Give the mindmap a name."}
+    assert not Mindmap.objects.exists()
+
+
+def test_the_schema_says_a_mindmaps_title_is_not_blank_when_made_or_renamed(client):
+    schemas = client.get("/api/v1/openapi.json").json()["components"]["schemas"]
+    for body in ("MindmapIn", "MindmapPatch"):
+        [title, _none] = schemas[body]["properties"]["title"]["anyOf"]
+        assert title["pattern"] == NOT_BLANK
 
 
 def test_a_mindmap_made_on_the_page_or_through_the_api_is_recorded_once(alice, alice_client):
