@@ -191,13 +191,13 @@ class DeckImportOut(Schema):
 
 
 @router.post(
-    "/decks/import",
-    response={201: DeckImportOut, 400: ErrorOut, 413: ErrorOut, 422: ErrorOut, 429: ErrorOut},
+    "/decks/import", response={201: DeckImportOut, 400: ErrorOut, 413: ErrorOut, 429: ErrorOut}
 )
 def import_deck(request: HttpRequest, file: File[UploadedFile]):
     """A deck of an Anki package (.apkg: each note's first two fields, a reversed card too,
     pictures kept, review history left behind) or a CSV file (front, back), told apart by its
-    content."""
+    content. A file that makes no deck (no cards, more than a deck holds) is a 400, and nothing
+    is kept."""
     ratelimits.check(request, "RATE_LIMIT_UPLOADS", "uploads")
     deck, _badges, skipped = deck_imports.import_deck(request.auth, file, now=timezone.now())
     return Status(201, {"id": deck.pk, "imported": deck.cards.count(), "skipped": skipped})

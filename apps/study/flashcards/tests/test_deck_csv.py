@@ -4,10 +4,12 @@ line breaks and formulas kept as text, the delimiters Excel uses, a header row i
 from datetime import UTC, datetime
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from apps.study.errors import DeckError
 from apps.study.flashcards import csv_files
 from apps.study.flashcards import decks as deck_making
+from apps.study.models import Deck
 
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
@@ -61,3 +63,23 @@ def test_a_first_row_naming_the_two_columns_is_no_card(names, delimiter):
     cards = csv_files.parse_csv(text.encode())
 
     assert [(card["front"], card["back"]) for card in cards] == [("Mitose", "Kernteilung")]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"", "No cards found"),
+        (b"\xff\xfe\x00bad", "not UTF-8"),
+        ("".join(f"Frage {i},Antwort {i}\n" for i in range(201)).encode(), "at most 200 cards"),
+    ],
+)
+def test_an_imported_csv_that_makes_no_deck_is_a_400_saying_why(alice_client, data, message):
+    """An import answers 201, or 400 with why nothing was made (docs/api.md), as for a quiz."""
+    upload = SimpleUploadedFile("karten.csv", data)
+
+    response = alice_client.post("/api/v1/study/decks/import", {"file": upload})
+
+    assert response.status_code == 400
+    assert message in response.json()["detail"]
+    assert not Deck.objects.exists()
