@@ -12,7 +12,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.http import HttpRequest, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
-from ninja import Field, File, Router, Schema, Status
+from ninja import Field, File, Query, Router, Schema, Status
 from ninja.files import UploadedFile
 from redis.exceptions import RedisError
 
@@ -217,7 +217,11 @@ async def let_go(layer, channel: str, receiving: asyncio.Task) -> None:
     },
     url_name="chat_transcribe",
 )
-async def transcribe(request: HttpRequest, file: File[UploadedFile], wait: int | None = None):
+async def transcribe(
+    request: HttpRequest,
+    file: File[UploadedFile],
+    wait: int | None = Query(None, ge=0, description="Seconds to wait at most; 0: not at all."),
+):
     """Audio → text. The jobs worker transcribes it (this process never decodes audio) and the
     answer waits for it, CHAT_TRANSCRIBE_WAIT_SECONDS at most: 200 with the text, or the
     failure's status (400 not audio, 413 too long, 503 no speech model), or 503 when no worker
@@ -226,7 +230,7 @@ async def transcribe(request: HttpRequest, file: File[UploadedFile], wait: int |
     the person's share."""
     transcription = await database_sync_to_async(start_transcription)(request.auth, file)
     longest = settings.CHAT_TRANSCRIBE_WAIT_SECONDS
-    seconds = longest if wait is None else max(0, min(wait, longest))
+    seconds = longest if wait is None else min(wait, longest)
     transcription = await transcriptions.wait(transcription.pk, seconds)
     if transcription.status == Transcription.Status.FAILED:
         raise TranscriptionError(transcription.error, transcription.error_status)

@@ -116,6 +116,28 @@ def test_one_recording_at_a_time_per_student(alice_client, bob_client, fake_whis
     assert send(bob_client, silent_flac(1), wait=0).status_code == 202
 
 
+@pytest.mark.parametrize(
+    ("query", "files", "field"),
+    [
+        ("", {}, ["file", "file"]),
+        ("?wait=abc", {"file": "question.flac"}, ["query", "wait"]),
+        ("?wait=-1", {"file": "question.flac"}, ["query", "wait"]),
+    ],
+)
+def test_a_request_that_cannot_be_read_is_a_422_even_while_a_recording_is_transcribed(
+    alice, alice_client, fake_whisper, query, files, field
+):
+    """What was sent is checked before the person's share: the 422 says what to fix."""
+    Transcription.objects.create(owner=alice, stored_name="a.audio", size_bytes=1)
+    body = {name: SimpleUploadedFile(label, silent_flac(1)) for name, label in files.items()}
+
+    response = alice_client.post(f"/api/v1/chat/transcribe{query}", body)
+
+    assert response.status_code == 422
+    assert [error["loc"] for error in response.json()["detail"]] == [field]
+    assert Transcription.objects.count() == 1
+
+
 def test_recordings_past_the_rate_limit_are_refused(
     settings, alice_client, fake_whisper, monkeypatch, midday
 ):
