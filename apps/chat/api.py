@@ -29,6 +29,9 @@ class SessionIn(Schema):
     title: Said = said(200, default="New chat")
 
 
+NEW_CHAT = SessionIn()  # POST without a body: every field is optional
+
+
 class SessionPatch(Schema):
     title: Said | None = said(200, default=None)
 
@@ -97,7 +100,7 @@ def list_sessions(request: HttpRequest):
 
 
 @router.post("/sessions", response={201: SessionOut})
-def create_session(request: HttpRequest, payload: SessionIn):
+def create_session(request: HttpRequest, payload: SessionIn = NEW_CHAT):
     titled = payload.title != "New chat"
     return Status(
         201, Thread.objects.create(owner=request.auth, title=payload.title, titled=titled)

@@ -98,6 +98,18 @@ def test_sessions_can_be_created_renamed_and_deleted_over_the_api(alice_client):
     assert alice_client.delete(f"/api/v1/chat/sessions/{session_id}").status_code == 204
 
 
+def test_a_session_created_without_a_body_is_a_new_chat(alice_client):
+    """Every field is optional, so no body at all is `{}` (a `null` body is still a 400)."""
+    created = alice_client.generic("POST", "/api/v1/chat/sessions")
+    empty = alice_client.post("/api/v1/chat/sessions", {}, content_type="application/json")
+    null = alice_client.post("/api/v1/chat/sessions", "null", content_type="application/json")
+
+    assert created.status_code == empty.status_code == 201
+    assert created.json()["title"] == empty.json()["title"] == "New chat"
+    assert null.status_code == 400
+    assert len(alice_client.get("/api/v1/chat/sessions").json()) == 2
+
+
 def test_an_empty_question_gets_a_json_422_as_its_schema_says(alice, alice_client):
     thread = Thread.objects.create(owner=alice)
     response = alice_client.post(
