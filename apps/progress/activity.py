@@ -248,9 +248,14 @@ class Activity:
         dates = (first + timedelta(days=n) for n in range((last - first).days + 1))
         return [Day(day, *per_day.get(day, (0, 0)), messages.get(day, 0)) for day in dates]
 
+    @property
+    def last_day_shown(self) -> date:
+        """Tomorrow: a zone ahead of the person's is already there."""
+        return self.today + timedelta(days=1)
+
     def can_show(self, day: date) -> bool:
         """Days one may ask about: none before 2000, none after tomorrow (a zone ahead)."""
-        return EARLIEST_DAY <= day <= self.today + timedelta(days=1)
+        return EARLIEST_DAY <= day <= self.last_day_shown
 
     def day(self, day: date) -> Day:
         return self.days(day, day)[0]

@@ -153,7 +153,9 @@ def day_detail(request: HttpRequest, day: date):
     activity = Activity(request.auth)
     if not activity.can_show(day):
         raise HttpError(
-            404, f"No study figures for {day}: pick a day from {EARLIEST_DAY} to {activity.today}."
+            404,
+            f"No study figures for {day}: pick a day from {EARLIEST_DAY} to "
+            f"{activity.last_day_shown}.",
         )
     figures = activity.day(day)
     return {

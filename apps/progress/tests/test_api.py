@@ -70,6 +70,19 @@ def test_a_date_with_no_figures_to_show_is_a_404_naming_the_days_there_are(alice
     assert "pick a day from 2000-01-01 to" in response.json()["detail"]
 
 
+def test_tomorrow_has_figures_and_the_404_names_it_as_the_last_day(alice, alice_client):
+    """Pinned at MIDDAY, 2026-04-15 in UTC: a zone ahead is already on the 16th."""
+    live_in(alice, "UTC")
+    tomorrow = alice_client.get("/api/v1/progress/days/2026-04-16")
+    after = alice_client.get("/api/v1/progress/days/2026-04-17")
+
+    assert tomorrow.status_code == 200
+    assert after.status_code == 404
+    assert after.json()["detail"] == (
+        "No study figures for 2026-04-17: pick a day from 2000-01-01 to 2026-04-16."
+    )
+
+
 def test_the_api_works_with_a_bearer_token(client, alice):
     _, raw = ApiToken.objects.issue(alice, "script")
     response = client.get("/api/v1/progress/summary", HTTP_AUTHORIZATION=f"Bearer {raw}")
