@@ -77,13 +77,16 @@ class ObjectBodies(Parser):
         return parsed
 
 
-# What ninja and the session answer on any route of a kind, so the schema lists them once
-# here; each route lists its own (403 teacher-only, 404 lookups, 409, 413, 429, 502, 503).
+# What ninja, the session and the web server answer on any route of a kind, so the schema lists
+# them once here; each route lists its own (403 teacher-only, 404 lookups, 409, 413 a quota,
+# 429, 502, 503).
 SHARED_ERRORS = {
     400: "The body is not a JSON object (or not readable at all).",
     401: "No valid session or Bearer token.",
     403: "A write through the browser session without its CSRF token.",
     # Refused by the web server itself (cognivault_site/webserver.py), before the API reads it.
+    413: "The body is larger than the web server takes: MAX_BODY_MB (1 MB), or on a route "
+    "that takes files MAX_UPLOAD_MB from someone signed in.",
     414: "The address, with its query, is longer than 16 KB.",
     422: "A parameter or the body failed validation; `detail` lists the fields.",
 }
@@ -101,7 +104,7 @@ def shared_errors(method: str, operation: dict) -> set[int]:
     if any(parameter["in"] == "query" for parameter in operation.get("parameters", [])):
         errors.add(414)
     if "requestBody" in operation:
-        errors.add(400)
+        errors |= {400, 413}
     return errors
 
 

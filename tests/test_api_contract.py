@@ -62,6 +62,7 @@ def test_every_operation_lists_the_errors_it_shares_with_the_others():
             assert 422 in listed, where
         if "requestBody" in operation:
             assert 400 in listed, where
+            assert 413 in listed, where  # a body past what the web server takes
         if any(parameter["in"] == "query" for parameter in operation.get("parameters", [])):
             assert 414 in listed, where  # a query past what the web server reads
         for status in listed - {200, 201, 202, 204}:
@@ -72,6 +73,11 @@ def test_every_operation_lists_the_errors_it_shares_with_the_others():
 def test_a_search_lists_the_414_of_an_address_too_long_for_the_server():
     search = api.get_openapi_schema()["paths"]["/api/v1/vault/search"]["get"]
     assert "16 KB" in search["responses"][414]["description"]
+
+
+def test_a_body_taking_operation_lists_the_413_of_a_body_too_large_for_the_server():
+    rename = api.get_openapi_schema()["paths"]["/api/v1/chat/sessions/{session_id}"]["patch"]
+    assert "MAX_BODY_MB" in rename["responses"][413]["description"]
 
 
 def test_the_schema_lists_each_models_choices():
