@@ -156,6 +156,10 @@ def test_the_api_streams_ndjson_events(fake_model, cell_notes, alice, alice_clie
     assert memory["data"]["budget"] == 48_000 and memory["data"]["used"] > 0
     text = "".join(line["data"] for line in lines if line["type"] == "text")
     assert text.startswith("Mitochondria")
+    # The start and the end as docs/api.md shows them.
+    metadata = [line["data"] for line in lines if line["type"] == "metadata"]
+    assert set(metadata[0]) == {"message_id", "backend", "model", "limits"}
+    assert metadata[-1] == {"status": "done", "message_id": metadata[0]["message_id"]}
 
 
 def test_an_id_too_large_for_the_database_gets_a_422_not_a_500(alice, alice_client):
