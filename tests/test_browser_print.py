@@ -91,3 +91,40 @@ def test_a_deck_prints_its_cards_as_read_on_its_owners_page(browser, running_app
         assert any(card["front"] in text and card["back"] in text for text in pages), card
     assert screen_only_words(pages) == []
     page.context.close()
+
+
+# Each question's legend (its text) and how far it lies below its box's top border: negative when
+# the border runs through the text.
+LEGENDS_BELOW_BORDER = """() => [...document.querySelectorAll("fieldset.question")].map(box => {
+  const legend = box.querySelector("legend");
+  const top = box.getBoundingClientRect().top + parseFloat(getComputedStyle(box).borderTopWidth);
+  return [legend.textContent.trim(), legend.getBoundingClientRect().top - top];
+})"""
+
+MARK_EXTRACTIVE = """
+from apps.study.models import Question
+Question.objects.filter(quiz_id={quiz}).update(extractive=True)
+"""
+
+
+def test_a_questions_text_sits_inside_its_box_and_its_from_the_text_tag_stays_off_paper(
+    browser, running_app, teacher_api
+):
+    files = {"file": ("cells.gift", GIFT.encode(), "text/plain")}
+    quiz = teacher_api.post("/api/v1/study/quizzes/import", files=files).json()
+    running_app.manage("shell", "-c", MARK_EXTRACTIVE.format(quiz=quiz["id"]))
+    page = log_in(browser, running_app, *TEACHER, viewport={"width": 390, "height": 844})
+    page.goto(f"/study/quizzes/{quiz['id']}/?mode=all")
+    assert page.get_by_text("from the text").first.is_visible()  # a screen keeps the tag
+
+    for media in ["screen", "print"]:
+        page.emulate_media(media=media)
+        legends = page.evaluate(LEGENDS_BELOW_BORDER)
+        assert len(legends) == len(QUESTIONS)
+        assert [text for text, below in legends if below < 0] == [], media
+
+    pages = printed(page)
+
+    assert all(any(question in text for text in pages) for question in QUESTIONS)
+    assert not any("from the text" in text for text in pages)
+    page.context.close()
