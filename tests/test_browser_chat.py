@@ -236,3 +236,51 @@ def test_an_attachment_that_cannot_be_read_says_why_and_its_note_can_be_dismisse
     expect(page.locator("#attachment-list")).to_be_empty()
     expect(page.get_by_label("Your question")).to_have_value("Kept while I attach")
     page.context.close()
+
+
+def composer_share(page) -> float:
+    """How much of the window's height the pinned composer takes."""
+    return page.evaluate(
+        "document.getElementById('composer').getBoundingClientRect().height / innerHeight"
+    )
+
+
+@pytest.mark.parametrize("viewport", [(390, 844), (1280, 800)])
+def test_the_composer_is_a_few_lines_high_and_its_folded_scope_and_attachments_still_work(
+    browser, chat_app, tmp_path, viewport
+):
+    image = tmp_path / "cell.png"
+    Image.new("RGB", (8, 8), "green").save(image)
+    width, height = viewport
+    page = log_in(
+        browser,
+        chat_app,
+        "alice",
+        "alice-studies-2026",
+        viewport={"width": width, "height": height},
+    )
+    page.goto("/chat/")
+    page.get_by_role("button", name="New chat").first.click()
+    page.wait_for_url("**/chat/*/")
+    page.get_by_label("Your question").wait_for()
+    assert composer_share(page) <= 0.2
+
+    scope = page.locator("#composer summary")
+    expect(scope).to_contain_text("Scope: the whole vault")
+    scope.click()
+    page.get_by_label("Files").select_option(label="cells.pdf")
+    page.get_by_label("Attach images, PDF or DOCX (up to 5)").set_input_files(image)
+    expect(page.locator("#attachment-list")).to_contain_text("cell.png")
+    expect(page.locator("#attachment-list")).not_to_contain_text("reading")
+    scope.click()  # folded again: what was chosen still shows
+    expect(scope).to_contain_text("Scope: cells.pdf")
+    assert page.locator("#attachment-list").is_visible()
+    assert composer_share(page) <= 0.25  # one line more: the attachment's chip
+
+    page.get_by_label("Your question").fill("What does this picture show?")
+    page.get_by_role("button", name="Send").click()
+    expect(page.locator(".message.assistant.done")).to_have_count(1)
+    expect(page.locator(".message.user .badge")).to_have_text(["Scope: cells.pdf"])
+    expect(page.locator(".message.user .chip")).to_have_text(["cell.png"])
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= width
+    page.context.close()

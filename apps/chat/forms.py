@@ -21,12 +21,13 @@ class RenameForm(forms.ModelForm):
 
 class ComposerFiles(forms.Form):
     """The composer's list of files (the socket reads the chosen `document_ids`): the whole
-    vault, so it is rendered once per distinct list of files (DocumentSelect)."""
+    vault, so it is rendered once per distinct list of files (DocumentSelect). It is folded
+    away outside the question's form and belongs to it by its `form` attribute."""
 
     document_ids = forms.ModelMultipleChoiceField(
         queryset=Document.objects.none(),
         required=False,
-        widget=DocumentSelect(attrs={"size": 4}),
+        widget=DocumentSelect(attrs={"size": 4, "form": "ask-form"}),
     )
 
     def __init__(self, *args, user, **kwargs) -> None:

@@ -1,6 +1,7 @@
 // Chat: small progressive enhancements only. Enter sends, the focus survives the socket's
-// swaps, the conversation follows new text, a [n] marker opens its source, and the microphone
-// records audio for speech-to-text. Everything else is htmx.
+// swaps, the conversation follows new text, a [n] marker opens its source, the microphone
+// records audio for speech-to-text, and the composer's folded line names the scope chosen.
+// Everything else is htmx.
 (function () {
   "use strict";
 
@@ -106,6 +107,22 @@
       box.querySelector("[data-voice-status]").textContent = "The microphone is not available.";
     });
   });
+
+  // The composer's folded line names the scope chosen (categories and files), so it shows
+  // while the pickers are folded away.
+  function describeScope() {
+    var summary = document.getElementById("scope-summary");
+    if (!summary) return;
+    var chosen = document.querySelectorAll("#composer select[form='ask-form'] option:checked");
+    var names = Array.prototype.map.call(chosen, function (option) {
+      return option.textContent.trim();
+    });
+    summary.textContent = "Scope: " + (names.length ? names.join(", ") : "the whole vault");
+  }
+  document.addEventListener("change", function (event) {
+    if (event.target.matches("select[form='ask-form']")) describeScope();
+  });
+  describeScope();  // a selection the browser kept from an earlier visit
 
   // A file is uploaded as soon as it is picked: empty the picker, so that the same file can
   // be attached again to a later question.
