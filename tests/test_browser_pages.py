@@ -38,7 +38,7 @@ Question.objects.create(quiz=quiz, position=1, kind="true_false", text="Haben Pf
                         options=["Ja", "Nein"], correct_index=0)
 seventh = SchoolClass.objects.create_for(tess, "7b")
 seventh.enrol([sam], Enrolment.Role.STUDENT)
-ClassSet.objects.hand_out(tess, quiz, seventh, reveal="after_due")
+class_set = ClassSet.objects.hand_out(tess, quiz, seventh, reveal="after_due")
 mine, _ = quiz.submit([1, 1])  # in the quiz's own order: "Kern" (right), "Nein" (wrong)
 sams, _ = quiz.submit([1, 1], quiz.seat_for(sam))
 threads = [Thread.objects.create(owner=tess, title=title, titled=True).pk
@@ -47,7 +47,8 @@ from tests.helpers.documents import make_document
 make_document(tess, "Zusammenfassung der Zellbiologie für die Klasse 7b, Kapitel 1 bis 4.pdf",
               status="done", chunk_count=12)
 print(json.dumps({{"quiz": quiz.pk, "reviews": {{"tess": mine.pk, "sam": sams.pk}},
-                  "thread": threads[-1], "class": seventh.pk}}))
+                  "thread": threads[-1], "class": seventh.pk,
+                  "class_set": class_set.pk}}))
 """
 
 # The colours of the chosen answers ("your answer") and of the theme's text, ok and danger.
@@ -112,6 +113,26 @@ def test_a_rows_actions_are_on_a_phones_screen(browser, class_app, address):
 
     assert buttons.count() >= 2
     assert page.evaluate(ACTIONS_OFF_SCREEN) == []
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+    page.context.close()
+
+
+# The cells of the page's results tables that lie, wholly or in part, outside the screen.
+CELLS_OFF_SCREEN = """() => [...document.querySelectorAll("#class-results td, #quiz-attempts td")]
+  .map(cell => [cell.textContent.trim(), cell.getBoundingClientRect()])
+  .filter(([, box]) => box.x < 0 || box.x + box.width > 390)
+  .map(([text]) => text)"""
+
+
+def test_a_class_sets_results_are_read_on_a_phone_without_scrolling_sideways(browser, class_app):
+    app, ids = class_app
+    page = log_in(browser, app, *TEACHER, viewport={"width": 390, "height": 844})
+    page.goto(f"/study/class-sets/{ids['class_set']}/")
+    student = page.locator(f'#class-results tr[data-student="{STUDENT[0]}"]')
+
+    assert student.get_by_text(STUDENT[0]).is_visible()  # the name cell, with the username
+    assert "50 %" in student.inner_text()
+    assert page.evaluate(CELLS_OFF_SCREEN) == []
     assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
     page.context.close()
 

@@ -4,6 +4,7 @@ the API and the CSV alike, in the quiz's own order."""
 
 import csv
 import io
+import re
 
 import pytest
 
@@ -131,3 +132,24 @@ def test_the_csv_holds_the_same_attempts_and_questions(tess_client, class_of_fou
             f"/api/v1/study/class-sets/{class_of_four.pk}/results.csv?table=questions"
         ).content.decode()
     )
+
+
+def first_cell(page: str, row: str) -> str:
+    """The text of the first cell of the table row whose tag starts with `row`."""
+    cell = re.search(re.escape(row) + r"[^>]*>\s*<td[^>]*>(.*?)</td>", page, re.S)
+    return " ".join(re.sub(r"<[^>]+>", " ", cell.group(1)).split())
+
+
+def test_two_students_of_one_name_are_told_apart_by_their_usernames(tess_client, quiz):
+    class_set = ClassSet.objects.hand_out(quiz.owner, quiz, class_of(quiz.owner))
+    for username in ("lukas.hoffmann", "lukas.hoffmann2"):
+        student = classmate(username)
+        student.first_name, student.last_name = "Lukas", "Hoffmann"
+        student.save()
+        answered(client_for(student), quiz, [1, 0, 1])
+
+    page = tess_client.get(f"/study/class-sets/{class_set.pk}/").content.decode()
+
+    for username in ("lukas.hoffmann", "lukas.hoffmann2"):
+        assert first_cell(page, f'<tr data-student="{username}"') == f"Lukas Hoffmann {username}"
+        assert first_cell(page, f'<tr data-attempt="{username}-1"') == f"Lukas Hoffmann {username}"
