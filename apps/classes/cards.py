@@ -62,6 +62,17 @@ def issue_missing(students, by: User) -> list[User]:
     return missing
 
 
+def shared_names(credentials: list[tuple[User, str | None]]) -> list[tuple[str, list[str]]]:
+    """The names that more than one of the new accounts was made for (a list with the same
+    name twice), each with the usernames they got: the cards alone do not say which is whom."""
+    usernames: dict[str, tuple[str, list[str]]] = {}
+    for person, password in credentials:
+        name = person.get_full_name()
+        if password and name:
+            usernames.setdefault(name.casefold(), (name, []))[1].append(person.username)
+    return [(name, names) for name, names in usernames.values() if len(names) > 1]
+
+
 def sheet(
     request: HttpRequest,
     school_class: SchoolClass | None,
@@ -93,6 +104,7 @@ def sheet(
     context = {
         "school_class": school_class,
         "credentials": printed,
+        "shared_names": shared_names(credentials),
         "batch": batch,
         # The server's own address, short enough to type: its home page leads to the login.
         "address": base,

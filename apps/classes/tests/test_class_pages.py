@@ -49,6 +49,24 @@ def test_a_teacher_creates_students_from_a_list_of_names(tess, tess_client):
     ]
 
 
+def test_a_name_listed_twice_is_named_on_the_cards_page_with_the_usernames_it_got(
+    tess, tess_client
+):
+    seventh = make_class(tess)
+
+    twice = tess_client.post(
+        f"/classes/{seventh.pk}/students/",
+        {"names": "Lukas Hoffmann\nAda Lovelace\nlukas hoffmann\nLukas Hoffmann\n"},
+    )
+    once = tess_client.post(f"/classes/{seventh.pk}/students/", {"names": "Alan Turing"})
+
+    note = twice.text.split('id="shared-names"')[1].split("</div>")[0]
+    assert "more than once" in note
+    assert "Lukas Hoffmann: lukas.hoffmann, lukas.hoffmann2, lukas.hoffmann3" in note
+    assert "Ada Lovelace" not in note
+    assert 'id="shared-names"' not in once.text
+
+
 def test_a_class_of_namesakes_costs_a_few_queries_per_student(db, django_assert_max_num_queries):
     User.objects.create_students(["Max"] * 20)
     with django_assert_max_num_queries(3 * 20 + 5):
