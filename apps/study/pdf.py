@@ -8,6 +8,9 @@ SIZES = {1: 18, 2: 15, 3: 12}
 
 
 class Document:
+    """A page of headings and lines, set left: fpdf2's multi_cell justifies by default, which
+    spreads a wrapped title's few long words across the page."""
+
     def __init__(self, title: str) -> None:
         # fpdf2 (with fontTools) loads here, on the first export, not at start-up
         # (docs/deployment.md#start-up-time).
@@ -37,13 +40,15 @@ class Document:
     def heading(self, text: str, *, level: int = 2) -> None:
         self.pdf.set_font(self.family, "B", SIZES.get(level, 12))
         self.pdf.ln(2)
-        self.pdf.multi_cell(0, SIZES.get(level, 12) * 0.5, self._text(text), new_x="LMARGIN")
+        self.pdf.multi_cell(
+            0, SIZES.get(level, 12) * 0.5, self._text(text), new_x="LMARGIN", align="L"
+        )
         self.pdf.ln(1)
 
     def line(self, text: str, *, bold: bool = False, muted: bool = False) -> None:
         self.pdf.set_font(self.family, "B" if bold else "", 11)
         self.pdf.set_text_color(100 if muted else 0)
-        self.pdf.multi_cell(0, 6, self._text(text), new_x="LMARGIN")
+        self.pdf.multi_cell(0, 6, self._text(text), new_x="LMARGIN", align="L")
         self.pdf.set_text_color(0)
 
     def html(self, html: str) -> None:

@@ -34,7 +34,8 @@ def as_pdf(quiz: Quiz) -> bytes:
     for number, (question, letters) in enumerate(_rows(quiz), start=1):
         letter, option = letters[question.correct_index]
         document.line(f"{number}. {letter}) {option}", bold=True)
-        document.line(question.explanation, muted=True)
+        # One paragraph: an explanation cut from a PDF keeps that page's line breaks.
+        document.line(" ".join(question.explanation.split()), muted=True)
     return document.output()
 
 
