@@ -1,8 +1,10 @@
 """A person in a real browser: logging in, moving around, and a classroom of separate people."""
 
+import io
 import re
 
 import pytest
+from PIL import Image
 from playwright.sync_api import expect
 
 from tests.helpers.browser import log_in, new_class
@@ -32,6 +34,26 @@ def test_a_teacher_logs_in_and_clicks_through_the_four_sections(browser, running
     # The last section is remembered.
     page.goto("/")
     assert page.url.endswith("/progress/")
+    page.context.close()
+
+
+def test_the_sidebar_runs_the_full_height_of_a_long_page(browser, running_app):
+    page = log_in(browser, running_app, *TEACHER, viewport={"width": 1280, "height": 800})
+    page.goto("/vault/")
+    # A page three windows long, as a quiz's editor or a class of thirty is.
+    page.evaluate(
+        "document.getElementById('main').appendChild(document.createElement('div'))"
+        ".style.height = '2400px'"
+    )
+    colour = page.locator(".sidebar").evaluate("nav => getComputedStyle(nav).backgroundColor")
+
+    shot = Image.open(io.BytesIO(page.screenshot(full_page=True))).convert("RGB")
+
+    assert shot.height > 2400
+    sidebar = "rgb({}, {}, {})"
+    assert [sidebar.format(*shot.getpixel((20, y))) for y in (400, 1600, shot.height - 5)] == [
+        colour
+    ] * 3
     page.context.close()
 
 
