@@ -8,6 +8,7 @@ from django.db import models, transaction
 from apps.progress import tracking
 from apps.study.errors import MindmapError
 from apps.study.generation_job import Generated, GenerationQuerySet, one_per_request
+from apps.study.generator import EXTRACTIVE
 from apps.study.mindmaps.tree import clean_tree, node_ids
 from apps.study.ownership import get_visible
 from apps.study.quota import make_room, size_of
@@ -66,6 +67,12 @@ class Mindmap(Generated):
 
     def __str__(self) -> str:
         return self.title
+
+    @property
+    def extractive(self) -> bool:
+        """Drawn from the documents' own structure (the extractive method, or the fallback when
+        the model's tree was unusable): no model wrote a node. Its label says so."""
+        return self.model_label.startswith(EXTRACTIVE)
 
     def arranged_for(self, user) -> "Mindmap":
         """This mindmap in `user`'s arrangement (layout, dragged nodes, folds). The owner's is

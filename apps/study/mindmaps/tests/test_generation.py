@@ -46,9 +46,30 @@ def test_a_mindmap_answer_without_a_tree_falls_back_to_the_documents_structure(
     assert made["status"] == "ready"
     mindmap = Mindmap.objects.get()
     assert "unusable" in mindmap.model_label and mindmap.tree["title"] == "Cells"
+    assert (
+        "no model wrote it" in alice_client.get(f"/study/mindmaps/{mindmap.pk}/").content.decode()
+    )
     assert mindmap.tree["children"] and all(
         isinstance(child["source"], int) for child in mindmap.tree["children"]
     )
+
+
+def test_a_mindmap_cut_from_the_text_says_no_model_wrote_it_and_a_models_names_it(
+    alice, alice_client, model
+):
+    make_studied_document(alice)
+    model.answer({"title": "Cells", "children": [{"title": "Mitochondria"}]})
+    cut = generate(alice_client, "/api/v1/study/mindmaps", {"method": "extractive"})
+    written = generate(alice_client, "/api/v1/study/mindmaps", {"method": "model"})
+
+    pages = {
+        name: alice_client.get(f"/study/mindmaps/{made['id']}/").content.decode()
+        for name, made in [("cut", cut), ("written", written)]
+    }
+
+    assert "no model wrote it" in pages["cut"]
+    assert "no model wrote it" not in pages["written"]
+    assert f"Made by {Mindmap.objects.get(pk=written['id']).model_label}" in pages["written"]
 
 
 def test_the_title_asked_for_names_the_root(alice, alice_client, model):
