@@ -10,6 +10,12 @@ class AskError(ChatError):
     """A question that cannot be asked: empty, too long, a bad scope, a missing attachment."""
 
 
+class ScopeNotFound(AskError):
+    """A question whose scope names a category or document the asker has none of."""
+
+    status = 404
+
+
 class ThreadBusy(AskError):
     """A question to a thread whose last answer is still being written: it waits for that one."""
 

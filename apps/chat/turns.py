@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import transaction
 
 from apps.accounts.ratelimits import RateLimited, check_person
-from apps.chat.errors import AskError, ThreadBusy
+from apps.chat.errors import AskError, ScopeNotFound, ThreadBusy
 from apps.chat.models import Attachment, Message, Thread
 from apps.vault.errors import ScopeError
 from apps.vault.scope import MAX_ID, Scope
@@ -36,7 +36,7 @@ def resolve_scope(user, category_ids, document_ids) -> tuple[Scope, str]:
         scope = Scope.from_input(category_ids, document_ids)
         categories, documents = scope.categories(), scope.chosen_documents(user)
     except ScopeError as error:
-        raise AskError(str(error)) from error
+        raise ScopeNotFound(str(error)) from error
     names = [f"category {c.name}" for c in categories] + [d.filename for d in documents]
     return scope, ", ".join(names)
 

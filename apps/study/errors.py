@@ -94,6 +94,12 @@ class EmptyScope(GenerationError):
     status = 400
 
 
+class ScopeNotFound(EmptyScope):
+    """A scope naming a category or document the asker has none of."""
+
+    status = 404
+
+
 class ModelDown(GenerationError):
     status = 503
 

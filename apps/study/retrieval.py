@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from django.db.models import F
 
 from apps.llm import gateway
-from apps.study.errors import EmptyScope
+from apps.study.errors import EmptyScope, ScopeNotFound
 from apps.vault.errors import ScopeError
 from apps.vault.models import Chunk, Document
 from apps.vault.scope import Scope
@@ -49,7 +49,7 @@ def check_scope(user, scope: Scope):
     try:
         documents = scope.documents(user)
     except ScopeError as error:
-        raise EmptyScope(
+        raise ScopeNotFound(
             f"{error} The chosen scope has no documents you can use; pick others."
         ) from error
     chunks = live_chunks(user, scope)

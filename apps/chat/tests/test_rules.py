@@ -133,7 +133,10 @@ def test_a_scope_with_someone_elses_document_is_refused(alice, bob, alice_client
         {"content": "What is in it?", "document_ids": [bobs.pk]},
         content_type="application/json",
     )
-    assert response.status_code == 400
+    # Not found, as a document that does not exist is: another's is told apart by nothing.
+    assert response.status_code == 404
+    assert response.json() == {"detail": f"No such document: {bobs.pk}."}
+    assert not thread.messages.exists()
 
 
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)

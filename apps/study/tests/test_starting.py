@@ -211,3 +211,14 @@ def test_an_items_title_names_its_documents_without_their_file_extensions(alice,
 
     quiz = Quiz.objects.get(pk=started.json()["id"])
     assert quiz.title == "Quiz on Romans, Zellbiologie Klasse7"
+
+
+def test_a_scope_naming_someone_elses_document_is_not_found(alice, bob, alice_client):
+    make_studied_document(alice)
+    bobs = make_studied_document(bob, "secret.txt")
+
+    refused = post(alice_client, "/api/v1/study/quizzes", QUIZ | {"document_ids": [bobs.pk]})
+
+    assert refused.status_code == 404
+    assert refused.json()["detail"].startswith(f"No such document: {bobs.pk}.")
+    assert not Quiz.objects.exists()

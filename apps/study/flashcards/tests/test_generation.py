@@ -99,7 +99,7 @@ def test_a_scope_with_bobs_document_builds_nothing_for_alice(alice, bob, alice_c
         {"num_cards": 10, "document_ids": [bobs.pk]},
         content_type="application/json",
     )
-    assert response.status_code == 400
+    assert response.status_code == 404  # not found, as one that does not exist is
     assert not model.chats  # nothing of bob's reached a prompt
 
 
