@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 # Each page, opened a second time (the first fills the session and the caches). A study list
 # also runs one UPDATE that marks the generations whose worker went silent as interrupted.
 QUERIES = {
-    "settings": 6,  # with the history of the student's login card
+    "settings": 5,  # with the history of the student's login card
     "classes (teacher)": 4,
     "class (teacher)": 9,  # with the lockouts of its students and the unfinished batches
     "chat thread": 10,
@@ -46,7 +46,7 @@ QUERIES = {
     "progress": 7,
     "progress day": 7,
     "class progress (teacher)": 10,  # with the classes to pick from and the one shown
-    "privacy": 8,  # with the student's own stored bytes (documents, attachments)
+    "privacy": 7,  # with the student's own stored bytes (files and study items, one query)
     "connections": 2,
     "privacy indicator": 2,
     "prompts (teacher)": 2,

@@ -9,18 +9,15 @@ import secrets
 from typing import NamedTuple
 
 from cryptography.fernet import Fernet
-from django.conf import settings
 from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import AbstractUser, UserManager
 from django.db import models, transaction
-from django.db.models import Sum, TextField, Value
-from django.db.models.functions import Cast, Coalesce, Length
-from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 from django.utils.text import slugify
 
 from apps.accounts import card_keys
+from apps.accounts.quota import StorageQuota
 from apps.accounts.sessions import end_sessions
 
 PASSWORD_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: read aloud in class
@@ -150,7 +147,7 @@ class StudentManager(UserManager):
         return created
 
 
-class User(AbstractUser):
+class User(StorageQuota, AbstractUser):
     # The login card (docs/classroom.md#login-cards): the SHA-256 of its random key, never the
     # key; a new card gets a new key, a revoked card leaves it empty.
     card_key_hash = models.CharField(max_length=64, blank=True, default="")
@@ -207,59 +204,6 @@ class User(AbstractUser):
         CardEvent.objects.create(user=self, kind=kind, by=by)
         end_sessions(self, by_badge=True)
 
-    # --- Storage quota: a student's vault documents, chat attachments and study items -------
-
-    @property
-    def quota_bytes(self) -> int | None:
-        """None: no limit (teachers, or STUDENT_QUOTA_MB=0)."""
-        if self.is_teacher or settings.STUDENT_QUOTA_MB <= 0:
-            return None
-        return settings.STUDENT_QUOTA_MB * 1024 * 1024
-
-    def stored_bytes(self) -> int:
-        documents = self.documents.aggregate(total=Sum("size_bytes"))["total"] or 0
-        attachments = self.chat_attachments.aggregate(total=Sum("size_bytes"))["total"] or 0
-        return documents + attachments + self.study_bytes()
-
-    def study_bytes(self) -> int:
-        """The characters of this person's decks, mindmaps and quizzes (apps/study/quota.py)."""
-        parts = (
-            (self.decks, ("cards__front", "cards__back", "cards__pictures")),
-            (self.mindmaps, ("tree",)),
-            (
-                self.quizzes,
-                (
-                    "questions__text",
-                    "questions__options",
-                    "questions__explanation",
-                    "questions__pictures",
-                ),
-            ),
-        )
-        return sum(
-            items.aggregate(total=_characters(fields))["total"] or 0 for items, fields in parts
-        )
-
-    def room_bytes(self, freed: int = 0) -> int | None:
-        """Bytes this person may still store (after `freed` bytes are replaced), None: any."""
-        if self.quota_bytes is None:
-            return None
-        return max(self.quota_bytes - self.stored_bytes() + freed, 0)
-
-    def lock_storage(self) -> None:
-        """Inside a transaction: uploads of this person's that end at the same moment wait for
-        each other's transaction here, so each counts what the others stored. A row lock on
-        PostgreSQL; on SQLite every write transaction already waits for the one before
-        (IMMEDIATE, docs/deployment.md)."""
-        list(type(self).objects.select_for_update().filter(pk=self.pk).values_list("pk"))
-
-    def over_quota_message(self, name: str) -> str:
-        return (
-            f"{name}: this would go over your storage quota of "
-            f"{filesizeformat(self.quota_bytes)} ({filesizeformat(self.stored_bytes())} used). "
-            "Delete documents or study items you no longer need, or ask your teacher."
-        )
-
     def save(self, *args, **kwargs) -> None:
         # set_password() keeps the new raw password until the save; an existing account whose
         # password changes (a reset, the person's own change, the admin, `changepassword`)
@@ -278,13 +222,6 @@ class User(AbstractUser):
         if self.may_have_card:
             self.new_card(by=by)
         return password
-
-
-def _characters(fields: tuple[str, ...]) -> Sum:
-    total = Value(0)
-    for field in fields:
-        total += Coalesce(Length(Cast(field, TextField())), 0)
-    return Sum(total)
 
 
 def batch_cipher() -> Fernet:
