@@ -2,6 +2,7 @@
 card came from, and what its scope is called."""
 
 from collections.abc import Iterable
+from pathlib import PurePath
 
 from apps.study import generator, retrieval
 from apps.vault.models import Chunk, Document
@@ -34,9 +35,14 @@ def as_prompt_sources(chunks: Iterable[Chunk]) -> list[retrieval.Source]:
     ]
 
 
+def title_of(document) -> str:
+    """What study items call a document: "Zellbiologie_Klasse7.pdf" is "Zellbiologie Klasse7"."""
+    return " ".join(PurePath(document.filename).stem.replace("_", " ").split()) or document.filename
+
+
 def scope_title(user, scope: generator.Scope) -> str:
     names = [category.name for category in scope.categories()]
-    names += [document.title for document in scope.chosen_documents(user)]
+    names += [title_of(document) for document in scope.chosen_documents(user)]
     if not names:
         return "your vault"
     title = ", ".join(names[:3])

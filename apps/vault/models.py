@@ -136,12 +136,6 @@ class Document(models.Model):
     def path(self) -> Path:
         return upload_dir() / self.stored_name
 
-    @property
-    def title(self) -> str:
-        """What study items call it: the file's name without its extension, "_" as spaces
-        ("Zellbiologie_Klasse7.pdf" is "Zellbiologie Klasse7")."""
-        return " ".join(Path(self.filename).stem.replace("_", " ").split()) or self.filename
-
     def delete_with_file(self) -> None:
         """The document and its chunks go in one transaction; the file and the pages drawn of
         it once that committed."""

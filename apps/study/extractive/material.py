@@ -3,7 +3,7 @@ scope to weigh key terms in."""
 
 from apps.study import generator, retrieval
 from apps.study.extractive import outline
-from apps.study.sources import scope_title
+from apps.study.sources import scope_title, title_of
 from apps.vault.keyterms import Vocabulary
 
 # Chunks sampled (evenly, so the result is the same every time) to weigh terms within the
@@ -46,5 +46,5 @@ def outlined(user, scope: generator.Scope) -> tuple[list[tuple], str]:
         rows = outline.rows_of(document)
         if rows:
             documents.append((document, rows))
-    name = documents[0][0].title if len(documents) == 1 else scope_title(user, scope)
+    name = title_of(documents[0][0]) if len(documents) == 1 else scope_title(user, scope)
     return documents, name

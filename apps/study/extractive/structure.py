@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from apps.study.extractive.clusters import clusters
 from apps.study.extractive.outline import Row, Section, outline
+from apps.study.sources import title_of
 from apps.vault import blanks
 from apps.vault.keyterms import Kind, Term, Vocabulary, same_family
 from apps.vault.models import Document
@@ -48,7 +49,7 @@ def mindmap(title: str, documents: list[tuple[Document, list[Row]]]) -> dict:
         if len(documents) == 1:
             nodes = children
             break
-        node = {"title": document.title, "source": rows[0].chunk_id, "children": children}
+        node = {"title": title_of(document), "source": rows[0].chunk_id, "children": children}
         nodes.append(node)
     # The root cites where the material begins: the first document's first chunk.
     root = {"title": title, "source": documents[0][1][0].chunk_id, "children": []}

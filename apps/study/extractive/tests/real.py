@@ -9,7 +9,6 @@ from pathlib import Path
 from apps.study.extractive.outline import Row
 from apps.study.retrieval import Source
 from apps.vault.chunking import Unit, pieces_from_units
-from apps.vault.models import Document
 from apps.vault.readers import extract
 from bench.retrieval_eval import DOCUMENTS, units
 from bench.retrieval_eval import Source as EvalSource
@@ -23,7 +22,6 @@ class Paper:
     format: str
     path: Path
     pk: int = 1
-    title = property(Document.title.fget)  # named as a vault document is
 
 
 def rows_of(found: list[dict], first_id: int) -> list[Row]:

@@ -48,7 +48,7 @@ def pdf_with_outline(path):
             y += 200
     pdf.set_toc(toc)
     pdf.save(path)
-    return SimpleNamespace(pk=1, filename=path.name, title=path.stem, format="pdf", path=path)
+    return SimpleNamespace(pk=1, filename=path.name, format="pdf", path=path)
 
 
 def row(chunk_id, page, *parts):
