@@ -43,11 +43,11 @@ def test_moodle_gets_username_email_and_the_mark_out_of_the_quizs_maximum(
         tess_client.get(f"/api/v1/study/class-sets/{graded_quiz.pk}/results.csv?for=moodle")
     )
 
-    assert table == [
+    assert table == [  # by family name, as the class is listed (bob and carla have none)
         ["username", "email", "Zellbiologie"],
-        ["alice", "alice@school.test", alice_mark],
         ["bob", "", "1"],
         ["carla", "", ""],  # no attempt: an empty cell leaves the gradebook as it was
+        ["alice", "alice@school.test", alice_mark],
     ]
 
 
@@ -59,9 +59,9 @@ def test_canvas_gets_its_student_columns_the_points_possible_and_the_assignment(
     assert rows(response) == [
         ["Student", "ID", "SIS Login ID", "Section", "Zellbiologie"],
         ["Points Possible", "", "", "", "3"],
-        ["Liddell, Alice", "", "alice", "7b", "3"],
         ["bob", "", "bob", "7b", "1"],
         ["carla", "", "carla", "7b", ""],
+        ["Liddell, Alice", "", "alice", "7b", "3"],
     ]
     assert response["Content-Disposition"] == (
         'attachment; filename="canvas-marks-7b-zellbiologie.csv"'
