@@ -89,3 +89,22 @@ def test_a_class_prints_ten_whole_cards_a_page_on_a4_and_letter(browser, cards_a
             fingerprints = [line for line in lines if line.count(":") == 15]
             assert len(fingerprints) == 2 * expected[number], (paper, number)
     page.context.close()
+
+
+# Each value's font size and width as drawn: 0 is a value nobody can read.
+VALUE_SIZES = """values => values.map(value => [
+  value.textContent,
+  parseFloat(getComputedStyle(value).fontSize),
+  value.getBoundingClientRect().width,
+])"""
+
+
+def test_a_phone_shows_each_cards_address_username_and_password_legibly(browser, cards_app):
+    page = log_in(browser, cards_app, *TEACHER, viewport={"width": 390, "height": 844})
+    open_sheet(page, class_names(2, "phone-"))
+
+    sizes = page.locator("article.credential code").evaluate_all(VALUE_SIZES)
+
+    assert len(sizes) >= 6  # address, username and password of each card, and more
+    assert [text for text, size, width in sizes if size < 9 or width < 40] == []
+    page.context.close()
