@@ -12,6 +12,8 @@ from cryptography.fernet import Fernet
 from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import AbstractUser, UserManager
 from django.db import models, transaction
+from django.db.models import Value
+from django.db.models.functions import Coalesce, Lower, NullIf
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 from django.utils.text import slugify
@@ -67,9 +69,18 @@ SPELLED_OUT = str.maketrans(
 )
 
 
+# People as a register lists them: by family name (an account without one by its username),
+# then given name.
+REGISTER_ORDER = (
+    Lower(Coalesce(NullIf("last_name", Value("")), "username")),
+    "first_name",
+    "username",
+)
+
+
 class StudentManager(UserManager):
     def students(self):
-        return self.filter(is_staff=False, is_superuser=False).order_by("username")
+        return self.filter(is_staff=False, is_superuser=False).order_by(*REGISTER_ORDER)
 
     def unique_username(self, name: str) -> str:
         base = slugify(name.translate(SPELLED_OUT)).replace("-", ".")[:140] or "student"

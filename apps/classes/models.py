@@ -6,10 +6,8 @@ reaches the classes they teach and the students enrolled in them, the admin ever
 import secrets
 
 from django.db import IntegrityError, models, transaction
-from django.db.models import Value
-from django.db.models.functions import Coalesce, Lower, NullIf
 
-from apps.accounts.models import StudentBatch, User
+from apps.accounts.models import REGISTER_ORDER, StudentBatch, User
 
 # Read off a board or a screen: no 0/O or 1/I/L.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -96,11 +94,9 @@ class SchoolClass(models.Model):
         return self.members(Enrolment.Role.TEACHER)
 
     def members(self, role: str):
-        """The class's students or teachers, by family name as a register lists them (an
-        account without one by its username)."""
+        """The class's students or teachers, as a register lists them."""
         enrolled = Enrolment.objects.filter(school_class=self, role=role).values("user")
-        family = Lower(Coalesce(NullIf("last_name", Value("")), "username"))
-        return User.objects.filter(pk__in=enrolled).order_by(family, "first_name", "username")
+        return User.objects.filter(pk__in=enrolled).order_by(*REGISTER_ORDER)
 
     def enrol(self, users, role: str, batch: StudentBatch | None = None) -> None:
         """Add `users` with `role`; one already in the class keeps their place."""
