@@ -177,12 +177,16 @@ def card_create(request: HttpRequest, pk: int) -> HttpResponse:
 def card_update(request: HttpRequest, pk: int, card_pk: int) -> HttpResponse:
     card = get_visible(Card.objects.visible_to, request.user, deck_id=pk, pk=card_pk)
     form = CardForm(request.POST)
-    if not form.is_valid():
-        return render_deck(
-            request, card.deck, "card-list", errors.PAGE_STATUS, edit_errors={card.pk: form}
-        )
-    card.edit(form.cleaned_data["front"], form.cleaned_data["back"])
-    return render_changed(request, card.deck, "card-list")
+    if form.is_valid():
+        try:
+            card.edit(form.cleaned_data["front"], form.cleaned_data["back"])
+        except StudyError as error:  # past the storage quota
+            errors.show(request, error, form)
+        else:
+            return render_changed(request, card.deck, "card-list")
+    return render_deck(
+        request, card.deck, "card-list", errors.PAGE_STATUS, edit_errors={card.pk: form}
+    )
 
 
 @require_POST

@@ -280,7 +280,7 @@ def question_update(request: HttpRequest, pk: int, position: int) -> HttpRespons
             correct_index=posted_choice(request.POST.get("correct_index")),
             explanation=request.POST.get("explanation", ""),
         )
-    except InvalidInput as error:
+    except StudyError as error:  # what cannot be asked, or past the storage quota
         errors.show(request, error)
         return render_editor(request, quiz, status=errors.PAGE_STATUS)
     messages.success(

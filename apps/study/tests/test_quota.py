@@ -89,3 +89,41 @@ def test_a_teacher_has_no_quota(quota, tess, tess_client):
     for _ in range(3):
         assert post(tess_client, "/api/v1/study/decks", {"cards": FULL_DECK}).status_code == 201
     assert tess.stored_bytes() == 1_200_600
+
+
+def fill(client) -> Card:
+    """The student's quota all but used (less room left than one full card); a card of two
+    letters among the full ones."""
+    for _ in range(2):
+        post(client, "/api/v1/study/decks", {"cards": FULL_DECK})
+    deck = Deck.objects.first()
+    small = post(client, f"/api/v1/study/decks/{deck.pk}/cards", {"front": "a", "back": "b"})
+    while post(client, f"/api/v1/study/decks/{deck.pk}/cards", FULL_DECK[0]).status_code == 201:
+        pass
+    return Card.objects.get(pk=small.json()["id"])
+
+
+def test_a_card_or_question_made_longer_on_its_page_past_the_quota_says_so(
+    quota, alice, alice_client
+):
+    upload = SimpleUploadedFile(
+        "bank.gift", b"::Q:: Wo? {=Zelle ~Kern}\n", content_type="text/plain"
+    )
+    imported = alice_client.post("/api/v1/study/quizzes/import", {"file": upload})
+    quiz = Quiz.objects.get(pk=imported.json()["id"])
+    card = fill(alice_client)
+
+    card_page = alice_client.post(
+        f"/study/decks/{card.deck_id}/cards/{card.pk}/", {"front": SIDE, "back": SIDE}
+    )
+    question_page = alice_client.post(
+        f"/study/quizzes/{quiz.pk}/questions/0/",
+        {"question": "Wo? " + SIDE, "options": ["Zelle", "Kern"], "correct_index": "0"},
+    )
+
+    for name, page in (("card", card_page), ("question", question_page)):
+        assert page.status_code == 400, name
+        assert "this would go over your storage quota" in page.text, name
+    card.refresh_from_db()
+    assert (card.front, card.back) == ("a", "b")
+    assert quiz.questions.get().text == "Wo?"
