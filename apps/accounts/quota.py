@@ -1,6 +1,6 @@
 """A student's storage quota (docs/classroom.md#lockout-quotas-and-rate-limits): the bytes of
-their vault documents and chat attachments, and the characters of their decks, mindmaps and
-quizzes (apps/study/quota.py), counted together in one query."""
+their vault documents and chat attachments, and the characters of their decks, mindmaps,
+workshops and quizzes (apps/study/quota.py), counted together in one query."""
 
 from django.conf import settings
 from django.db.models import OuterRef, Subquery, Sum, TextField, Value
@@ -13,6 +13,7 @@ COUNTED = {
     "chat_attachments": ("size_bytes",),
     "decks": ("cards__front", "cards__back", "cards__pictures"),
     "mindmaps": ("tree",),
+    "workshops": ("lessons__summary", "lessons__content"),
     "quizzes": (
         "questions__text",
         "questions__options",

@@ -15,7 +15,14 @@ GENERATION_ERRORS = {400: ErrorOut, 502: ErrorOut, 503: ErrorOut}
 # `for_class` from anyone but a teacher 403, a `class_id` they do not teach 404, a teacher of
 # several classes naming none 422, the rate limit 429. What the worker meets (a model down or
 # answering garbage) is the item's `error` once its `status` is failed.
-STARTING_ERRORS = {400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 422: ErrorOut, 429: ErrorOut}
+STARTING_ERRORS = {
+    400: ErrorOut,
+    403: ErrorOut,
+    404: ErrorOut,
+    413: ErrorOut,
+    422: ErrorOut,
+    429: ErrorOut,
+}
 
 
 GenerationStatus = Literal["generating", "ready", "failed"]

@@ -1,8 +1,8 @@
 """How a generation starts, the same for every kind and for a page or the API: the same request
 key finds the item it made before (and only for the same request, even past the rate limit),
-the rate limit counts, the feature checks what is asked and
-stores the item in "generating", one asked for the class is handed out, and a worker is queued
-once the transaction commits."""
+the rate limit counts, a student with no storage left is refused (apps/study/quota.py), the
+feature checks what is asked and stores the item in "generating", one asked for the class is
+handed out, and a worker is queued once the transaction commits."""
 
 import hashlib
 import json
@@ -14,7 +14,7 @@ from django.http import HttpRequest
 from apps.accounts import ratelimits
 from apps.classes import reach
 from apps.classes.models import SchoolClass
-from apps.study import kinds, tasks
+from apps.study import kinds, quota, tasks
 from apps.study.classsets.models import ClassSet
 from apps.study.errors import KeyReused
 from apps.study.generation_job import GENERATING
@@ -48,6 +48,7 @@ def start(
     if sent is not None:
         return same_request(sent, digest)
     ratelimits.check(request, "RATE_LIMIT_GENERATION", "study generations")
+    quota.check_room(owner, f"A new {kind}")
     item, new = make(owner, key=key, **asked)
     if not new:  # sent twice at the same instant
         return same_request(item, digest)

@@ -10,6 +10,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from apps.study.flashcards.models import Card, Deck
 from apps.study.mindmaps.models import Mindmap
 from apps.study.quizzes.models import Quiz
+from apps.study.tests.helpers import make_studied_document
+from apps.study.workshops.models import Workshop
 
 pytestmark = pytest.mark.django_db
 
@@ -127,3 +129,24 @@ def test_a_card_or_question_made_longer_on_its_page_past_the_quota_says_so(
     card.refresh_from_db()
     assert (card.front, card.back) == ("a", "b")
     assert quiz.questions.get().text == "Wo?"
+
+
+def test_a_student_with_no_room_left_generates_nothing_and_workshops_count(
+    quota, alice, alice_client
+):
+    make_studied_document(alice)
+    workshop = Workshop.objects.create(owner=alice, title="Zellen", requested=5)
+    workshop.lessons.create(number=1, title="Die Zelle", content="z" * 500_000)
+    deck = fill(alice_client).deck  # what the workshop's 500,000 characters leave, all but
+    left = alice.room_bytes() - 2  # a card's "{}" of no pictures
+    assert 4 < left < 4_002
+    last = {"front": "x" * (left // 2), "back": "y" * (left - left // 2)}
+    assert post(alice_client, f"/api/v1/study/decks/{deck.pk}/cards", last).status_code == 201
+    assert alice.room_bytes() == 0
+
+    refused = post(alice_client, "/api/v1/study/quizzes", {"num_questions": 5})
+
+    assert refused.status_code == 413
+    assert refused.json()["detail"].startswith("A new quiz: this would go over your storage quota")
+    assert not Quiz.objects.filter(owner=alice).exists()
+    assert alice.stored_bytes() == 2**20  # the workshop counted, to the last character
