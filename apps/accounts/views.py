@@ -77,7 +77,8 @@ def badge_login(request: HttpRequest) -> HttpResponse:
     token = (request.POST if request.method == "POST" else request.GET).get(login_cards.FIELD, "")
     if not token:  # a bare address, or one redirected from plain HTTP without its key
         return origin_only_referer(render(request, "accounts/badge_login.html", {"rescan": True}))
-    ratelimits.check(request, "RATE_LIMIT_BADGES", "login card scans")
+    if request.method == "GET":  # a scan; its button's POST is the same scan, counted once
+        ratelimits.check(request, "RATE_LIMIT_BADGES", "login card scans")
     named, _ = login_cards.claimed(token)
     student = authenticate(request, badge=token, username=named.get_username() if named else None)
     if student is None:
