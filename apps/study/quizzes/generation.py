@@ -159,12 +159,14 @@ def place_answers(
 ) -> list[tuple[list[str], int]]:
     """(options, correct index) of each question as stored: a multiple-choice question's options
     shuffled by `rng`, its answer drawn among the letters that hold fewer than half the quiz's
-    answers (`taken`: the correct indexes of its other questions), so the right answer can be
-    anywhere and no letter gives it away. True/false keeps its order, True first: what its
-    statements say balances it."""
+    answers (`taken`: the correct indexes of its other questions) and fewer than half of its
+    multiple-choice answers, so the right answer can be anywhere and no letter gives it away.
+    True/false keeps its order, True first: what its statements say balances it."""
     counts = Counter(taken)
     counts.update(item.correct_index for item in items if item.type != "mcq")
     most = max(1, (len(items) + len(taken)) // 2)
+    choices = Counter()  # the multiple-choice answers' letters, of these items
+    most_choices = max(1, sum(item.type == "mcq" for item in items) // 2)
     placed = []
     for item in items:
         options, correct = list(item.options), item.correct_index
@@ -172,12 +174,13 @@ def place_answers(
             answer = options.pop(correct)
             rng.shuffle(options)
             letters = range(len(options) + 1)
-            open_ = [i for i in letters if counts[i] < most] or [
-                min(letters, key=lambda i: counts[i])
+            open_ = [i for i in letters if counts[i] < most and choices[i] < most_choices] or [
+                min(letters, key=lambda i: (counts[i], choices[i]))
             ]
             correct = rng.choice(open_)
             options.insert(correct, answer)
             counts[correct] += 1
+            choices[correct] += 1
         placed.append((options, correct))
     return placed
 

@@ -76,3 +76,14 @@ def test_the_export_prints_the_stored_order(alice, alice_client, model):
         listed = re.findall(r"^- [A-D]\) (.+)$", section, flags=re.MULTILINE)
         assert listed == question.options
     assert len({tuple(q.options) for q in quiz.questions.all()}) > 1
+
+
+def test_no_letter_holds_more_than_half_of_the_multiple_choice_answers_whatever_the_seed():
+    items = [QuestionItem.model_validate(mcq(i)) for i in range(5)]
+    items += [QuestionItem.model_validate(true_false(i)) for i in range(5)]  # all "True": A
+    for seed in range(200):
+        placed = place_answers(items, random.Random(seed))
+        choices = Counter(
+            correct for (_, correct), item in zip(placed, items, strict=True) if item.type == "mcq"
+        )
+        assert max(choices.values()) <= 2, seed
