@@ -131,20 +131,20 @@ def length_problem(text: str, what: str, limit: int) -> str:
 
 
 def email_problem(email: str) -> str:
-    if len(email) > MAX_EMAIL_LENGTH:
-        return f"an e-mail address may have at most {MAX_EMAIL_LENGTH} characters."
-    try:
-        validate_email(email)
-    except ValidationError:
-        return f"{email!r} is not an e-mail address."
-    return ""
+    return _problem(email, MAX_EMAIL_LENGTH, validate_email, "an e-mail address", "")
 
 
 def username_problem(username: str) -> str:
-    if len(username) > MAX_NAME_LENGTH:
-        return f"a username may have at most {MAX_NAME_LENGTH} characters."
+    rule = ": letters, digits and @ . + - _ only"
+    return _problem(username, MAX_NAME_LENGTH, User.username_validator, "a username", rule)
+
+
+def _problem(value: str, limit: int, validate, what: str, rule: str) -> str:
+    """What is wrong with a cell that `validate` must accept, at most `limit` long, or ""."""
+    if len(value) > limit:
+        return f"{what} may have at most {limit} characters."
     try:
-        User.username_validator(username)
+        validate(value)
     except ValidationError:
-        return f"{username!r} is not a username: letters, digits and @ . + - _ only."
+        return f"{value!r} is not {what}{rule}."
     return ""
